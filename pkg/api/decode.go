@@ -1,0 +1,227 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+)
+
+// Optional holds an arbitrary JSON value and whether the field was present at all, so that
+// "absent", "null" and "{}" stay distinguishable (ODLM treats them differently).
+type Optional struct {
+	Present bool
+	Value   any
+}
+
+// UnmarshalJSON records presence and decodes with exact numbers.
+func (o *Optional) UnmarshalJSON(b []byte) error {
+	v, err := manifest.DecodeJSONValue(b)
+	if err != nil {
+		return err
+	}
+	o.Present, o.Value = true, v
+	return nil
+}
+
+// MarshalJSON writes the value (null when absent).
+func (o Optional) MarshalJSON() ([]byte, error) { return json.Marshal(o.Value) }
+
+// IsNull reports a field that is absent or JSON null.
+func (o Optional) IsNull() bool { return !o.Present || o.Value == nil }
+
+// FieldIssue is a field of an input that the API server would prune or ODLM would ignore.
+type FieldIssue struct {
+	Path string
+}
+
+// DecodeSpec decodes obj.spec into out (a pointer to one of the *Spec types) and returns
+// the fields that are not part of the type. A value of the wrong type is an error whose
+// text names the field path.
+func DecodeSpec(obj *manifest.Object, out any) ([]FieldIssue, error) {
+	spec, present := obj.Map["spec"]
+	if !present || spec == nil {
+		spec = map[string]any{}
+	}
+	if _, ok := spec.(map[string]any); !ok {
+		return nil, &FieldError{Path: "spec", Msg: fmt.Sprintf("must be a mapping, not %s", describe(spec))}
+	}
+	w := walker{}
+	w.walk(spec, reflect.TypeOf(out).Elem(), "spec")
+	if w.typeErr != nil {
+		return nil, w.typeErr
+	}
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return nil, &FieldError{Path: "spec", Msg: err.Error()}
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(out); err != nil {
+		return nil, jsonFieldError("spec", err)
+	}
+	return w.issues, nil
+}
+
+// FieldError is a type error at a field path.
+type FieldError struct {
+	Path string
+	Msg  string
+}
+
+func (e *FieldError) Error() string { return e.Path + ": " + e.Msg }
+
+func jsonFieldError(base string, err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		path := base
+		if te.Field != "" {
+			path = base + "." + te.Field
+		}
+		return &FieldError{Path: path, Msg: fmt.Sprintf("must be %s, not a JSON %s", goTypeName(te.Type), te.Value)}
+	}
+	return &FieldError{Path: base, Msg: err.Error()}
+}
+
+func goTypeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "a mapping"
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Pointer:
+		return goTypeName(t.Elem())
+	}
+	return t.String()
+}
+
+func describe(v any) string {
+	switch v.(type) {
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+var unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
+
+// walker follows a value tree along a Go type: it records keys the type has no field for
+// and the first value of the wrong JSON type, both with their full path.
+type walker struct {
+	issues  []FieldIssue
+	typeErr *FieldError
+}
+
+func (w *walker) mismatch(path string, t reflect.Type, v any) {
+	if w.typeErr == nil {
+		w.typeErr = &FieldError{Path: path, Msg: fmt.Sprintf("must be %s, not %s", goTypeName(t), describe(v))}
+	}
+}
+
+func (w *walker) walk(v any, t reflect.Type, path string) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if v == nil || t.Kind() == reflect.Interface {
+		return
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerType) || t.Implements(unmarshalerType) {
+		return // Optional, Quantity, IntOrString, Time: the type decides for itself
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			w.mismatch(path, t, v)
+			return
+		}
+		fields := jsonFields(t)
+		for _, k := range manifest.SortedKeys(m) {
+			ft, known := fields[k]
+			if !known {
+				w.issues = append(w.issues, FieldIssue{Path: manifest.Field(path, k)})
+				continue
+			}
+			w.walk(m[k], ft, manifest.Field(path, k))
+		}
+	case reflect.Slice:
+		l, ok := v.([]any)
+		if !ok {
+			w.mismatch(path, t, v)
+			return
+		}
+		for i, e := range l {
+			w.walk(e, t.Elem(), manifest.Field(path, i))
+		}
+	case reflect.Map:
+		m, ok := v.(map[string]any)
+		if !ok {
+			w.mismatch(path, t, v)
+			return
+		}
+		for _, k := range manifest.SortedKeys(m) {
+			w.walk(m[k], t.Elem(), manifest.Field(path, k))
+		}
+	case reflect.String:
+		if _, ok := v.(string); !ok {
+			w.mismatch(path, t, v)
+		}
+	case reflect.Bool:
+		if _, ok := v.(bool); !ok {
+			w.mismatch(path, t, v)
+		}
+	case reflect.Int, reflect.Int32, reflect.Int64, reflect.Uint32, reflect.Float64:
+		if _, ok := v.(json.Number); !ok {
+			w.mismatch(path, t, v)
+		}
+	}
+}
+
+// jsonFields maps JSON names to field types, following embedded and inline structs.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" {
+			continue
+		}
+		if f.Anonymous && name == "" || strings.Contains(opts, "inline") {
+			ft := f.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				for k, v := range jsonFields(ft) {
+					out[k] = v
+				}
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+	return out
+}

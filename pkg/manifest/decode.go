@@ -1,0 +1,309 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"regexp"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// SyntaxError is a document that cannot be parsed; it carries the file and line.
+type SyntaxError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+var yamlLineRe = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+
+// Decode parses a YAML or JSON stream into mapping documents. Empty documents are skipped;
+// a document that is not a mapping is an error. Objects of kind List (as `kubectl get -o
+// yaml` writes them) are flattened into their items.
+func Decode(file string, data []byte) ([]*Object, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var out []*Object
+	for index := 0; ; index++ {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, yamlError(file, err)
+		}
+		if len(doc.Content) == 0 {
+			continue
+		}
+		root := doc.Content[0]
+		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+			continue
+		}
+		v, err := NodeValue(root)
+		if err != nil {
+			return nil, &SyntaxError{File: file, Line: errLine(err, root.Line), Msg: err.Error()}
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, &SyntaxError{File: file, Line: root.Line, Msg: fmt.Sprintf("document %d is a %s, not a mapping", index, kindName(root))}
+		}
+		obj := &Object{Map: m, Source: Source{File: file, Index: index, Line: root.Line, node: root}}
+		items, isList, err := listItems(obj)
+		if err != nil {
+			return nil, err
+		}
+		if isList {
+			out = append(out, items...)
+			continue
+		}
+		out = append(out, obj)
+	}
+}
+
+func listItems(obj *Object) ([]*Object, bool, error) {
+	if !strings.HasSuffix(obj.Kind(), "List") || obj.APIVersion() != "v1" {
+		return nil, false, nil
+	}
+	raw, ok := obj.Map["items"].([]any)
+	if !ok {
+		return nil, false, nil
+	}
+	itemsNode := childNode(obj.Source.node, PathStep{Key: "items"})
+	out := make([]*Object, 0, len(raw))
+	for i, it := range raw {
+		m, ok := it.(map[string]any)
+		if !ok {
+			return nil, true, &SyntaxError{File: obj.Source.File, Line: obj.Source.LineOf(Field("items", i)), Msg: fmt.Sprintf("items[%d] is not a mapping", i)}
+		}
+		src := obj.Source
+		if itemsNode != nil && i < len(itemsNode.Content) {
+			src.node = itemsNode.Content[i]
+			src.Line = src.node.Line
+		}
+		out = append(out, &Object{Map: m, Source: src})
+	}
+	return out, true, nil
+}
+
+func yamlError(file string, err error) error {
+	msg := err.Error()
+	line := 0
+	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
+		if m[1] != "" {
+			line, _ = strconv.Atoi(m[1])
+		}
+		msg = m[2]
+	}
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+		if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			msg = m[2]
+		}
+	}
+	return &SyntaxError{File: file, Line: line, Msg: "invalid YAML/JSON: " + msg}
+}
+
+type lineError struct {
+	line int
+	msg  string
+}
+
+func (e *lineError) Error() string { return e.msg }
+
+func errLine(err error, fallback int) int {
+	var le *lineError
+	if errors.As(err, &le) && le.line > 0 {
+		return le.line
+	}
+	return fallback
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.ScalarNode:
+		return "scalar"
+	default:
+		return "non-mapping node"
+	}
+}
+
+// NodeValue converts a parsed YAML node into the value tree. Numbers keep their exact value
+// as json.Number; values JSON cannot hold (.inf, .nan, non-string keys) are errors.
+func NodeValue(n *yaml.Node) (any, error) {
+	return nodeValue(n, 0)
+}
+
+const maxDepth = 10000
+
+func nodeValue(n *yaml.Node, depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, &lineError{n.Line, "document nested too deeply"}
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil
+		}
+		return nodeValue(n.Content[0], depth+1)
+	case yaml.AliasNode:
+		if n.Alias == nil {
+			return nil, &lineError{n.Line, "unknown alias"}
+		}
+		return nodeValue(n.Alias, depth+1)
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			if k.Tag == "!!merge" {
+				if err := mergeInto(m, val, depth); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if k.Kind != yaml.ScalarNode || (k.Tag != "!!str" && k.Tag != "!!int" && k.Tag != "!!bool" && k.Tag != "!!float" && k.Tag != "!!null") {
+				return nil, &lineError{k.Line, "mapping keys must be strings"}
+			}
+			if _, dup := m[k.Value]; dup {
+				return nil, &lineError{k.Line, fmt.Sprintf("duplicate key %q", k.Value)}
+			}
+			v, err := nodeValue(val, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			m[k.Value] = v
+		}
+		return m, nil
+	case yaml.SequenceNode:
+		l := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := nodeValue(c, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			l = append(l, v)
+		}
+		return l, nil
+	case yaml.ScalarNode:
+		return scalarValue(n)
+	}
+	return nil, &lineError{n.Line, "unsupported YAML node"}
+}
+
+func mergeInto(m map[string]any, val *yaml.Node, depth int) error {
+	v, err := nodeValue(val, depth+1)
+	if err != nil {
+		return err
+	}
+	var sources []map[string]any
+	switch v := v.(type) {
+	case map[string]any:
+		sources = append(sources, v)
+	case []any:
+		for _, e := range v {
+			if mm, ok := e.(map[string]any); ok {
+				sources = append(sources, mm)
+			}
+		}
+	default:
+		return &lineError{val.Line, "merge key value must be a mapping"}
+	}
+	for _, s := range sources {
+		for k, x := range s {
+			if _, set := m[k]; !set {
+				m[k] = x
+			}
+		}
+	}
+	return nil
+}
+
+func scalarValue(n *yaml.Node) (any, error) {
+	switch n.ShortTag() {
+	case "!!null":
+		return nil, nil
+	case "!!bool":
+		var b bool
+		if err := n.Decode(&b); err != nil {
+			return nil, &lineError{n.Line, err.Error()}
+		}
+		return b, nil
+	case "!!int":
+		return intNumber(n)
+	case "!!float":
+		return floatNumber(n)
+	default:
+		return n.Value, nil
+	}
+}
+
+func intNumber(n *yaml.Node) (any, error) {
+	text := strings.ReplaceAll(n.Value, "_", "")
+	neg := strings.HasPrefix(text, "-")
+	body := strings.TrimLeft(text, "+-")
+	base := 10
+	switch {
+	case strings.HasPrefix(body, "0x"), strings.HasPrefix(body, "0X"):
+		base, body = 16, body[2:]
+	case strings.HasPrefix(body, "0o"), strings.HasPrefix(body, "0O"):
+		base, body = 8, body[2:]
+	case strings.HasPrefix(body, "0b"), strings.HasPrefix(body, "0B"):
+		base, body = 2, body[2:]
+	case len(body) > 1 && body[0] == '0':
+		base = 8 // YAML 1.1 octal, as yaml.v3 resolves it
+	}
+	i, ok := new(big.Int).SetString(body, base)
+	if !ok {
+		return n.Value, nil
+	}
+	if neg {
+		i.Neg(i)
+	}
+	return json.Number(i.String()), nil
+}
+
+var jsonNumberRe = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+
+func floatNumber(n *yaml.Node) (any, error) {
+	text := strings.ReplaceAll(n.Value, "_", "")
+	text = strings.TrimPrefix(text, "+")
+	if jsonNumberRe.MatchString(text) {
+		return json.Number(text), nil
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return nil, &lineError{n.Line, fmt.Sprintf("number %q cannot be represented in JSON", n.Value)}
+	}
+	return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), nil
+}
+
+// DecodeJSONValue decodes one JSON value with exact numbers.
+func DecodeJSONValue(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("unexpected data after the JSON value")
+	}
+	return v, nil
+}

@@ -1,0 +1,201 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// ValueNode converts a value tree into a YAML node with keys in byte order.
+func ValueNode(v any) (*yaml.Node, error) {
+	switch v := v.(type) {
+	case nil:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}, nil
+	case bool:
+		s := "false"
+		if v {
+			s = "true"
+		}
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: s}, nil
+	case json.Number:
+		tag := "!!int"
+		if strings.ContainsAny(string(v), ".eE") {
+			tag = "!!float"
+		}
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: string(v)}, nil
+	case string:
+		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v}
+		switch {
+		case strings.Contains(v, "\n") && !hasTrailingSpaceLine(v):
+			n.Style = yaml.LiteralStyle
+		case yaml11Special(v):
+			n.Style = yaml.DoubleQuotedStyle
+		}
+		return n, nil
+	case map[string]any:
+		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		for _, k := range SortedKeys(v) {
+			c, err := ValueNode(v[k])
+			if err != nil {
+				return nil, err
+			}
+			n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k}, c)
+		}
+		return n, nil
+	case []any:
+		n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		for _, e := range v {
+			c, err := ValueNode(e)
+			if err != nil {
+				return nil, err
+			}
+			n.Content = append(n.Content, c)
+		}
+		return n, nil
+	default:
+		return nil, fmt.Errorf("manifest: unsupported value type %T", v)
+	}
+}
+
+var yaml11Words = map[string]bool{
+	"y": true, "Y": true, "yes": true, "Yes": true, "YES": true, "n": true, "N": true, "no": true, "No": true, "NO": true,
+	"on": true, "On": true, "ON": true, "off": true, "Off": true, "OFF": true,
+}
+
+var base60Re = regexp.MustCompile(`^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$`)
+
+// yaml11Special reports strings that YAML 1.1 readers (kubectl, sigs.k8s.io/yaml) would take
+// for a boolean or a sexagesimal number; yaml.v3 would write them unquoted.
+func yaml11Special(s string) bool {
+	return yaml11Words[s] || base60Re.MatchString(s)
+}
+
+// hasTrailingSpaceLine reports strings that a literal block cannot hold faithfully.
+func hasTrailingSpaceLine(s string) bool {
+	for _, line := range strings.Split(s, "\n") {
+		if strings.HasSuffix(line, " ") || strings.HasSuffix(line, "\t") {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteYAML writes objects as a "---" separated YAML stream.
+func WriteYAML(w io.Writer, objs []*Object) error {
+	var buf bytes.Buffer
+	for i, o := range objs {
+		if i > 0 {
+			buf.WriteString("---\n")
+		}
+		b, err := MarshalYAML(o.Map)
+		if err != nil {
+			return err
+		}
+		buf.Write(b)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// MarshalYAML encodes one value as a YAML document (2-space indentation).
+func MarshalYAML(v any) ([]byte, error) {
+	n, err := ValueNode(v)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(n); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// WriteJSONList writes objects as one `kind: List` JSON document (as kubectl prints lists).
+func WriteJSONList(w io.Writer, objs []*Object) error {
+	items := make([]any, len(objs))
+	for i, o := range objs {
+		items[i] = o.Map
+	}
+	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(list); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// MarshalJSON encodes a value compactly with sorted keys and without HTML escaping.
+func MarshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// ToValue converts any JSON-marshalable Go value into the value tree.
+func ToValue(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeJSONValue(b)
+}
+
+// Sort orders objects by kind rank, then apiVersion group, kind, namespace and name, so that
+// the output does not depend on input order and namespaces and CRDs come first.
+func Sort(objs []*Object) {
+	sort.SliceStable(objs, func(i, j int) bool {
+		a, b := objs[i], objs[j]
+		if ra, rb := kindRank(a.Kind()), kindRank(b.Kind()); ra != rb {
+			return ra < rb
+		}
+		for _, pair := range [][2]string{
+			{a.Group(), b.Group()},
+			{a.Kind(), b.Kind()},
+			{a.Namespace(), b.Namespace()},
+			{a.Name(), b.Name()},
+			{a.APIVersion(), b.APIVersion()},
+		} {
+			if pair[0] != pair[1] {
+				return pair[0] < pair[1]
+			}
+		}
+		// identical identities (a duplicated input): order by content so input order never shows
+		ja, _ := MarshalJSON(a.Map)
+		jb, _ := MarshalJSON(b.Map)
+		return bytes.Compare(ja, jb) < 0
+	})
+}
+
+var kindRanks = map[string]int{
+	"Namespace":                1,
+	"CustomResourceDefinition": 2,
+	"CatalogSource":            3,
+	"OperatorGroup":            4,
+	"Subscription":             5,
+}
+
+func kindRank(kind string) int {
+	if r, ok := kindRanks[kind]; ok {
+		return r
+	}
+	return 10
+}

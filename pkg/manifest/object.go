@@ -1,0 +1,189 @@
+package manifest
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Source says where an object was read from. The zero value means "generated".
+type Source struct {
+	// File is the path as the user gave it (slash separated), or "-" for stdin.
+	File string
+	// Index is the position of the document in its file, from 0.
+	Index int
+	// Line is the 1-based line where the document starts, 0 when unknown.
+	Line int
+	// node is the parsed document, kept to find the line of a field.
+	node *yaml.Node
+}
+
+// LineOf returns the line of the field at path (dotted keys, [i] for list elements) in the
+// object's source, falling back to the deepest parent found and then to the document line.
+func (s Source) LineOf(path string) int {
+	if s.node == nil || path == "" {
+		return s.Line
+	}
+	line := s.Line
+	n := s.node
+	for _, step := range SplitPath(path) {
+		next := childNode(n, step)
+		if next == nil {
+			break
+		}
+		n = next
+		line = n.Line
+	}
+	return line
+}
+
+func childNode(n *yaml.Node, step PathStep) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	switch {
+	case step.IsIndex && n.Kind == yaml.SequenceNode:
+		if step.Index >= 0 && step.Index < len(n.Content) {
+			return n.Content[step.Index]
+		}
+	case !step.IsIndex && n.Kind == yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == step.Key {
+				// point at the key: that is the line a user looks for
+				v := n.Content[i+1]
+				if v.Kind == yaml.ScalarNode || v.Kind == yaml.AliasNode {
+					return v
+				}
+				cp := *v
+				cp.Line = n.Content[i].Line
+				return &cp
+			}
+		}
+	}
+	return nil
+}
+
+// Object is one Kubernetes object (or any YAML mapping document) and its source.
+type Object struct {
+	Map    map[string]any
+	Source Source
+}
+
+// New wraps a value map as a generated object.
+func New(m map[string]any) *Object { return &Object{Map: m} }
+
+// APIVersion returns the apiVersion field ("" when absent or not a string).
+func (o *Object) APIVersion() string { return o.String("apiVersion") }
+
+// Kind returns the kind field.
+func (o *Object) Kind() string { return o.String("kind") }
+
+// Name returns metadata.name.
+func (o *Object) Name() string { return o.String("metadata", "name") }
+
+// Namespace returns metadata.namespace.
+func (o *Object) Namespace() string { return o.String("metadata", "namespace") }
+
+// Group returns the API group of apiVersion ("" for the core group).
+func (o *Object) Group() string {
+	g, _, found := strings.Cut(o.APIVersion(), "/")
+	if !found {
+		return ""
+	}
+	return g
+}
+
+// String returns the string at the path of map keys, or "".
+func (o *Object) String(path ...string) string {
+	s, _ := Get(o.Map, path...).(string)
+	return s
+}
+
+// Labels returns metadata.labels as strings (non-string values are skipped).
+func (o *Object) Labels() map[string]string { return o.stringMap("labels") }
+
+// Annotations returns metadata.annotations as strings.
+func (o *Object) Annotations() map[string]string { return o.stringMap("annotations") }
+
+func (o *Object) stringMap(field string) map[string]string {
+	m, _ := Get(o.Map, "metadata", field).(map[string]any)
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+// SetMetadataString sets metadata.<field>.<key> = value, creating maps as needed.
+func (o *Object) SetMetadataString(field, key, value string) {
+	md := EnsureMap(o.Map, "metadata")
+	m := EnsureMap(md, field)
+	m[key] = value
+}
+
+// Ref returns the object's identity.
+func (o *Object) Ref() Ref {
+	return Ref{APIVersion: o.APIVersion(), Kind: o.Kind(), Namespace: o.Namespace(), Name: o.Name()}
+}
+
+// Ref identifies an object.
+type Ref struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+}
+
+// String is "Kind ns/name" (or "Kind name" for cluster-scoped objects).
+func (r Ref) String() string {
+	if r.Namespace == "" {
+		return fmt.Sprintf("%s %s", r.Kind, r.Name)
+	}
+	return fmt.Sprintf("%s %s/%s", r.Kind, r.Namespace, r.Name)
+}
+
+// Key is a map key that identifies an object by group, kind, namespace and name (the
+// version is left out: two versions of one kind are the same object to an API server).
+func (r Ref) Key() string {
+	g, _, found := strings.Cut(r.APIVersion, "/")
+	if !found {
+		g = ""
+	}
+	return g + "|" + r.Kind + "|" + r.Namespace + "|" + r.Name
+}
+
+// Get walks map keys and returns the value found, or nil.
+func Get(v any, path ...string) any {
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+// EnsureMap returns m[key] as a map, replacing a missing or non-map value with a new map.
+func EnsureMap(m map[string]any, key string) map[string]any {
+	if sub, ok := m[key].(map[string]any); ok {
+		return sub
+	}
+	sub := map[string]any{}
+	m[key] = sub
+	return sub
+}
+
+// SortedKeys returns the keys of m in byte order.
+func SortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
