@@ -158,9 +158,9 @@ type Operand struct {
 
 // Bindable names the Secret, ConfigMap, Route or Service of a binding.
 type Bindable struct {
-	Secret    string         `json:"secret,omitempty"`
-	Configmap string         `json:"configmap,omitempty"`
-	Route     *RouteBinding  `json:"route,omitempty"`
+	Secret    string          `json:"secret,omitempty"`
+	Configmap string          `json:"configmap,omitempty"`
+	Route     *RouteBinding   `json:"route,omitempty"`
 	Service   *ServiceBinding `json:"service,omitempty"`
 }
 

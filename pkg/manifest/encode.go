@@ -112,6 +112,7 @@ func MarshalYAML(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
+	enc.CompactSeqIndent()
 	if err := enc.Encode(n); err != nil {
 		return nil, err
 	}

@@ -82,7 +82,7 @@ func TestMarshalYAMLIsStable(t *testing.T) {
 	}
 	out, err := manifest.MarshalYAML(v)
 	require.NoError(t, err)
-	assert.Equal(t, "a: 10\nb: \"true\"\nc:\n  - x\n  - y: \"0x1\"\n    z: null\nd: |\n  multi\n  line\ne: \"\"\nf: \"yes\"\ng: \"1:20\"\n", string(out))
+	assert.Equal(t, "a: 10\nb: \"true\"\nc:\n- x\n- y: \"0x1\"\n  z: null\nd: |\n  multi\n  line\ne: \"\"\nf: \"yes\"\ng: \"1:20\"\n", string(out))
 	back, err := manifest.Decode("x", out)
 	require.NoError(t, err)
 	assert.Equal(t, v, back[0].Map)

@@ -1,0 +1,118 @@
+package catalog_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+)
+
+// sharedCatalogs holds the big real catalogs beside the project's clone; a
+// clone without it still passes (the benchmarks skip).
+const sharedCatalogs = "../../../shared/catalogs"
+
+// BenchmarkLoad loads the project's testdata and, when present, the shared
+// community and certified catalogs. The two shared folders both define three
+// packages, so they are loaded separately, and together only with a
+// package filter (which must then read, and drop, everything else cheaply).
+func BenchmarkLoad(b *testing.B) {
+	cases := []struct {
+		name  string
+		opts  catalog.LoadOptions
+		paths []string
+	}{
+		{name: "testdata", paths: []string{realCatalogs}},
+		{name: "community-v4.20", paths: []string{filepath.Join(sharedCatalogs, "community-v4.20")}},
+		{name: "certified-v4.20", paths: []string{filepath.Join(sharedCatalogs, "certified-v4.20")}},
+		{name: "both-filtered", opts: catalog.LoadOptions{Packages: []string{"kube-green", "nvidia-network-operator"}},
+			paths: []string{filepath.Join(sharedCatalogs, "community-v4.20"), filepath.Join(sharedCatalogs, "certified-v4.20")}},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			var size int64
+			for _, p := range tc.paths {
+				n, err := treeSize(p)
+				if err != nil {
+					b.Skipf("%s absent: %v", p, err)
+				}
+				size += n
+			}
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				c, err := catalog.LoadWith(tc.opts, tc.paths...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(c.PackageNames()) == 0 {
+					b.Fatal("no package")
+				}
+			}
+		})
+	}
+}
+
+func treeSize(root string) (int64, error) {
+	var n int64
+	err := filepath.WalkDir(root, func(_ string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			n += fi.Size()
+		}
+		return nil
+	})
+	return n, err
+}
+
+// TestSharedCatalogs checks facts about the big real catalogs when they are
+// beside the clone: every community channel has exactly one head, and
+// loading both folders as one catalog reports the three duplicate packages.
+func TestSharedCatalogs(t *testing.T) {
+	community := filepath.Join(sharedCatalogs, "community-v4.20")
+	certified := filepath.Join(sharedCatalogs, "certified-v4.20")
+	if _, err := os.Stat(community); err != nil {
+		t.Skipf("shared catalogs absent: %v", err)
+	}
+	if testing.Short() {
+		t.Skip("slow: reads 33 MB")
+	}
+	c, err := catalog.Load(community)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundles := 0
+	for _, pn := range c.PackageNames() {
+		p, _ := c.Package(pn)
+		bundles += len(p.Bundles)
+		for _, cn := range p.ChannelNames() {
+			if _, err := p.HeadBundle(cn); err != nil {
+				t.Error(err)
+			}
+		}
+		for _, b := range p.Bundles {
+			if _, err := b.Examples(); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	if len(c.PackageNames()) != 37 || bundles != 803 {
+		t.Errorf("community: %d packages, %d bundles; want 37, 803", len(c.PackageNames()), bundles)
+	}
+	_, err = catalog.Load(community, certified)
+	if err == nil {
+		t.Fatal("loading both folders must report the duplicate packages")
+	}
+	for _, dup := range []string{"trident-operator", "victoriametrics-operator", "visionone-containersecurity"} {
+		if !strings.Contains(err.Error(), dup) {
+			t.Errorf("error does not name %s: %v", dup, err)
+		}
+	}
+}

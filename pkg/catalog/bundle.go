@@ -1,0 +1,314 @@
+package catalog
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Bundle is one installable version of an operator.
+type Bundle struct {
+	Name    string
+	Package string
+	// Version is the version of the olm.package property.
+	Version string
+	Image   string
+	Source  Source
+	// CSVName is the ClusterServiceVersion's metadata.name: from the CSV
+	// object in old-shape bundles, else the bundle name (the convention the
+	// new rendering relies on, as olm.csv.metadata has no name).
+	CSVName          string
+	DisplayName      string
+	InstallModes     []InstallMode
+	ProvidedGVKs     []GVK
+	RequiredGVKs     []GVK
+	RequiredPackages []PackageRequirement
+	RelatedImages    []RelatedImage
+	// SkipRange comes from the olm.skipRange annotation.
+	SkipRange string
+	// Annotations are the CSV annotations (from olm.csv.metadata, or from
+	// the CSV among the olm.bundle.object properties). alm-examples stays
+	// here as text; Examples parses it on demand.
+	Annotations map[string]string
+	// Properties holds the properties not interpreted above (for example
+	// olm.maxOpenShiftVersion), values as decoded. The bulky
+	// olm.bundle.object and olm.csv.metadata are not kept.
+	Properties []Property
+}
+
+// InstallMode is one entry of a CSV's spec.installModes.
+type InstallMode struct {
+	Type      string `json:"type"`
+	Supported bool   `json:"supported"`
+}
+
+// GVK is an API group, version and kind.
+type GVK struct {
+	Group, Version, Kind string
+}
+
+// PackageRequirement is an olm.package.required property.
+type PackageRequirement struct {
+	PackageName, VersionRange string
+}
+
+// RelatedImage is an entry of a bundle's relatedImages.
+type RelatedImage struct {
+	Name, Image string
+}
+
+// Property is a bundle property kept as decoded.
+type Property struct {
+	Type  string
+	Value any
+}
+
+// Property types a bundle may carry.
+const (
+	propPackage         = "olm.package"
+	propGVK             = "olm.gvk"
+	propGVKRequired     = "olm.gvk.required"
+	propPackageRequired = "olm.package.required"
+	propBundleObject    = "olm.bundle.object"
+	propCSVMetadata     = "olm.csv.metadata"
+)
+
+// decodeBundle reads an olm.bundle blob whose package is already known.
+func decodeBundle(src Source, pkg string, blob map[string]any) (*Bundle, error) {
+	name, err := reqString(blob, "name")
+	if err != nil {
+		return nil, &Error{Source: src, Package: pkg, Err: fmt.Errorf("olm.bundle: %w", err)}
+	}
+	fail := func(format string, args ...any) error {
+		return &Error{Source: src, Package: pkg, Bundle: name, Err: fmt.Errorf(format, args...)}
+	}
+	b := &Bundle{Name: name, Package: pkg, Source: src, CSVName: name}
+	if b.Image, err = optString(blob, "image"); err != nil {
+		return nil, fail("%w", err)
+	}
+	imgs, err := listOfMaps(blob, "relatedImages")
+	if err != nil {
+		return nil, fail("%w", err)
+	}
+	for i, m := range imgs {
+		var ri RelatedImage
+		if ri.Name, err = optString(m, "name"); err == nil {
+			ri.Image, err = optString(m, "image")
+		}
+		if err != nil {
+			return nil, fail("relatedImages element %d: %w", i, err)
+		}
+		b.RelatedImages = append(b.RelatedImages, ri)
+	}
+	props, err := listOfMaps(blob, "properties")
+	if err != nil {
+		return nil, fail("%w", err)
+	}
+	var (
+		sawPackage, sawMetadata bool
+		csv                     *csvObject
+	)
+	for i, p := range props {
+		typ, err := reqString(p, "type")
+		if err != nil {
+			return nil, fail("property %d: %w", i, err)
+		}
+		value := p["value"]
+		perr := func(err error) error { return fail("property %d (%s): %w", i, typ, err) }
+		switch typ {
+		case propPackage:
+			if sawPackage {
+				return nil, perr(errors.New("a bundle has one olm.package property, found a second"))
+			}
+			sawPackage = true
+			m, err := valueMap(value)
+			if err != nil {
+				return nil, perr(err)
+			}
+			pn, err := reqString(m, "packageName")
+			if err != nil {
+				return nil, perr(err)
+			}
+			if pn != pkg {
+				return nil, perr(fmt.Errorf("packageName %q differs from the bundle's package", pn))
+			}
+			if b.Version, err = optString(m, "version"); err != nil {
+				return nil, perr(err)
+			}
+		case propGVK, propGVKRequired:
+			g, err := decodeGVK(value)
+			if err != nil {
+				return nil, perr(err)
+			}
+			if typ == propGVK {
+				b.ProvidedGVKs = append(b.ProvidedGVKs, g)
+			} else {
+				b.RequiredGVKs = append(b.RequiredGVKs, g)
+			}
+		case propPackageRequired:
+			m, err := valueMap(value)
+			if err != nil {
+				return nil, perr(err)
+			}
+			var r PackageRequirement
+			if r.PackageName, err = reqString(m, "packageName"); err == nil {
+				r.VersionRange, err = optString(m, "versionRange")
+			}
+			if err != nil {
+				return nil, perr(err)
+			}
+			b.RequiredPackages = append(b.RequiredPackages, r)
+		case propCSVMetadata:
+			if sawMetadata {
+				return nil, perr(errors.New("a bundle has one olm.csv.metadata property, found a second"))
+			}
+			sawMetadata = true
+			if err := b.readCSVMetadata(value); err != nil {
+				return nil, perr(err)
+			}
+		case propBundleObject:
+			obj, err := decodeBundleObject(value)
+			if err != nil {
+				return nil, perr(err)
+			}
+			if obj != nil {
+				if csv != nil {
+					return nil, perr(errors.New("a second ClusterServiceVersion among the bundle objects"))
+				}
+				csv = obj
+			}
+		default:
+			b.Properties = append(b.Properties, Property{Type: typ, Value: value})
+		}
+	}
+	if csv != nil {
+		// Old shape: the CSV object is the only source of metadata, unless
+		// the bundle also has olm.csv.metadata, which then wins (it is what
+		// the newer tooling reads) for everything but the name.
+		if csv.Metadata.Name != "" {
+			b.CSVName = csv.Metadata.Name
+		}
+		if !sawMetadata {
+			b.Annotations = csv.Metadata.Annotations
+			b.DisplayName = csv.Spec.DisplayName
+			b.InstallModes = csv.Spec.InstallModes
+		}
+	}
+	b.SkipRange = b.Annotations["olm.skipRange"]
+	return b, nil
+}
+
+func valueMap(v any) (map[string]any, error) {
+	m, ok := asMap(v)
+	if !ok {
+		return nil, fmt.Errorf("value: expected an object, got %s", kindOf(v))
+	}
+	return m, nil
+}
+
+func decodeGVK(v any) (GVK, error) {
+	m, err := valueMap(v)
+	if err != nil {
+		return GVK{}, err
+	}
+	var g GVK
+	if g.Group, err = optString(m, "group"); err != nil { // "" is the core group
+		return GVK{}, err
+	}
+	if g.Version, err = reqString(m, "version"); err != nil {
+		return GVK{}, err
+	}
+	if g.Kind, err = reqString(m, "kind"); err != nil {
+		return GVK{}, err
+	}
+	return g, nil
+}
+
+// readCSVMetadata reads the olm.csv.metadata property (new rendering).
+func (b *Bundle) readCSVMetadata(v any) error {
+	m, err := valueMap(v)
+	if err != nil {
+		return err
+	}
+	ann, err := optMap(m, "annotations")
+	if err != nil {
+		return err
+	}
+	if len(ann) > 0 {
+		b.Annotations = make(map[string]string, len(ann))
+		for k, v := range ann {
+			s, err := scalarString(v, fmt.Sprintf("annotation %q", k))
+			if err != nil {
+				return err
+			}
+			b.Annotations[k] = s
+		}
+	}
+	if b.DisplayName, err = optString(m, "displayName"); err != nil {
+		return err
+	}
+	modes, err := listOfMaps(m, "installModes")
+	if err != nil {
+		return err
+	}
+	for i, mm := range modes {
+		var im InstallMode
+		if im.Type, err = reqString(mm, "type"); err == nil {
+			im.Supported, err = optBool(mm, "supported")
+		}
+		if err != nil {
+			return fmt.Errorf("installModes element %d: %w", i, err)
+		}
+		b.InstallModes = append(b.InstallModes, im)
+	}
+	return nil
+}
+
+// csvObject is the part of a ClusterServiceVersion we read.
+type csvObject struct {
+	Kind     string `json:"kind"`
+	Metadata struct {
+		Name        string            `json:"name"`
+		Annotations map[string]string `json:"annotations"`
+	} `json:"metadata"`
+	Spec struct {
+		DisplayName  string        `json:"displayName"`
+		InstallModes []InstallMode `json:"installModes"`
+	} `json:"spec"`
+}
+
+// decodeBundleObject decodes an olm.bundle.object property (base64 of a JSON
+// manifest) and returns it when it is the CSV, nil for other objects (CRDs,
+// services…). Decoding is checked for every object: bad data is an error.
+func decodeBundleObject(v any) (*csvObject, error) {
+	m, err := valueMap(v)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := m["ref"]; ok && m["data"] == nil {
+		return nil, errors.New("olm.bundle.object with a file ref is not supported: render the catalog with the objects inlined (data)")
+	}
+	data, err := reqString(m, "data")
+	if err != nil {
+		return nil, err
+	}
+	raw, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return nil, fmt.Errorf("data: invalid base64: %w", err)
+	}
+	var head struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return nil, fmt.Errorf("data: invalid JSON manifest: %w", err)
+	}
+	if head.Kind != "ClusterServiceVersion" {
+		return nil, nil
+	}
+	var csv csvObject
+	if err := json.Unmarshal(raw, &csv); err != nil {
+		return nil, fmt.Errorf("ClusterServiceVersion: %w", err)
+	}
+	return &csv, nil
+}

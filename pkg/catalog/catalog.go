@@ -1,0 +1,127 @@
+package catalog
+
+import (
+	"errors"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Schema names of the blobs this package understands.
+const (
+	schemaPackage      = "olm.package"
+	schemaChannel      = "olm.channel"
+	schemaBundle       = "olm.bundle"
+	schemaDeprecations = "olm.deprecations"
+)
+
+// Catalog is a decoded, validated file-based catalog. It is not modified
+// after Builder.Catalog returns it, so concurrent readers are safe.
+type Catalog struct {
+	packages map[string]*Package
+	ignored  map[string]int
+}
+
+// Package is one operator package with its channels and bundles.
+type Package struct {
+	Name           string
+	DefaultChannel string
+	Description    string
+	// Source is where the olm.package blob was found.
+	Source       Source
+	Channels     map[string]*Channel
+	Bundles      map[string]*Bundle
+	Deprecations []Deprecation
+}
+
+// LoadOptions tunes Load and the Builder.
+type LoadOptions struct {
+	// Packages, when non-empty, keeps only those packages: blobs of other
+	// packages are decoded one at a time and dropped, never all held in
+	// memory at once, and are not validated (so a package defined twice
+	// elsewhere in the tree is no error when it is not asked for).
+	Packages []string
+}
+
+// Load reads files and folders (recursively). Several paths form one
+// catalog. A package defined twice (two olm.package blobs with the same name,
+// across paths or files) is an error naming both files.
+func Load(paths ...string) (*Catalog, error) {
+	return LoadWith(LoadOptions{}, paths...)
+}
+
+// LoadWith is Load with options.
+func LoadWith(opts LoadOptions, paths ...string) (*Catalog, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("catalog: no path given")
+	}
+	b := NewBuilder(opts)
+	for _, p := range paths {
+		if err := b.AddPath(p); err != nil {
+			return nil, err
+		}
+	}
+	return b.Catalog()
+}
+
+// Package returns the named package.
+func (c *Catalog) Package(name string) (*Package, bool) {
+	if c == nil {
+		return nil, false
+	}
+	p, ok := c.packages[name]
+	return p, ok
+}
+
+// PackageNames returns the package names, sorted.
+func (c *Catalog) PackageNames() []string {
+	if c == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(c.packages))
+}
+
+// IgnoredBlobs counts, by schema, the blobs of schemas this package does not
+// interpret (they are valid FBC, so never an error).
+func (c *Catalog) IgnoredBlobs() map[string]int {
+	if c == nil {
+		return nil
+	}
+	return maps.Clone(c.ignored)
+}
+
+// ChannelNames returns the channel names, sorted.
+func (p *Package) ChannelNames() []string {
+	return slices.Sorted(maps.Keys(p.Channels))
+}
+
+// BundleNames returns the bundle names, sorted.
+func (p *Package) BundleNames() []string {
+	return slices.Sorted(maps.Keys(p.Bundles))
+}
+
+// HeadBundle returns the bundle at the head of the channel. The error names
+// the package, the channel and the file when the channel, its head or the
+// head's bundle is missing.
+func (p *Package) HeadBundle(channel string) (*Bundle, error) {
+	ch, ok := p.Channels[channel]
+	if !ok {
+		return nil, errf(p.Source, p.Name, channel, "", "channel not found (channels: %s)", joinOrNone(p.ChannelNames()))
+	}
+	head, err := ch.Head()
+	if err != nil {
+		return nil, err
+	}
+	b, ok := p.Bundles[head]
+	if !ok {
+		return nil, errf(ch.Source, p.Name, channel, head, "the channel head has no olm.bundle blob")
+	}
+	return b, nil
+}
+
+func joinOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,79 @@
+package catalog_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+)
+
+// FuzzLoad feeds one file's bytes, as YAML or as JSON, through the whole
+// path a renderer takes: decode, validate, heads, head bundles, examples,
+// deprecations. Nothing may panic; errors are fine. Run it with
+//
+//	go test ./pkg/catalog -run '^$' -fuzz FuzzLoad -fuzztime 60s
+func FuzzLoad(f *testing.F) {
+	seeds := []string{
+		simpleCatalog("foo"),
+		oldShapeCatalog(csvJSON),
+		oldShapeCatalog(`{"kind":"ClusterServiceVersion","metadata":{"annotations":{"alm-examples":"{}"}}}`),
+		simpleCatalog("dep") + deprecationsCatalog,
+		strings.ReplaceAll(simpleCatalog("dep"), "stable", "beta") + deprecationsCatalog,
+		pkgYAML("p", "ch") + channelYAML("p", "ch", "name: b", "name: a") + bundleYAML("p", "a", "1", "") + bundleYAML("p", "b", "2", ""),
+		pkgYAML("p", "ch") + channelYAML("p", "ch", "{name: a, replaces: b}", "{name: b, skips: [a]}") + bundleYAML("p", "a", "1", "") + bundleYAML("p", "b", "2", ""),
+		pkgYAML("p", "ch") + channelYAML("p", "ch", "name: a", "{name: c, skipRange: '<1.0.0'}") + bundleYAML("p", "a", "1", "") + bundleYAML("p", "c", "2", ""),
+		pkgYAML("p", "ch") + channelYAML("p", "ch", "name: a") + bundleYAML("p", "a", "1", `[{"kind": "Widget",}]`),
+		pkgYAML("p", "ch") + channelYAML("p", "ch", "name: a") + bundleYAML("p", "a", "1", `{"kind": "Widget"}`),
+		pkgYAML("p", "ch") + channelYAML("p", "ch", "name: a") + bundleYAML("p", "a", "1", `[{"kind": "Widget"}, "oops"]`),
+		pkgYAML("foo", "stable") + "---\nname: nothing\npackage: foo\n",
+		"a: &a [*a]\nb: *a\n",
+		"x: &x {a: 1}\ny: {<<: *x, b: 2}\n",
+		"---\n---\nschema: example.com/other\n...\n",
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s), false)
+	}
+	f.Add([]byte(jsonCatalog), true)
+	f.Add([]byte(`{"schema":"olm.package","name":"a"}{"schema":"olm.package","name":"a"}`), true)
+	f.Add([]byte(`[1] {"schema": 3}`), true)
+
+	f.Fuzz(func(t *testing.T, data []byte, asJSON bool) {
+		name := "fuzz.yaml"
+		if asJSON {
+			name = "fuzz.json"
+		}
+		b := catalog.NewBuilder(catalog.LoadOptions{})
+		if err := b.AddBytes(name, data); err != nil {
+			_ = err.Error()
+			return
+		}
+		c, err := b.Catalog()
+		if err != nil {
+			_ = err.Error()
+			return
+		}
+		_ = c.IgnoredBlobs()
+		for _, pn := range c.PackageNames() {
+			p, ok := c.Package(pn)
+			if !ok {
+				t.Fatalf("package %q listed but not found", pn)
+			}
+			for _, cn := range p.ChannelNames() {
+				if _, err := p.Channels[cn].Head(); err != nil {
+					_ = err.Error()
+				}
+				if _, err := p.HeadBundle(cn); err != nil {
+					_ = err.Error()
+				}
+				p.DeprecationFor("olm.channel", cn)
+			}
+			_, _ = p.HeadBundle("no such channel")
+			p.DeprecationFor("olm.package", "")
+			for _, bn := range p.BundleNames() {
+				if _, err := p.Bundles[bn].Examples(); err != nil {
+					_ = err.Error()
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,153 @@
+// Package cli owns the odlm-render command line: flags, exit codes and how results are
+// printed on stderr. It lives in a package (not in cmd/) so that tests run it in-process.
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/odlm-render/odlm-render/pkg/diag"
+	"github.com/odlm-render/odlm-render/pkg/inputs"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/pkg/render"
+)
+
+// Exit codes.
+const (
+	ExitOK     = 0
+	ExitErrors = 1
+	ExitUsage  = 2
+)
+
+// Version is set at build time.
+var Version = "dev"
+
+type usageError struct{ error }
+
+// Main runs the command and returns its exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRoot(stdin, stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "odlm-render: %v\n", err)
+		return ExitUsage
+	}
+	if !errors.Is(err, errReported) {
+		fmt.Fprintf(stderr, "odlm-render: %v\n", err)
+	}
+	return ExitErrors
+}
+
+var errReported = errors.New("errors were reported")
+
+func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "odlm-render",
+		Short:         "Render ODLM OperandRequests, OperandRegistries and OperandConfigs into plain manifests",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newRenderCmd(stdin, stdout, stderr), &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(stdout, Version) },
+	})
+	return root
+}
+
+type renderFlags struct {
+	catalogs   []string
+	output     string
+	keepInputs bool
+	namespace  string
+	verbose    bool
+}
+
+func newRenderCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	var f renderFlags
+	cmd := &cobra.Command{
+		Use:   "render [flags] PATH...",
+		Short: "Render the objects the ODLM controller would create",
+		Long: `Render reads files and folders (recursively: *.yaml, *.yml, *.json; "-" is stdin) holding
+ODLM custom resources and any other objects, and prints the Subscriptions, OperatorGroups,
+operand custom resources and OperandConfig resources the ODLM controller would have created
+once converged, plus the input objects that are not ODLM inputs.
+
+Exit status: 0 success, 1 when any error was found (nothing is printed on stdout then),
+2 for wrong usage.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{errors.New("render needs at least one PATH (\"-\" for stdin)")}
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			if f.output != "yaml" && f.output != "json" {
+				return usageError{fmt.Errorf("-o must be yaml or json, not %q", f.output)}
+			}
+			return runRender(f, args, stdin, stdout, stderr)
+		},
+	}
+	cmd.Flags().StringArrayVar(&f.catalogs, "catalog", nil, "an OLM file-based catalog: a folder or file of olm.package/olm.channel/olm.bundle blobs (repeatable)")
+	cmd.Flags().StringVarP(&f.output, "output", "o", "yaml", "output format: yaml (a \"---\" separated stream) or json (a v1 List)")
+	cmd.Flags().BoolVar(&f.keepInputs, "keep-inputs", false, "keep the consumed ODLM inputs in the output")
+	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "namespace for ODLM inputs that have none")
+	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "also print info results")
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	return cmd
+}
+
+func runRender(f renderFlags, paths []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	docs, err := inputs.ReadPaths(paths, stdin)
+	if err != nil {
+		return err
+	}
+	set, err := inputs.Classify(docs)
+	if err != nil {
+		return err
+	}
+	cat, err := inputs.LoadCatalog(f.catalogs, set.CatalogBlobs)
+	if err != nil {
+		return err
+	}
+	out := render.Render(render.Inputs{Objects: set.Resources, Catalog: cat}, render.Options{
+		KeepInputs:       f.keepInputs,
+		DefaultNamespace: f.namespace,
+	})
+	printResults(stderr, out.Results, f.verbose)
+	if out.Results.HasErrors() {
+		return errReported
+	}
+	var buf bytes.Buffer
+	if f.output == "json" {
+		err = manifest.WriteJSONList(&buf, out.Objects)
+	} else {
+		err = manifest.WriteYAML(&buf, out.Objects)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(buf.Bytes())
+	return err
+}
+
+func printResults(w io.Writer, results diag.Results, verbose bool) {
+	for _, r := range results {
+		if r.Severity == diag.Info && !verbose {
+			continue
+		}
+		fmt.Fprintln(w, r.String())
+	}
+}

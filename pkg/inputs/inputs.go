@@ -1,0 +1,164 @@
+// Package inputs owns turning what a user hands a front door (files, folders, stdin, or the
+// items of a KRM ResourceList) into the three kinds of input a render takes: resources,
+// catalog blobs, and objects that are only for client-side tools.
+//
+// It reads the file system; pkg/render never does.
+package inputs
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+)
+
+// LocalConfigAnnotation marks objects meant for client-side tools only.
+const LocalConfigAnnotation = "config.kubernetes.io/local-config"
+
+// Set is a classified set of input documents.
+type Set struct {
+	// Resources are Kubernetes objects: rendered from, read, and passed through.
+	Resources []*manifest.Object
+	// CatalogBlobs are OLM file-based catalog blobs (documents with a schema field).
+	CatalogBlobs []*manifest.Object
+	// Local are objects for client-side tools (Kptfile, Kustomization, local-config).
+	Local []*manifest.Object
+}
+
+// Classify sorts decoded documents into a Set. A document that is neither a Kubernetes
+// object nor a catalog blob is an error naming its file and line.
+func Classify(docs []*manifest.Object) (Set, error) {
+	var s Set
+	for _, d := range docs {
+		switch {
+		case IsCatalogBlob(d):
+			s.CatalogBlobs = append(s.CatalogBlobs, d)
+		case d.APIVersion() == "" || d.Kind() == "":
+			return Set{}, &manifest.SyntaxError{File: d.Source.File, Line: d.Source.Line, Msg: "not a Kubernetes object: apiVersion and kind are required"}
+		case IsLocal(d):
+			s.Local = append(s.Local, d)
+		default:
+			s.Resources = append(s.Resources, d)
+		}
+	}
+	return s, nil
+}
+
+// IsCatalogBlob reports an FBC blob: a document with a string schema and no kind.
+func IsCatalogBlob(d *manifest.Object) bool {
+	schema, ok := d.Map["schema"].(string)
+	return ok && schema != "" && d.Kind() == ""
+}
+
+// IsLocal reports objects that are not resources: local-config ones, Kptfiles and
+// kustomize's own configuration kinds.
+func IsLocal(d *manifest.Object) bool {
+	if d.Annotations()[LocalConfigAnnotation] == "true" {
+		return true
+	}
+	switch d.Group() {
+	case "kpt.dev", "kustomize.config.k8s.io", "config.kubernetes.io":
+		return true
+	}
+	return false
+}
+
+// ReadPaths decodes files and folders (recursively: *.yaml, *.yml, *.json; hidden entries
+// skipped). "-" reads stdin. Files are read in a stable order.
+func ReadPaths(paths []string, stdin io.Reader) ([]*manifest.Object, error) {
+	var out []*manifest.Object
+	for _, p := range paths {
+		if p == "-" {
+			data, err := io.ReadAll(stdin)
+			if err != nil {
+				return nil, fmt.Errorf("reading stdin: %w", err)
+			}
+			objs, err := manifest.Decode("-", data)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, objs...)
+			continue
+		}
+		files, err := listFiles(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			objs, err := manifest.Decode(filepath.ToSlash(f), data)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, objs...)
+		}
+	}
+	return out, nil
+}
+
+func listFiles(root string) ([]string, error) {
+	info, err := os.Stat(root)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return []string{root}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if path != root && strings.HasPrefix(name, ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() && isManifestFile(name) {
+			files = append(files, path)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return files, err
+}
+
+func isManifestFile(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+// LoadCatalog builds one catalog from catalog paths and blobs found among the inputs.
+// It returns nil when there is neither.
+func LoadCatalog(paths []string, blobs []*manifest.Object) (*catalog.Catalog, error) {
+	if len(paths) == 0 && len(blobs) == 0 {
+		return nil, nil
+	}
+	b := catalog.NewBuilder(catalog.LoadOptions{})
+	for _, p := range paths {
+		if err := b.AddPath(p); err != nil {
+			return nil, err
+		}
+	}
+	for _, blob := range blobs {
+		src := catalog.Source{File: blob.Source.File, Index: blob.Source.Index, Line: blob.Source.Line}
+		if err := b.AddBlob(src, blob.Map); err != nil {
+			return nil, err
+		}
+	}
+	return b.Catalog()
+}

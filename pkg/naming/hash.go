@@ -1,0 +1,98 @@
+package naming
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// hashLen is the number of hex characters ODLM keeps from a SHA-256.
+const hashLen = 14
+
+// RequestCRName is the name ODLM gives to the custom resource an
+// OperandRequest creates from its index-th resource entry:
+// "<requestName>-<h>", h being the first 14 hex characters of the SHA-256
+// of apiVersion + kind + the decimal index.
+func RequestCRName(requestName, apiVersion, kind string, index int) string {
+	return requestName + "-" + shortHash([]byte(apiVersion+kind+strconv.Itoa(index)))
+}
+
+// DataHash returns the first 14 hex characters of the SHA-256 of v's
+// encoding/json encoding, as ODLM computes it after decoding v into Go
+// values: every json.Number is first converted to float64 (so 1.0 hashes
+// like 1, and 12345678901234567890 like 12345678901234567000). It fails
+// for a number that is not JSON number text or is out of float64 range, and
+// for values encoding/json cannot encode.
+func DataHash(v any) (string, error) {
+	f, err := toFloats(v, "")
+	if err != nil {
+		return "", err
+	}
+	data, err := json.Marshal(f)
+	if err != nil {
+		return "", fmt.Errorf("encoding data to hash: %w", err)
+	}
+	return shortHash(data), nil
+}
+
+func shortHash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])[:hashLen]
+}
+
+// toFloats returns a copy of v with every json.Number replaced by its
+// float64 value; path locates errors.
+func toFloats(v any, path string) (any, error) {
+	switch t := v.(type) {
+	case json.Number:
+		f, err := strconv.ParseFloat(string(t), 64)
+		if err != nil || !json.Valid([]byte(t)) {
+			return nil, fmt.Errorf("%snumber %q is not a float64", atPath(path), string(t))
+		}
+		return f, nil
+	case map[string]any:
+		if t == nil {
+			return t, nil
+		}
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			c, err := toFloats(e, joinKey(path, k))
+			if err != nil {
+				return nil, err
+			}
+			out[k] = c
+		}
+		return out, nil
+	case []any:
+		if t == nil {
+			return t, nil
+		}
+		out := make([]any, len(t))
+		for i, e := range t {
+			c, err := toFloats(e, path+"["+strconv.Itoa(i)+"]")
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	default:
+		return v, nil
+	}
+}
+
+func joinKey(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+func atPath(path string) string {
+	if path == "" {
+		return ""
+	}
+	return path + ": "
+}

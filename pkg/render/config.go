@@ -1,0 +1,58 @@
+package render
+
+import (
+	"github.com/odlm-render/odlm-render/pkg/api"
+	"github.com/odlm-render/odlm-render/pkg/diag"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+)
+
+// operandConfig is a decoded OperandConfig.
+type operandConfig struct {
+	obj      *manifest.Object
+	key      key
+	services []api.ConfigService
+}
+
+// service returns the service an entry reads, with its index: the first named like the
+// entry's configName, else the first named like the operator.
+func (c *operandConfig) service(e *entry) (*api.ConfigService, int) {
+	for _, name := range []string{e.ConfigName, e.Name} {
+		if name == "" {
+			continue
+		}
+		for i := range c.services {
+			if c.services[i].Name == name {
+				return &c.services[i], i
+			}
+		}
+	}
+	return nil, -1
+}
+
+func (r *run) loadConfigs() {
+	for _, o := range r.odlmInputs(api.KindOperandConfig) {
+		var spec api.OperandConfigSpec
+		if !r.decodeSpec(o, &spec) {
+			continue
+		}
+		c := &operandConfig{obj: o, key: key{o.Namespace(), o.Name()}, services: spec.Services}
+		for i, s := range spec.Services {
+			if s.Name == "" {
+				r.add(diag.Errorf(o, manifest.Field("spec.services", i, "name"), "is required"))
+			}
+			for j, res := range s.Resources {
+				for _, f := range [][2]string{{"name", res.Name}, {"kind", res.Kind}, {"apiVersion", res.APIVersion}} {
+					if f[1] == "" {
+						r.add(diag.Errorf(o, manifest.Field("spec.services", i, "resources", j, f[0]), "is required"))
+					}
+				}
+			}
+		}
+		r.configs[c.key] = c
+	}
+	for _, k := range sortedKeys(r.configs) {
+		if _, ok := r.registries[k]; !ok {
+			r.add(diag.Warnf(r.configs[k].obj, "metadata.name", "no OperandRegistry %s: ODLM only reads an OperandConfig with the same name and namespace as its registry", k))
+		}
+	}
+}

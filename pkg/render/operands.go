@@ -1,0 +1,290 @@
+package render
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/odlm-render/odlm-render/pkg/api"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/pkg/diag"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/pkg/merge"
+	"github.com/odlm-render/odlm-render/pkg/naming"
+)
+
+// renderOperands renders, for every request ODLM would reconcile, the operand CRs and the
+// OperandConfig resources (sections 5 and 6).
+func (r *run) renderOperands() {
+	doneServices := map[string]bool{}
+	for _, req := range r.requests {
+		if req.failed {
+			if len(req.wants) > 0 {
+				r.add(diag.Errorf(req.obj, "spec.requests", "no operands are rendered for this OperandRequest: one of its operators cannot be installed (see the errors above)"))
+			}
+			continue
+		}
+		for _, w := range req.wants {
+			r.renderWant(w, doneServices)
+		}
+	}
+}
+
+func (r *run) renderWant(w *want, doneServices map[string]bool) {
+	e := w.entry
+	if e.InstallMode == api.InstallModeNoOp {
+		return
+	}
+	var bundle *catalog.Bundle
+	if !e.UserManaged {
+		sub := r.subscriptionFor(w)
+		if sub == nil {
+			return
+		}
+		if !r.channelGate(w, sub) {
+			return
+		}
+		bundle = r.headBundle(w, sub)
+	}
+	if w.operand.Kind != "" {
+		r.requestCR(w)
+		return
+	}
+	cfg, ok := r.configs[w.registry.key]
+	if !ok {
+		return
+	}
+	svc, si := cfg.service(e)
+	if svc == nil {
+		return
+	}
+	svcKey := cfg.key.String() + "#" + svc.Name
+	if doneServices[svcKey] {
+		return
+	}
+	doneServices[svcKey] = true
+	specField := manifest.Field("spec.services", si, "spec")
+	if e.UserManaged && len(svc.Spec) > 0 {
+		r.add(diag.Errorf(cfg.obj, specField, "operator %q is userManaged: ODLM requires its OperandConfig spec to be empty and renders nothing for it", e.Name))
+		return
+	}
+	r.renderResources(cfg, svc, si)
+	if e.UserManaged || len(svc.Spec) == 0 {
+		return
+	}
+	if bundle == nil {
+		if r.catalog == nil {
+			r.add(diag.Errorf(cfg.obj, specField, "operand CRs of operator %q come from its CSV's alm-examples: give a catalog (--catalog)", e.Name))
+		}
+		return
+	}
+	r.configCRs(w, cfg, svc, si, bundle)
+}
+
+// channelGate is section 3.4: operands only when the Subscription's channel is the
+// request's resolved channel or one of the entry's fallbackChannels.
+func (r *run) channelGate(w *want, sub *subscriptionPlan) bool {
+	ch := w.channel
+	if ch == "" {
+		ch = w.entry.Channel
+	}
+	current := sub.channel()
+	if current == ch || slices.Contains(w.entry.FallbackChannels, current) {
+		return true
+	}
+	r.add(diag.Warnf(w.request.obj, w.field("name"), "Subscription %s/%s is on channel %q, not %q or a fallback channel: ODLM renders no operands of %q for this request", sub.namespace, sub.name, current, ch, w.entry.Name))
+	return false
+}
+
+// headBundle is the CSV OLM installs once converged: the head of the Subscription's channel.
+func (r *run) headBundle(w *want, sub *subscriptionPlan) *catalog.Bundle {
+	if r.catalog == nil {
+		return nil
+	}
+	pkgName := w.entry.PackageName
+	if sub.existing != nil && sub.existing.String("spec", "name") != "" {
+		pkgName = sub.existing.String("spec", "name")
+	}
+	pkg, ok := r.catalog.Package(pkgName)
+	if !ok {
+		r.add(diag.Errorf(w.entry.registry.obj, w.entry.field("packageName"), "package %q is not in the catalog", pkgName))
+		return nil
+	}
+	b, err := pkg.HeadBundle(sub.channel())
+	if err != nil {
+		r.add(diag.Errorf(w.entry.registry.obj, w.entry.field("channel"), "%v", err))
+		return nil
+	}
+	return b
+}
+
+// configCRs renders the CRs of one OperandConfig service from the CSV's alm-examples (5.2).
+func (r *run) configCRs(w *want, cfg *operandConfig, svc *api.ConfigService, si int, b *catalog.Bundle) {
+	examples, err := b.Examples()
+	if err != nil {
+		r.add(diag.Errorf(cfg.obj, manifest.Field("spec.services", si, "spec"), "%v", err))
+		return
+	}
+	if examples == nil {
+		r.add(diag.Errorf(cfg.obj, manifest.Field("spec.services", si, "spec"), "bundle %s of package %q has no alm-examples, so ODLM cannot create the CRs this service configures", b.Name, b.Package))
+		return
+	}
+	kinds := manifest.SortedKeys(svc.Spec)
+	matched := map[string]bool{}
+	for xi, ex := range examples {
+		exSpec, hasSpec := ex["spec"]
+		if !hasSpec || exSpec == nil {
+			continue
+		}
+		kind, _ := ex["kind"].(string)
+		var keys []string
+		for _, k := range kinds {
+			if strings.EqualFold(k, kind) {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) > 1 {
+			r.add(diag.Warnf(cfg.obj, manifest.Field("spec.services", si, "spec"), "keys %s all match kind %s: ODLM applies them in random order; odlm-render applies them in byte order", strings.Join(keys, ", "), kind))
+		}
+		for _, k := range keys {
+			matched[k] = true
+			r.configCR(cfg, si, k, svc.Spec[k], ex, xi, b)
+		}
+	}
+	for _, k := range kinds {
+		if !matched[k] {
+			r.add(diag.Warnf(cfg.obj, manifest.Field("spec.services", si, "spec", k), "no alm-example of kind %q in bundle %s: nothing is rendered for it", k, b.Name))
+		}
+	}
+}
+
+func (r *run) configCR(cfg *operandConfig, si int, specKey string, fragment any, ex map[string]any, xi int, b *catalog.Bundle) {
+	field := manifest.Field("spec.services", si, "spec", specKey)
+	name, _ := manifest.Get(ex, "metadata", "name").(string)
+	if name == "" {
+		r.add(diag.Errorf(cfg.obj, field, "alm-example %d (kind %v) of bundle %s has no metadata.name, so ODLM cannot create it", xi, ex["kind"], b.Name))
+		return
+	}
+	if fragment == nil {
+		r.add(diag.Errorf(cfg.obj, field, "is null: ODLM crashes merging a null spec into the alm-example (write {} for no changes)"))
+		return
+	}
+	if _, ok := fragment.(map[string]any); !ok {
+		r.add(diag.Errorf(cfg.obj, field, "must be a mapping (the fields merged into the %s spec)", specKey))
+		return
+	}
+	obj := manifest.New(merge.DeepCopy(ex).(map[string]any))
+	delete(obj.Map, "status")
+	md := manifest.EnsureMap(obj.Map, "metadata")
+	md["namespace"] = cfg.key.Namespace
+	obj.SetMetadataString("labels", naming.ControlLabel, "true")
+	ref := obj.Ref()
+
+	if prev := r.existingOperand(ref); prev != nil {
+		// day 2 (5.5): alm-example, then what exists, then the OperandConfig fragment
+		base, err := merge.Merge(ex["spec"], prev.Map["spec"])
+		if err == nil {
+			base, err = merge.Merge(base, fragment)
+		}
+		if err != nil {
+			r.add(diag.Errorf(cfg.obj, field, "%v", err))
+			return
+		}
+		prev.Map["spec"] = base
+		return
+	}
+	if r.unlabelledInput(ref) {
+		return
+	}
+	spec, err := merge.Merge(ex["spec"], fragment)
+	if err != nil {
+		r.add(diag.Errorf(cfg.obj, field, "%v", mergeErrorIn(err, "the alm-example spec")))
+		return
+	}
+	obj.Map["spec"] = spec
+	r.emit(obj)
+}
+
+func mergeErrorIn(err error, what string) error {
+	return &wrapped{what: what, err: err}
+}
+
+type wrapped struct {
+	what string
+	err  error
+}
+
+func (w *wrapped) Error() string { return "merging into " + w.what + ": " + w.err.Error() }
+
+// existingOperand returns the object the render already produced for ref, or the input
+// with ODLM's label (which then takes the input's place in the output).
+func (r *run) existingOperand(ref manifest.Ref) *manifest.Object {
+	if o, ok := r.rendered[ref.Key()]; ok {
+		return o
+	}
+	in, ok := r.byRef[ref.Key()]
+	if !ok {
+		return nil
+	}
+	if _, odlm := in.Labels()[naming.ControlLabel]; !odlm {
+		return nil
+	}
+	cp := manifest.New(merge.DeepCopy(in.Map).(map[string]any))
+	cp.Source = in.Source
+	r.replaced[in] = cp
+	r.rendered[ref.Key()] = cp
+	return cp
+}
+
+// unlabelledInput reports an input object ODLM would find and leave alone.
+func (r *run) unlabelledInput(ref manifest.Ref) bool {
+	in, ok := r.byRef[ref.Key()]
+	if !ok {
+		return false
+	}
+	r.add(diag.Infof(in, "metadata.labels", "exists without ODLM's %s label: ODLM leaves it unchanged", naming.ControlLabel))
+	return true
+}
+
+// emit adds a rendered object.
+func (r *run) emit(o *manifest.Object) {
+	k := o.Ref().Key()
+	if _, dup := r.rendered[k]; dup {
+		return
+	}
+	r.rendered[k] = o
+	r.renderedList = append(r.renderedList, o)
+}
+
+// requestCR renders the CR an OperandRequest operand defines itself (5.3).
+func (r *run) requestCR(w *want) {
+	op := w.operand
+	req := w.request
+	name := op.InstanceName
+	if name == "" {
+		name = naming.RequestCRName(req.key.Name, op.APIVersion, op.Kind, w.index)
+	}
+	obj := manifest.New(map[string]any{
+		"apiVersion": op.APIVersion,
+		"kind":       op.Kind,
+		"metadata": map[string]any{
+			"name":      name,
+			"namespace": req.key.Namespace,
+			"labels":    map[string]any{naming.ControlLabel: "true"},
+		},
+	})
+	ref := obj.Ref()
+	if prev := r.existingOperand(ref); prev != nil {
+		spec, err := merge.Merge(prev.Map["spec"], op.Spec.Value)
+		if err != nil {
+			r.add(diag.Errorf(req.obj, w.field("spec"), "%v", err))
+			return
+		}
+		prev.Map["spec"] = spec
+		return
+	}
+	if r.unlabelledInput(ref) {
+		return
+	}
+	obj.Map["spec"] = merge.DeepCopy(op.Spec.Value)
+	r.emit(obj)
+}

@@ -1,0 +1,40 @@
+package render
+
+import (
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+)
+
+// output assembles pass-through inputs and rendered objects, sorted.
+func (r *run) output() Output {
+	out := Output{Generated: map[*manifest.Object]bool{}}
+	for _, o := range r.objects {
+		if r.consumed[o] {
+			continue
+		}
+		if repl, ok := r.replaced[o]; ok {
+			if repl != nil {
+				out.Objects = append(out.Objects, repl)
+				out.Generated[repl] = true
+			}
+			continue
+		}
+		out.Objects = append(out.Objects, o)
+	}
+	var generated []*manifest.Object
+	for _, p := range r.subscriptions {
+		if p.obj != nil && p.existing == nil {
+			generated = append(generated, p.obj)
+		}
+	}
+	generated = append(generated, r.operatorGroups...)
+	for _, o := range r.renderedList {
+		generated = append(generated, o)
+	}
+	for _, o := range generated {
+		out.Generated[o] = true
+	}
+	out.Objects = append(out.Objects, generated...)
+	manifest.Sort(out.Objects)
+	out.Results = r.results.Sort()
+	return out
+}

@@ -1,0 +1,117 @@
+package render
+
+import (
+	"github.com/odlm-render/odlm-render/pkg/api"
+	"github.com/odlm-render/odlm-render/pkg/diag"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+)
+
+// registry is a decoded OperandRegistry with ODLM's defaults applied.
+type registry struct {
+	obj     *manifest.Object
+	key     key
+	entries []*entry
+	byName  map[string]*entry
+}
+
+// entry is one operator entry of a registry, defaulted.
+type entry struct {
+	api.Operator
+	registry *registry
+	index    int
+}
+
+func (e *entry) field(sub string) string {
+	return manifest.Field("spec.operators", e.index) + "." + sub
+}
+
+// installNamespace is where the Subscription lives (ODLM: openshift-operators for
+// installMode cluster, the entry namespace otherwise).
+func (e *entry) installNamespace() string {
+	if e.InstallMode == api.InstallModeCluster {
+		return clusterInstallNamespace
+	}
+	return e.Namespace
+}
+
+// serviceName is the OperandConfig service name the entry reads.
+func (e *entry) serviceName() string {
+	if e.ConfigName != "" {
+		return e.ConfigName
+	}
+	return e.Name
+}
+
+func (r *run) loadRegistries() {
+	for _, o := range r.odlmInputs(api.KindOperandRegistry) {
+		var spec api.OperandRegistrySpec
+		if !r.decodeSpec(o, &spec) {
+			continue
+		}
+		reg := &registry{obj: o, key: key{o.Namespace(), o.Name()}, byName: map[string]*entry{}}
+		for i, op := range spec.Operators {
+			e := &entry{Operator: op, registry: reg, index: i}
+			if !r.checkEntry(e) {
+				continue
+			}
+			if first, dup := reg.byName[e.Name]; dup {
+				r.add(diag.Errorf(o, e.field("name"), "duplicate operator name %q (also spec.operators[%d]); ODLM would silently use the first", e.Name, first.index))
+				continue
+			}
+			applyEntryDefaults(e, reg.key.Namespace)
+			reg.entries = append(reg.entries, e)
+			reg.byName[e.Name] = e
+		}
+		r.registries[reg.key] = reg
+	}
+}
+
+// applyEntryDefaults sets ODLM's defaults (scope private, installMode namespace,
+// installPlanApproval Automatic, namespace = the registry's).
+func applyEntryDefaults(e *entry, registryNamespace string) {
+	if e.Scope == "" {
+		e.Scope = api.ScopePrivate
+	}
+	if e.InstallMode == "" {
+		e.InstallMode = api.InstallModeNamespace
+	}
+	if e.InstallPlanApproval == "" {
+		e.InstallPlanApproval = "Automatic"
+	}
+	if e.Namespace == "" {
+		e.Namespace = registryNamespace
+	}
+}
+
+// checkEntry applies the CRD's validation of an entry and warns where ODLM is lenient.
+func (r *run) checkEntry(e *entry) bool {
+	o := e.registry.obj
+	ok := true
+	for _, f := range [][2]string{{"name", e.Name}, {"packageName", e.PackageName}, {"channel", e.Channel}} {
+		if f[1] == "" {
+			r.add(diag.Errorf(o, e.field(f[0]), "is required"))
+			ok = false
+		}
+	}
+	switch e.Scope {
+	case "", api.ScopePublic, api.ScopePrivate:
+	default:
+		r.add(diag.Errorf(o, e.field("scope"), "must be public or private, not %q", e.Scope))
+		ok = false
+	}
+	switch e.InstallMode {
+	case "", api.InstallModeNamespace, api.InstallModeCluster, api.InstallModeNoOp:
+	default:
+		r.add(diag.Warnf(o, e.field("installMode"), "unknown installMode %q: ODLM treats it as %q", e.InstallMode, api.InstallModeNamespace))
+	}
+	switch e.InstallPlanApproval {
+	case "", "Automatic", "Manual":
+	default:
+		r.add(diag.Errorf(o, e.field("installPlanApproval"), "must be Automatic or Manual, not %q (OLM rejects the Subscription)", e.InstallPlanApproval))
+		ok = false
+	}
+	if e.UserManaged && e.SubscriptionConfig != nil {
+		r.add(diag.Warnf(o, e.field("subscriptionConfig"), "has no effect: the operator is userManaged, ODLM creates no Subscription"))
+	}
+	return ok
+}

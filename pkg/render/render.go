@@ -1,0 +1,56 @@
+// Package render is the engine: a pure function from ODLM inputs, catalog data and the
+// objects already known to the manifests the ODLM controller would have created once
+// converged, plus diagnostics.
+//
+// It never reads files, flags, the environment or the network: everything arrives in
+// Inputs and Options. Front doors (the CLI, the KRM function) print its Output.
+package render
+
+import (
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/pkg/diag"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+)
+
+// Inputs is everything a render reads.
+type Inputs struct {
+	// Objects are the input objects: ODLM custom resources, and any other object, which
+	// counts as cluster state (an existing Subscription, OperatorGroup or CR changes what
+	// is rendered) and passes through to the output unchanged.
+	Objects []*manifest.Object
+	// Catalog holds the OLM catalog data; nil renders without one (registry values are then
+	// used verbatim and operand CRs from alm-examples cannot be rendered).
+	Catalog *catalog.Catalog
+}
+
+// Options tune a render.
+type Options struct {
+	// KeepInputs keeps the consumed ODLM inputs in the output.
+	KeepInputs bool
+	// DefaultNamespace is used for namespaced ODLM inputs that have no metadata.namespace.
+	DefaultNamespace string
+}
+
+// Output is the result of a render. When Results has errors, Objects must not be written.
+type Output struct {
+	// Objects are the pass-through inputs and the rendered objects, sorted.
+	Objects []*manifest.Object
+	// Generated reports, for each object in Objects, whether the render made it.
+	Generated map[*manifest.Object]bool
+	Results   diag.Results
+}
+
+// Render computes the output for the inputs. It never panics on bad input: problems are
+// error results naming the object, the field and the file.
+func Render(in Inputs, opts Options) Output {
+	r := newRun(in, opts)
+	r.classify()
+	r.loadRegistries()
+	r.loadConfigs()
+	r.loadRequests()
+	r.planSubscriptions()
+	r.buildSubscriptions()
+	r.buildOperatorGroups()
+	r.renderOperands()
+	return r.output()
+}

@@ -1,0 +1,145 @@
+package render
+
+import (
+	"github.com/odlm-render/odlm-render/pkg/api"
+	"github.com/odlm-render/odlm-render/pkg/diag"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+)
+
+// operandRequest is a decoded OperandRequest and what it asks for.
+type operandRequest struct {
+	obj   *manifest.Object
+	key   key
+	wants []*want
+	// failed is set when ODLM would render no operands for this request: a missing
+	// registry or operand, or a Subscription that cannot be created (3.1 step 8).
+	failed bool
+}
+
+// want is one operand of one request block, resolved against its registry.
+type want struct {
+	request  *operandRequest
+	block    int
+	index    int // index of the operand inside its block (used by hashed CR names)
+	operand  api.Operand
+	entry    *entry
+	registry *registry
+	// channel is the channel resolved for this request (registry channel, or the
+	// fallback the catalog offers); "" when it could not be resolved
+	channel string
+	// inScope is false for a private operator requested from another namespace
+	inScope bool
+}
+
+func (w *want) field(sub string) string {
+	f := manifest.Field("spec.requests", w.block, "operands", w.index)
+	if sub != "" {
+		f += "." + sub
+	}
+	return f
+}
+
+func (r *run) loadRequests() {
+	for _, o := range r.odlmInputs(api.KindOperandRequest) {
+		var spec api.OperandRequestSpec
+		if !r.decodeSpec(o, &spec) {
+			continue
+		}
+		req := &operandRequest{obj: o, key: key{o.Namespace(), o.Name()}}
+		r.requests = append(r.requests, req)
+		if _, present := o.Map["spec"].(map[string]any)["requests"]; !present {
+			r.add(diag.Errorf(o, "spec.requests", "is required"))
+			req.failed = true
+			continue
+		}
+		for bi, block := range spec.Requests {
+			r.loadBlock(req, bi, block)
+		}
+	}
+}
+
+func (r *run) loadBlock(req *operandRequest, bi int, block api.Request) {
+	o := req.obj
+	blockField := manifest.Field("spec.requests", bi)
+	if block.Registry == "" {
+		r.add(diag.Errorf(o, blockField+".registry", "is required"))
+		req.failed = true
+		return
+	}
+	regNs := block.RegistryNamespace
+	if regNs == "" {
+		regNs = req.key.Namespace
+	}
+	reg, ok := r.registries[key{regNs, block.Registry}]
+	if !ok {
+		r.add(diag.Errorf(o, blockField+".registry", "OperandRegistry %s/%s not found among the inputs; ODLM renders no operands for this request", regNs, block.Registry))
+		req.failed = true
+		return
+	}
+	for oi, op := range block.Operands {
+		w := &want{request: req, block: bi, index: oi, operand: op, registry: reg}
+		if op.Name == "" {
+			r.add(diag.Errorf(o, w.field("name"), "is required"))
+			req.failed = true
+			continue
+		}
+		e, ok := reg.byName[op.Name]
+		if !ok {
+			r.add(diag.Errorf(o, w.field("name"), "operator %q is not in OperandRegistry %s", op.Name, reg.key))
+			req.failed = true
+			continue
+		}
+		w.entry = e
+		w.inScope = e.Scope != api.ScopePrivate || req.key.Namespace == reg.key.Namespace
+		if !w.inScope {
+			r.add(diag.Warnf(o, w.field("name"), "operator %q is private to namespace %s: ODLM creates no Subscription for a request from namespace %s", e.Name, reg.key.Namespace, req.key.Namespace))
+		}
+		r.checkOperand(w)
+		req.wants = append(req.wants, w)
+	}
+}
+
+// checkOperand rejects the operand shapes that crash ODLM (section 12.3).
+func (r *run) checkOperand(w *want) {
+	o := w.request.obj
+	op := w.operand
+	if op.Kind == "" {
+		for _, f := range []struct{ name, value string }{{"apiVersion", op.APIVersion}, {"instanceName", op.InstanceName}} {
+			if f.value != "" {
+				r.add(diag.Warnf(o, w.field(f.name), "has no effect without kind"))
+			}
+		}
+		if op.Spec.Present {
+			r.add(diag.Warnf(o, w.field("spec"), "has no effect without kind: the operand's CRs come from the OperandConfig"))
+		}
+		return
+	}
+	if w.entry.UserManaged {
+		r.add(diag.Errorf(o, w.field("kind"), "operator %q is userManaged: ODLM cannot create CRs from a request for it (the controller crashes on this input)", w.entry.Name))
+		w.request.failed = true
+		return
+	}
+	if op.APIVersion == "" {
+		r.add(diag.Errorf(o, w.field("apiVersion"), "is required when kind is set"))
+		w.request.failed = true
+	}
+	if op.Spec.IsNull() {
+		r.add(diag.Errorf(o, w.field("spec"), "kind is set but spec is missing (the controller crashes on this input); write spec: {} for an empty spec"))
+		w.request.failed = true
+		return
+	}
+	if _, ok := op.Spec.Value.(map[string]any); !ok {
+		r.add(diag.Errorf(o, w.field("spec"), "must be a mapping"))
+		w.request.failed = true
+	}
+}
+
+// allWants returns every want in render order: request namespace, request name, block,
+// operand index.
+func (r *run) allWants() []*want {
+	var out []*want
+	for _, req := range r.requests {
+		out = append(out, req.wants...)
+	}
+	return out
+}

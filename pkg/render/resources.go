@@ -1,0 +1,229 @@
+package render
+
+import (
+	"github.com/odlm-render/odlm-render/pkg/api"
+	"github.com/odlm-render/odlm-render/pkg/diag"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/pkg/merge"
+	"github.com/odlm-render/odlm-render/pkg/naming"
+	"github.com/odlm-render/odlm-render/pkg/objpath"
+)
+
+// clusterScopedKinds are kinds whose namespace the API server drops; the render leaves it out.
+var clusterScopedKinds = map[string]bool{
+	"Namespace": true, "ClusterRole": true, "ClusterRoleBinding": true, "CustomResourceDefinition": true,
+	"StorageClass": true, "PriorityClass": true, "PersistentVolume": true, "ValidatingWebhookConfiguration": true,
+	"MutatingWebhookConfiguration": true, "APIService": true, "ConsoleLink": true, "ConsoleYAMLSample": true,
+}
+
+// renderResources renders the `resources` of one OperandConfig service (section 6).
+func (r *run) renderResources(cfg *operandConfig, svc *api.ConfigService, si int) {
+	for ri := range svc.Resources {
+		r.renderResource(cfg, &svc.Resources[ri], manifest.Field("spec.services", si, "resources", ri))
+	}
+}
+
+func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field string) {
+	if res.Name == "" || res.Kind == "" || res.APIVersion == "" {
+		return // reported while loading
+	}
+	ns := res.Namespace
+	if ns == "" {
+		ns = cfg.key.Namespace
+	}
+	var data map[string]any
+	if !res.Data.IsNull() {
+		m, ok := res.Data.Value.(map[string]any)
+		if !ok {
+			r.add(diag.Errorf(cfg.obj, field+".data", "must be a mapping of the object's top-level fields"))
+			return
+		}
+		data = m
+	}
+	hash, routeHash, ok := r.resourceHashes(cfg, res, data, field)
+	if !ok {
+		return
+	}
+	if len(res.OwnerReferences) > 0 {
+		r.add(diag.Infof(cfg.obj, field+".ownerReferences", "not rendered: an owner reference needs the owner's uid, which exists only in a cluster; GitOps tools track ownership themselves"))
+	}
+	ref := manifest.Ref{APIVersion: res.APIVersion, Kind: res.Kind, Namespace: ns, Name: res.Name}
+	if clusterScopedKinds[res.Kind] {
+		ref.Namespace = ""
+	}
+	if in, exists := r.byRef[ref.Key()]; exists {
+		r.updateResource(cfg, res, field, in, data, hash, routeHash)
+		return
+	}
+	if _, dup := r.rendered[ref.Key()]; dup {
+		r.add(diag.Warnf(cfg.obj, field, "%s is already rendered from another OperandConfig resource; the first one wins", ref))
+		return
+	}
+	obj := manifest.New(map[string]any{
+		"apiVersion": res.APIVersion,
+		"kind":       res.Kind,
+		"metadata":   map[string]any{"name": res.Name, "namespace": ns},
+	})
+	for k, v := range data {
+		obj.Map[k] = merge.DeepCopy(v)
+	}
+	if _, ok := obj.Map["metadata"].(map[string]any); !ok {
+		r.add(diag.Errorf(cfg.obj, field+".data.metadata", "must be a mapping"))
+		return
+	}
+	if obj.Name() == "" {
+		r.add(diag.Errorf(cfg.obj, field+".data.metadata", "replaces the object's metadata but has no name"))
+		return
+	}
+	if clusterScopedKinds[obj.Kind()] {
+		delete(obj.Map["metadata"].(map[string]any), "namespace")
+	}
+	r.finishResource(cfg, res, field, obj, hash, routeHash, true)
+	r.emit(obj)
+}
+
+// resourceHashes computes the hash annotations ODLM writes (before optional fields apply).
+func (r *run) resourceHashes(cfg *operandConfig, res *api.ConfigResource, data map[string]any, field string) (string, string, bool) {
+	if data == nil {
+		return "", "", true
+	}
+	hash, err := naming.DataHash(data)
+	if err != nil {
+		r.add(diag.Errorf(cfg.obj, field+".data", "%v", err))
+		return "", "", false
+	}
+	routeHash := ""
+	if res.Kind == "Route" {
+		spec, ok := data["spec"].(map[string]any)
+		if !ok {
+			r.add(diag.Errorf(cfg.obj, field+".data.spec", "a Route resource needs a spec mapping (the controller crashes without one)"))
+			return "", "", false
+		}
+		if host, ok := spec["host"].(string); ok {
+			if routeHash, err = naming.DataHash(host); err != nil {
+				r.add(diag.Errorf(cfg.obj, field+".data.spec.host", "%v", err))
+				return "", "", false
+			}
+		}
+	}
+	return hash, routeHash, true
+}
+
+// finishResource applies optional fields, labels, annotations (steps 4 and 5 of the
+// create path; the update path shares it without re-adding ODLM's label).
+func (r *run) finishResource(cfg *operandConfig, res *api.ConfigResource, field string, obj *manifest.Object, hash, routeHash string, create bool) {
+	r.applyOptionalFields(cfg, res, field, obj)
+	if create {
+		obj.SetMetadataString("labels", naming.ControlLabel, "true")
+	}
+	for _, k := range manifest.SortedKeys(res.Labels) {
+		obj.SetMetadataString("labels", k, res.Labels[k])
+	}
+	for _, k := range manifest.SortedKeys(res.Annotations) {
+		obj.SetMetadataString("annotations", k, res.Annotations[k])
+	}
+	if hash != "" {
+		obj.SetMetadataString("annotations", naming.HashedDataAnnotation, hash)
+	}
+	if routeHash != "" {
+		obj.SetMetadataString("annotations", naming.RouteHashAnnotation, routeHash)
+	}
+}
+
+// updateResource is what ODLM does to a resource that already exists (here: among the inputs).
+func (r *run) updateResource(cfg *operandConfig, res *api.ConfigResource, field string, in *manifest.Object, data map[string]any, hash, routeHash string) {
+	if res.Force != nil && !*res.Force {
+		r.add(diag.Infof(cfg.obj, field+".force", "%s exists among the inputs and force is false: ODLM leaves it unchanged", in.Ref()))
+		return
+	}
+	_, odlm := in.Labels()[naming.ControlLabel]
+	if !odlm && res.Labels[naming.ControlLabel] != "true" {
+		r.add(diag.Infof(cfg.obj, field, "%s exists among the inputs without ODLM's label: ODLM leaves it unchanged", in.Ref()))
+		return
+	}
+	obj := manifest.New(merge.DeepCopy(in.Map).(map[string]any))
+	obj.Source = in.Source
+	if data != nil {
+		if in.Annotations()[naming.HashedDataAnnotation] != hash {
+			for k, v := range data {
+				obj.Map[k] = merge.DeepCopy(v)
+			}
+		} else {
+			merged, err := merge.Merge(obj.Map, data)
+			if err != nil {
+				r.add(diag.Errorf(cfg.obj, field+".data", "%v", err))
+				return
+			}
+			obj.Map = merged.(map[string]any)
+		}
+	}
+	r.finishResource(cfg, res, field, obj, hash, routeHash, false)
+	r.replaced[in] = obj
+	r.rendered[in.Ref().Key()] = obj
+}
+
+// applyOptionalFields runs optionalFields with operation remove (the only one ODLM
+// implements), gated by matchExpressions evaluated against the input objects.
+func (r *run) applyOptionalFields(cfg *operandConfig, res *api.ConfigResource, field string, obj *manifest.Object) {
+	for i, of := range res.OptionalFields {
+		ofField := manifest.Field(field+".optionalFields", i)
+		value, err := objpath.Evaluate(of.Path, obj.Map)
+		if err != nil || value == "" {
+			continue
+		}
+		if of.MatchExpressions != nil && !r.matchExpressions(of.MatchExpressions) {
+			continue
+		}
+		switch of.Operation {
+		case "remove":
+			objpath.Remove(obj.Map, of.Path)
+		default:
+			r.add(diag.Warnf(cfg.obj, ofField+".operation", "operation %q is not implemented by ODLM (only remove): no effect", of.Operation))
+		}
+	}
+}
+
+// matchExpressions is ODLM's findMatchExpressions: order-dependent, skipping invalid
+// expressions and objects that cannot be found.
+func (r *run) matchExpressions(exprs []api.MatchExpression) bool {
+	matched := false
+	for _, ex := range exprs {
+		if ex.Key == "" || ex.Operator == "" || ex.ObjectRef == nil {
+			continue
+		}
+		ref := ex.ObjectRef
+		o := r.input(ref.APIVersion, ref.Kind, ref.Namespace, ref.Name)
+		if o == nil {
+			continue
+		}
+		value, err := objpath.Evaluate(ex.Key, o.Map)
+		if err != nil {
+			value = ""
+		}
+		switch ex.Operator {
+		case "In":
+			for _, v := range ex.Values {
+				if v == value {
+					return true
+				}
+			}
+		case "NotIn":
+			for _, v := range ex.Values {
+				if v == value {
+					return false
+				}
+			}
+			matched = true
+		case "Exists":
+			if value != "" {
+				return true
+			}
+		case "DoesNotExist":
+			if value != "" {
+				return false
+			}
+			matched = true
+		}
+	}
+	return matched
+}

@@ -1,0 +1,488 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/odlm-render/odlm-render/pkg/api"
+	"github.com/odlm-render/odlm-render/pkg/channel"
+	"github.com/odlm-render/odlm-render/pkg/diag"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/pkg/merge"
+	"github.com/odlm-render/odlm-render/pkg/naming"
+)
+
+const (
+	olmGroup                = "operators.coreos.com"
+	subscriptionAPIVersion  = olmGroup + "/v1alpha1"
+	operatorGroupAPIVersion = olmGroup + "/v1"
+	clusterInstallNamespace = naming.ClusterInstallNamespace
+)
+
+// subscriptionPlan is one Subscription: created by the render, or an input one that ODLM
+// would find (and update, when it carries ODLM's label).
+type subscriptionPlan struct {
+	namespace, name string
+	// existing is the input Subscription ODLM's search finds; nil when the render creates it
+	existing *manifest.Object
+	// contributions are the wants that reconcile this Subscription, in render order
+	contributions []*want
+	// obj is the Subscription written to the output; nil for an input without ODLM's label
+	obj *manifest.Object
+}
+
+func (p *subscriptionPlan) channel() string {
+	if p.obj != nil {
+		return p.obj.String("spec", "channel")
+	}
+	if p.existing != nil {
+		return p.existing.String("spec", "channel")
+	}
+	return ""
+}
+
+func (p *subscriptionPlan) labelled() bool {
+	_, ok := p.existing.Labels()[naming.ControlLabel]
+	return ok
+}
+
+// inputSubscriptions are the Subscriptions among the inputs.
+func (r *run) inputSubscriptions() []*manifest.Object {
+	var out []*manifest.Object
+	for _, o := range r.objects {
+		if o.Kind() == "Subscription" && o.Group() == olmGroup {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// findExisting is ODLM's Subscription search (3.1 step 5): in the install namespace and
+// the registry namespace, a Subscription named like the operator or subscribing to its
+// package. More than one is an error.
+func (r *run) findExisting(w *want) (*manifest.Object, bool) {
+	e := w.entry
+	var found []*manifest.Object
+	for _, s := range r.inputSubscriptions() {
+		if s.Namespace() != e.installNamespace() && s.Namespace() != w.registry.key.Namespace {
+			continue
+		}
+		if s.Name() == e.Name || s.String("spec", "name") == e.PackageName {
+			found = append(found, s)
+		}
+	}
+	if len(found) > 1 {
+		var names []string
+		for _, s := range found {
+			names = append(names, s.Namespace()+"/"+s.Name())
+		}
+		r.add(diag.Errorf(w.request.obj, w.field("name"), "several Subscriptions use package %q (%s): ODLM refuses to choose", e.PackageName, strings.Join(names, ", ")))
+		w.request.failed = true
+		return nil, false
+	}
+	if len(found) == 1 {
+		return found[0], true
+	}
+	return nil, true
+}
+
+// planSubscriptions decides, for every in-scope want, which Subscription reconciles it.
+func (r *run) planSubscriptions() {
+	plans := map[key]*subscriptionPlan{}
+	planFor := func(k key, existing *manifest.Object) *subscriptionPlan {
+		p, ok := plans[k]
+		if !ok {
+			p = &subscriptionPlan{namespace: k.Namespace, name: k.Name, existing: existing}
+			plans[k] = p
+			r.subscriptions = append(r.subscriptions, p)
+		}
+		return p
+	}
+	var noops []*want
+	for _, w := range r.allWants() {
+		if !w.inScope || w.entry == nil {
+			continue
+		}
+		e := w.entry
+		existing, ok := r.findExisting(w)
+		if !ok {
+			continue
+		}
+		switch {
+		case e.UserManaged:
+			if existing != nil {
+				r.userManagedExisting(w, existing)
+			}
+			continue
+		case e.InstallMode == api.InstallModeNoOp:
+			w.channel = e.Channel
+			noops = append(noops, w)
+			continue
+		}
+		if existing != nil {
+			p := planFor(key{existing.Namespace(), existing.Name()}, existing)
+			if p.labelled() {
+				r.resolveChannel(w, false)
+			} else {
+				w.channel = e.Channel
+			}
+			p.contributions = append(p.contributions, w)
+			continue
+		}
+		if !r.resolveChannel(w, true) {
+			w.request.failed = true
+			continue
+		}
+		p := planFor(key{e.installNamespace(), e.PackageName}, nil)
+		p.contributions = append(p.contributions, w)
+	}
+	// no-op entries never create a Subscription, but annotate one that exists
+	for _, w := range noops {
+		existing, _ := r.findExisting(w)
+		k := key{w.entry.installNamespace(), w.entry.PackageName}
+		if existing != nil {
+			k = key{existing.Namespace(), existing.Name()}
+		}
+		if _, planned := plans[k]; !planned && existing == nil {
+			continue
+		}
+		p := planFor(k, existing)
+		p.contributions = append(p.contributions, w)
+	}
+}
+
+func (r *run) userManagedExisting(w *want, existing *manifest.Object) {
+	labels := existing.Labels()
+	if _, odlm := labels[naming.ControlLabel]; !odlm || labels[naming.DoNotUninstallLabel] == "true" {
+		return
+	}
+	if _, done := r.replaced[existing]; done {
+		return
+	}
+	r.replaced[existing] = nil
+	r.add(diag.Warnf(existing, "metadata.labels", "operator %q is userManaged in OperandRegistry %s: ODLM deletes this Subscription it once created, so it is left out of the output", w.entry.Name, w.registry.key))
+}
+
+// resolveChannel sets w.channel from the registry and, when a catalog is given, checks it
+// against the catalog (2.2 case 3). forCreate makes a missing catalog source an error.
+func (r *run) resolveChannel(w *want, forCreate bool) bool {
+	e := w.entry
+	o := e.registry.obj
+	if e.SourceName == "" || e.SourceNamespace == "" {
+		if forCreate {
+			r.add(diag.Errorf(o, e.field("sourceName"), "operator %q has no sourceName/sourceNamespace: ODLM cannot find a CatalogSource for its Subscription (requested by %s)", e.Name, w.request.key))
+			return false
+		}
+		w.channel = e.Channel
+		return true
+	}
+	if r.catalog == nil {
+		w.channel = e.Channel
+		return true
+	}
+	pkg, ok := r.catalog.Package(e.PackageName)
+	if !ok {
+		r.add(diag.Errorf(o, e.field("packageName"), "package %q is not in the catalog", e.PackageName))
+		return false
+	}
+	names := pkg.ChannelNames()
+	if slices.Contains(names, e.Channel) {
+		w.channel = e.Channel
+		return true
+	}
+	if fb, ok := channel.PickFallback(names, e.FallbackChannels); ok {
+		r.add(diag.Warnf(o, e.field("channel"), "channel %q is not in package %q; using fallback channel %q", e.Channel, e.PackageName, fb))
+		w.channel = fb
+		return true
+	}
+	r.add(diag.Errorf(o, e.field("channel"), "channel %q is not in package %q (channels: %s) and no fallbackChannels entry matches", e.Channel, e.PackageName, strings.Join(names, ", ")))
+	return false
+}
+
+// buildSubscriptions writes every planned Subscription.
+func (r *run) buildSubscriptions() {
+	for _, p := range r.subscriptions {
+		switch {
+		case p.existing == nil:
+			r.createSubscription(p)
+		case p.labelled():
+			r.updateSubscription(p)
+		default:
+			r.add(diag.Infof(p.existing, "metadata.labels", "Subscription was not created by ODLM (no %s label): ODLM leaves it unchanged and creates no other for package %q", naming.ControlLabel, p.existing.String("spec", "name")))
+		}
+	}
+}
+
+// contributors returns the wants that may change a Subscription's spec (no-op entries
+// only annotate).
+func contributors(p *subscriptionPlan) []*want {
+	var out []*want
+	for _, w := range p.contributions {
+		if w.entry.InstallMode != api.InstallModeNoOp {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func (r *run) createSubscription(p *subscriptionPlan) {
+	ws := contributors(p)
+	if len(ws) == 0 {
+		return
+	}
+	chosen := r.agreeOnChannel(p, ws)
+	var base *want
+	spec := map[string]any{}
+	for _, w := range ws {
+		if w.channel != chosen {
+			continue
+		}
+		e := w.entry
+		if base == nil {
+			base = w
+			spec["name"] = e.PackageName
+			spec["channel"] = chosen
+			if e.StartingCSV != "" {
+				spec["startingCSV"] = e.StartingCSV
+			}
+		} else {
+			r.warnSpecDisagreement(base, w)
+		}
+		r.applyEntryToSpec(spec, w)
+	}
+	obj := manifest.New(map[string]any{
+		"apiVersion": subscriptionAPIVersion,
+		"kind":       "Subscription",
+		"metadata": map[string]any{
+			"name":        p.name,
+			"namespace":   p.namespace,
+			"labels":      map[string]any{naming.ControlLabel: "true"},
+			"annotations": map[string]any{},
+		},
+		"spec": spec,
+	})
+	r.annotate(obj, p)
+	p.obj = obj
+}
+
+// applyEntryToSpec is what ODLM writes into a Subscription's spec from an entry whose
+// channel matches the Subscription's (3.3 step 5).
+func (r *run) applyEntryToSpec(spec map[string]any, w *want) {
+	e := w.entry
+	spec["name"] = e.PackageName
+	if e.SourceName != "" && e.SourceNamespace != "" {
+		spec["source"] = e.SourceName
+		spec["sourceNamespace"] = e.SourceNamespace
+	}
+	if e.InstallPlanApproval != "" {
+		spec["installPlanApproval"] = e.InstallPlanApproval
+	}
+	if e.SubscriptionConfig != nil {
+		cfg, err := manifest.ToValue(e.SubscriptionConfig)
+		if err != nil {
+			r.add(diag.Errorf(e.registry.obj, e.field("subscriptionConfig"), "%v", err))
+			return
+		}
+		spec["config"] = cfg
+	}
+}
+
+func (r *run) warnSpecDisagreement(base, w *want) {
+	a, b := base.entry, w.entry
+	if a == b {
+		return
+	}
+	var diffs []string
+	if a.SourceName != b.SourceName || a.SourceNamespace != b.SourceNamespace {
+		diffs = append(diffs, "catalog source")
+	}
+	if a.InstallPlanApproval != b.InstallPlanApproval {
+		diffs = append(diffs, "installPlanApproval")
+	}
+	ca, _ := manifest.ToValue(a.SubscriptionConfig)
+	cb, _ := manifest.ToValue(b.SubscriptionConfig)
+	if b.SubscriptionConfig != nil && !merge.Equal(ca, cb) {
+		diffs = append(diffs, "subscriptionConfig")
+	}
+	if len(diffs) > 0 {
+		r.add(diag.Warnf(b.registry.obj, b.field("name"), "operator %q (OperandRegistry %s) and operator %q (OperandRegistry %s) share a Subscription but differ in %s: the later one (%s) wins", a.Name, a.registry.key, b.Name, b.registry.key, strings.Join(diffs, ", "), w.request.key))
+	}
+}
+
+// agreeOnChannel applies section 15.3: when requests disagree, the minimum semver channel
+// wins (first in render order on ties), with a warning that names every request.
+func (r *run) agreeOnChannel(p *subscriptionPlan, ws []*want) string {
+	var channels []string
+	for _, w := range ws {
+		channels = append(channels, w.channel)
+	}
+	chosen := channel.Min(channels)
+	if slices.ContainsFunc(channels, func(c string) bool { return c != chosen }) {
+		var asks []string
+		for _, w := range ws {
+			asks = append(asks, fmt.Sprintf("%s (%s) asks %q", w.request.key, w.field(""), w.channel))
+		}
+		first := ws[0]
+		r.add(diag.Warnf(first.entry.registry.obj, first.entry.field("channel"), "requests disagree on the channel of Subscription %s/%s: %s; using %q, the lowest version (ODLM keeps whichever request it reconciled first)", p.namespace, p.name, strings.Join(asks, "; "), chosen))
+	}
+	return chosen
+}
+
+// annotate writes the steady-state annotations of every contribution (3.2, 3.3 step 2).
+func (r *run) annotate(obj *manifest.Object, p *subscriptionPlan) {
+	for _, w := range p.contributions {
+		reg := w.registry.key
+		req := w.request.key
+		e := w.entry
+		obj.SetMetadataString("annotations", naming.RegistryAnnotation(reg.Namespace, reg.Name), "true")
+		obj.SetMetadataString("annotations", naming.ConfigAnnotation(reg.Namespace, reg.Name), "true")
+		obj.SetMetadataString("annotations", naming.RequestAnnotation(req.Namespace, req.Name, e.Name), w.channel)
+		obj.SetMetadataString("annotations", naming.OperatorNamespaceAnnotation(req.Namespace, req.Name, e.Name), e.installNamespace())
+		obj.SetMetadataString("annotations", naming.RequestConfigAnnotation(req.Namespace, req.Name, e.Name), e.serviceName())
+	}
+}
+
+// updateSubscription reconciles an input Subscription that carries ODLM's label (3.3).
+func (r *run) updateSubscription(p *subscriptionPlan) {
+	obj := manifest.New(merge.DeepCopy(p.existing.Map).(map[string]any))
+	obj.Source = p.existing.Source
+	r.annotate(obj, p)
+	spec := manifest.EnsureMap(obj.Map, "spec")
+	current, _ := spec["channel"].(string)
+	annotations := obj.Annotations()
+	for _, w := range p.contributions {
+		if w.entry.InstallMode != api.InstallModeNoOp {
+			continue
+		}
+		// a no-op entry never moves the channel forward: its request annotation keeps the
+		// Subscription's current channel when that is older (3.3 step 3)
+		if channel.Valid(current) && channel.Valid(w.entry.Channel) && channel.Compare(current, w.entry.Channel) < 0 {
+			req := w.request.key
+			obj.SetMetadataString("annotations", naming.RequestAnnotation(req.Namespace, req.Name, w.entry.Name), current)
+			annotations = obj.Annotations()
+		}
+	}
+	var requested []string
+	for _, k := range manifest.SortedKeys(annotations) {
+		if strings.HasSuffix(k, "/request") && strings.Count(k, ".") >= 2 {
+			requested = append(requested, annotations[k])
+		}
+	}
+	if min := channel.ODLMFindMinSemver(current, requested); min != "" {
+		spec["channel"] = min
+		current = min
+	}
+	for _, w := range contributors(p) {
+		if w.channel == current {
+			r.applyEntryToSpec(spec, w)
+		}
+	}
+	p.obj = obj
+	r.replaced[p.existing] = obj
+}
+
+// buildOperatorGroups creates one OperatorGroup per namespace where the render creates a
+// Subscription, unless the inputs already hold one there (section 4 and 15.4).
+func (r *run) buildOperatorGroups() {
+	existing := map[string]bool{}
+	for _, o := range r.objects {
+		if o.Kind() == "OperatorGroup" && o.Group() == olmGroup {
+			existing[o.Namespace()] = true
+		}
+	}
+	byNamespace := map[string][]*entry{}
+	var order []string
+	for _, p := range r.subscriptions {
+		if p.existing != nil || p.obj == nil {
+			continue
+		}
+		for _, w := range contributors(p) {
+			e := w.entry
+			if e.installNamespace() == clusterInstallNamespace || existing[e.Namespace] {
+				continue
+			}
+			if _, seen := byNamespace[e.Namespace]; !seen {
+				order = append(order, e.Namespace)
+			}
+			if !slices.Contains(byNamespace[e.Namespace], e) {
+				byNamespace[e.Namespace] = append(byNamespace[e.Namespace], e)
+			}
+		}
+	}
+	for _, ns := range order {
+		entries := byNamespace[ns]
+		slices.SortStableFunc(entries, func(a, b *entry) int {
+			if c := strings.Compare(a.registry.key.Namespace, b.registry.key.Namespace); c != 0 {
+				return c
+			}
+			if c := strings.Compare(a.registry.key.Name, b.registry.key.Name); c != 0 {
+				return c
+			}
+			return a.index - b.index
+		})
+		first := entries[0]
+		for _, e := range entries[1:] {
+			if !sameTargets(first, e) {
+				r.add(diag.Warnf(e.registry.obj, e.field("targetNamespaces"), "operators %q (OperandRegistry %s) and %q (OperandRegistry %s) share namespace %s but want different targetNamespaces; the OperatorGroup follows %q (ODLM: whichever is created first)", first.Name, first.registry.key, e.Name, e.registry.key, ns, first.Name))
+			}
+		}
+		spec := map[string]any{}
+		if first.TargetNamespaces == nil {
+			spec["targetNamespaces"] = []any{first.Namespace}
+		} else if len(first.TargetNamespaces) > 0 {
+			var l []any
+			for _, t := range first.TargetNamespaces {
+				l = append(l, t)
+			}
+			spec["targetNamespaces"] = l
+		}
+		r.operatorGroups = append(r.operatorGroups, manifest.New(map[string]any{
+			"apiVersion": operatorGroupAPIVersion,
+			"kind":       "OperatorGroup",
+			"metadata": map[string]any{
+				"name":      naming.OperatorGroupName,
+				"namespace": ns,
+				"labels":    map[string]any{naming.ControlLabel: "true"},
+			},
+			"spec": spec,
+		}))
+	}
+}
+
+func sameTargets(a, b *entry) bool {
+	if (a.TargetNamespaces == nil) != (b.TargetNamespaces == nil) {
+		return false
+	}
+	return slices.Equal(a.TargetNamespaces, b.TargetNamespaces)
+}
+
+// subscriptionFor returns the Subscription that serves a want's operands (rendered or
+// input), as ODLM's search finds it.
+func (r *run) subscriptionFor(w *want) *subscriptionPlan {
+	for _, p := range r.subscriptions {
+		if slices.Contains(p.contributions, w) {
+			return p
+		}
+	}
+	// out-of-scope wants: ODLM still finds a Subscription some other request made (5.1)
+	e := w.entry
+	for _, p := range r.subscriptions {
+		if p.obj == nil && p.existing == nil {
+			continue
+		}
+		if p.namespace != e.installNamespace() && p.namespace != w.registry.key.Namespace {
+			continue
+		}
+		pkg := ""
+		if p.obj != nil {
+			pkg = p.obj.String("spec", "name")
+		} else {
+			pkg = p.existing.String("spec", "name")
+		}
+		if p.name == e.Name || pkg == e.PackageName {
+			return p
+		}
+	}
+	return nil
+}
