@@ -172,13 +172,13 @@ func nodeValue(n *yaml.Node, depth int) (any, error) {
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, val := n.Content[i], n.Content[i+1]
-			if k.Tag == "!!merge" {
+			if k.ShortTag() == "!!merge" {
 				if err := mergeInto(m, val, depth); err != nil {
 					return nil, err
 				}
 				continue
 			}
-			if k.Kind != yaml.ScalarNode || (k.Tag != "!!str" && k.Tag != "!!int" && k.Tag != "!!bool" && k.Tag != "!!float" && k.Tag != "!!null") {
+			if k.Kind != yaml.ScalarNode || !scalarKeyTags[k.ShortTag()] {
 				return nil, &lineError{k.Line, "mapping keys must be strings"}
 			}
 			if _, dup := m[k.Value]; dup {
@@ -206,6 +206,9 @@ func nodeValue(n *yaml.Node, depth int) (any, error) {
 	}
 	return nil, &lineError{n.Line, "unsupported YAML node"}
 }
+
+// scalarKeyTags are the key types that JSON can hold (as their text).
+var scalarKeyTags = map[string]bool{"!!str": true, "!!int": true, "!!bool": true, "!!float": true, "!!null": true}
 
 func mergeInto(m map[string]any, val *yaml.Node, depth int) error {
 	v, err := nodeValue(val, depth+1)
