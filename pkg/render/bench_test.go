@@ -1,0 +1,103 @@
+package render_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/pkg/render"
+)
+
+const fleetRegistry = `
+apiVersion: operator.ibm.com/v1alpha1
+kind: OperandRegistry
+metadata: {name: fleet, namespace: platform}
+spec:
+  operators:
+  - {name: kube-green, packageName: kube-green, channel: alpha, installMode: cluster, scope: public, sourceName: community, sourceNamespace: olm}
+  - {name: nfs, packageName: nfs-provisioner-operator, channel: alpha, scope: public, sourceName: community, sourceNamespace: olm}
+  - {name: network, packageName: nvidia-network-operator, channel: v26.4, namespace: nvidia, scope: public, sourceName: certified, sourceNamespace: olm}
+---
+apiVersion: operator.ibm.com/v1alpha1
+kind: OperandConfig
+metadata: {name: fleet, namespace: platform}
+spec:
+  services:
+  - name: kube-green
+    spec: {SleepInfo: {sleepAt: "19:00"}}
+  - name: nfs
+    spec: {NFSProvisioner: {storageSize: 10G}}
+    resources:
+    - {apiVersion: v1, kind: ConfigMap, name: nfs-settings, data: {data: {a: b}}}
+  - name: network
+    spec:
+      NicClusterPolicy: {ofedDriver: {version: "26.04"}}
+      MacvlanNetwork: {mtu: 9000}
+`
+
+// fleet is a registry, its config and n OperandRequests, each in its own namespace, asking
+// for every operator and defining one CR of its own.
+func fleet(t testing.TB, n int) []*manifest.Object {
+	var b strings.Builder
+	b.WriteString(fleetRegistry)
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `---
+apiVersion: operator.ibm.com/v1alpha1
+kind: OperandRequest
+metadata: {name: team-%[1]d, namespace: team-%[1]d}
+spec:
+  requests:
+  - registry: fleet
+    registryNamespace: platform
+    operands:
+    - name: kube-green
+    - name: nfs
+    - name: network
+    - name: kube-green
+      apiVersion: kube-green.com/v1alpha1
+      kind: SleepInfo
+      spec: {weekdays: "1-5", sleepAt: "2%[2]d:00"}
+`, i, i%4)
+	}
+	objs, err := manifest.Decode("fleet.yaml", []byte(b.String()))
+	require.NoError(t, err)
+	return objs
+}
+
+// BenchmarkRenderFleet renders 200 OperandRequests against the real catalog data in
+// testdata (4 packages, 21 bundles).
+func BenchmarkRenderFleet(b *testing.B) {
+	cat, err := catalog.Load("../../testdata/catalogs")
+	require.NoError(b, err)
+	objs := fleet(b, 200)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var out render.Output
+	for i := 0; i < b.N; i++ {
+		out = render.Render(render.Inputs{Objects: objs, Catalog: cat}, render.Options{})
+	}
+	b.StopTimer()
+	require.False(b, out.Results.HasErrors(), "%v", out.Results)
+	b.ReportMetric(float64(len(out.Objects)), "objects")
+}
+
+func TestFleetRendersEveryRequest(t *testing.T) {
+	cat, err := catalog.Load("../../testdata/catalogs")
+	require.NoError(t, err)
+	out := render.Render(render.Inputs{Objects: fleet(t, 20), Catalog: cat}, render.Options{})
+	require.False(t, out.Results.HasErrors(), "%v", out.Results)
+	kinds := map[string]int{}
+	for _, o := range out.Objects {
+		kinds[o.Kind()]++
+	}
+	// 3 Subscriptions shared by all requests; OperatorGroups in platform and nvidia; one
+	// SleepInfo per team plus the configured one; configured NFS and network CRs once.
+	require.Equal(t, map[string]int{
+		"Subscription": 3, "OperatorGroup": 2, "SleepInfo": 21, "NFSProvisioner": 1,
+		"NicClusterPolicy": 1, "MacvlanNetwork": 1, "ConfigMap": 1,
+	}, kinds)
+}
