@@ -7,7 +7,7 @@ BIN := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/odlm-render/odlm-render/pkg/cli.Version=$(VERSION)
 
-.PHONY: all build example test unit lint fuzz bench golden clean
+.PHONY: all build example test tools unit lint fuzz bench golden clean
 
 all: build
 
@@ -19,11 +19,15 @@ build:
 example: build
 	$(BIN)/odlm-render render examples/quickstart/manifests --catalog examples/quickstart/catalog
 
-# Every test: vet and format checks, unit, golden, front-door tests.
-test: lint unit
+# Every test: vet and format checks, unit, golden, front-door tests, and the integration
+# tests that run real kustomize (installed, pinned, by scripts/tools.sh).
+test: lint tools unit
+
+tools:
+	scripts/tools.sh >/dev/null
 
 unit:
-	$(GO) test -count=1 ./...
+	ODLM_RENDER_REQUIRE_TOOLS=1 $(GO) test -count=1 ./...
 
 lint:
 	$(GO) vet ./...

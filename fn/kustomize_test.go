@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/odlm-render/odlm-render/pkg/inputs"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/pkg/render"
+)
+
+// tool finds a pinned external tool installed by scripts/tools.sh. Without it the test is
+// skipped, unless ODLM_RENDER_REQUIRE_TOOLS=1 (set by `make test`) makes that a failure.
+func tool(t *testing.T, name string) string {
+	t.Helper()
+	path, err := filepath.Abs(filepath.Join("..", ".cache", "tools", "bin", name))
+	require.NoError(t, err)
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	if os.Getenv("ODLM_RENDER_REQUIRE_TOOLS") == "1" {
+		t.Fatalf("%s is not installed: run scripts/tools.sh", name)
+	}
+	t.Skipf("%s is not installed (scripts/tools.sh installs it)", name)
+	return ""
+}
+
+// buildFunction compiles the KRM function into dir.
+func buildFunction(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "odlm-render-fn")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return bin
+}
+
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	require.NoError(t, os.CopyFS(to, os.DirFS(from)))
+}
+
+// kustomizeDir lays out a kustomization that runs the function as an exec transformer
+// over the given manifest folder.
+func kustomizeDir(t *testing.T, manifests string) string {
+	t.Helper()
+	dir := t.TempDir()
+	fn := buildFunction(t, t.TempDir())
+	copyTree(t, manifests, filepath.Join(dir, "manifests"))
+	copyTree(t, quickstart+"/catalog", filepath.Join(dir, "catalog"))
+	entries, err := os.ReadDir(manifests)
+	require.NoError(t, err)
+	k := "resources:\n"
+	for _, e := range entries {
+		k += "- manifests/" + e.Name() + "\n"
+	}
+	k += "transformers:\n- render.yaml\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(k), 0o644))
+	render := `apiVersion: odlm-render.io/v1alpha1
+kind: RenderConfig
+metadata:
+  name: render
+  annotations:
+    config.kubernetes.io/function: |
+      exec:
+        path: ` + fn + `
+spec:
+  catalogs: [catalog]
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "render.yaml"), []byte(render), 0o644))
+	return dir
+}
+
+func TestKustomizeBuildRunsTheFunction(t *testing.T) {
+	kustomize := tool(t, "kustomize")
+	dir := kustomizeDir(t, quickstart+"/manifests")
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(kustomize, "build", "--enable-alpha-plugins", "--enable-exec", dir)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), stderr.String())
+
+	got, err := manifest.Decode("kustomize", stdout.Bytes())
+	require.NoError(t, err)
+	// the same objects as the engine renders directly
+	docs, err := inputs.ReadPaths([]string{quickstart + "/manifests"}, nil)
+	require.NoError(t, err)
+	cat, err := inputs.LoadCatalog([]string{quickstart + "/catalog"}, nil)
+	require.NoError(t, err)
+	want := render.Render(render.Inputs{Objects: docs, Catalog: cat}, render.Options{})
+	require.False(t, want.Results.HasErrors())
+	manifest.Sort(got)
+	var a, b bytes.Buffer
+	require.NoError(t, manifest.WriteYAML(&a, want.Objects))
+	require.NoError(t, manifest.WriteYAML(&b, got))
+	assert.Equal(t, a.String(), b.String())
+	assert.Contains(t, b.String(), "kind: Subscription")
+}
+
+func TestKustomizeBuildFailsOnErrorResults(t *testing.T) {
+	kustomize := tool(t, "kustomize")
+	dir := kustomizeDir(t, fnData+"/bad-request")
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(kustomize, "build", "--enable-alpha-plugins", "--enable-exec", dir)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.Error(t, cmd.Run(), "an error result must fail the build: kustomize ignores results")
+	assert.Contains(t, stderr.String(), "OperandRegistry apps/nowhere not found")
+	assert.Empty(t, stdout.String())
+}
