@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
 
 // blobSink receives decoded blobs one at a time, so that a file's blobs are
@@ -119,7 +121,7 @@ func (l *lineCounter) at(off int) int {
 // package before paying for the conversion to a tree.
 func decodeYAML(name string, data []byte, sink blobSink) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	conv := converter{budget: 10*len(data) + 10000}
+	conv := manifest.Converter{Budget: 10*len(data) + 10000}
 	for index := 0; ; index++ {
 		var doc yaml.Node
 		err := safeDecode(dec, &doc)
@@ -147,7 +149,7 @@ func decodeYAML(name string, data []byte, sink blobSink) error {
 		if schema, pkg, ok := peek(root); ok && !sink.wants(schema, pkg) {
 			continue
 		}
-		v, err := conv.value(root, 0)
+		v, err := conv.Value(root)
 		if err != nil {
 			return &Error{Source: src, Err: err}
 		}
@@ -213,147 +215,3 @@ func nodeKind(n *yaml.Node) string {
 	return "an unexpected node"
 }
 
-// maxDepth bounds nesting, so that a hostile file cannot exhaust the stack.
-const maxDepth = 1000
-
-// converter turns a yaml.Node into the JSON-like tree every blob has:
-// map[string]any, []any, string, bool, nil and json.Number (exact numbers).
-// Keys are their text; a "<<" merge key stays an ordinary key (FBC has none).
-// budget bounds the number of nodes produced, so that aliases cannot expand
-// a small file into a huge tree ("billion laughs").
-type converter struct {
-	budget int
-	active map[*yaml.Node]bool // anchors being expanded, to catch self-reference
-}
-
-func (c *converter) value(n *yaml.Node, depth int) (any, error) {
-	c.budget--
-	if c.budget < 0 {
-		return nil, errors.New("document too large after alias expansion")
-	}
-	if depth > maxDepth {
-		return nil, fmt.Errorf("document nested deeper than %d levels", maxDepth)
-	}
-	switch n.Kind {
-	case yaml.DocumentNode:
-		if len(n.Content) == 0 {
-			return nil, nil
-		}
-		return c.value(n.Content[0], depth+1)
-	case yaml.MappingNode:
-		m := make(map[string]any, len(n.Content)/2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, err := c.key(n.Content[i])
-			if err != nil {
-				return nil, err
-			}
-			if _, dup := m[k]; dup {
-				return nil, fmt.Errorf("line %d: mapping key %q defined twice", n.Content[i].Line, k)
-			}
-			v, err := c.value(n.Content[i+1], depth+1)
-			if err != nil {
-				return nil, err
-			}
-			m[k] = v
-		}
-		return m, nil
-	case yaml.SequenceNode:
-		l := make([]any, 0, len(n.Content))
-		for _, e := range n.Content {
-			v, err := c.value(e, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			l = append(l, v)
-		}
-		return l, nil
-	case yaml.ScalarNode:
-		return scalar(n)
-	case yaml.AliasNode:
-		if n.Alias == nil {
-			return nil, fmt.Errorf("line %d: unknown alias", n.Line)
-		}
-		if c.active[n.Alias] {
-			return nil, fmt.Errorf("line %d: alias %q refers to itself", n.Line, n.Value)
-		}
-		if c.active == nil {
-			c.active = map[*yaml.Node]bool{}
-		}
-		c.active[n.Alias] = true
-		defer delete(c.active, n.Alias)
-		return c.value(n.Alias, depth+1)
-	}
-	return nil, fmt.Errorf("line %d: unsupported YAML node", n.Line)
-}
-
-// key renders a mapping key as a string, as JSON requires.
-func (c *converter) key(n *yaml.Node) (string, error) {
-	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
-		n = n.Alias
-	}
-	if n.Kind != yaml.ScalarNode {
-		return "", fmt.Errorf("line %d: mapping keys must be scalars", n.Line)
-	}
-	c.budget--
-	return n.Value, nil
-}
-
-func scalar(n *yaml.Node) (any, error) {
-	switch n.ShortTag() {
-	case "!!null":
-		return nil, nil
-	case "!!bool":
-		switch strings.ToLower(n.Value) {
-		case "true", "yes", "on", "y":
-			return true, nil
-		case "false", "no", "off", "n":
-			return false, nil
-		}
-		return nil, fmt.Errorf("line %d: invalid boolean %q", n.Line, n.Value)
-	case "!!int", "!!float":
-		if isJSONNumber(n.Value) {
-			return json.Number(n.Value), nil
-		}
-		// 0x1f, .inf, 1_000 …: not representable as a JSON number; keep the text.
-		return n.Value, nil
-	}
-	// !!str, !!timestamp, !!binary and custom tags: the text as written.
-	return n.Value, nil
-}
-
-// isJSONNumber reports whether s follows the JSON number grammar.
-func isJSONNumber(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	digits := func() int {
-		n := 0
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-			n++
-		}
-		return n
-	}
-	start := i
-	n := digits()
-	if n == 0 || (n > 1 && s[start] == '0') {
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return i == len(s)
-}

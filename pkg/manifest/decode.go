@@ -36,6 +36,7 @@ var yamlLineRe = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
 // yaml` writes them) are flattened into their items.
 func Decode(file string, data []byte) ([]*Object, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
+	conv := Converter{Budget: 10*len(data) + 10000}
 	var out []*Object
 	for index := 0; ; index++ {
 		var doc yaml.Node
@@ -53,7 +54,7 @@ func Decode(file string, data []byte) ([]*Object, error) {
 		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
 			continue
 		}
-		v, err := NodeValue(root)
+		v, err := conv.Value(root)
 		if err != nil {
 			return nil, &SyntaxError{File: file, Line: errLine(err, root.Line), Msg: err.Error()}
 		}
@@ -146,34 +147,64 @@ func kindName(n *yaml.Node) string {
 }
 
 // NodeValue converts a parsed YAML node into the value tree. Numbers keep their exact value
-// as json.Number; values JSON cannot hold (.inf, .nan, non-string keys) are errors.
+// as json.Number; values JSON cannot hold (.inf, .nan, non-scalar keys) are errors. Aliases
+// are expanded within a budget, so that a small hostile document ("billion laughs") or an
+// alias that refers to itself is an error rather than a hang.
 func NodeValue(n *yaml.Node) (any, error) {
-	return nodeValue(n, 0)
+	c := Converter{Budget: maxNodes}
+	return c.Value(n)
 }
 
-const maxDepth = 10000
+const (
+	maxDepth = 1000
+	// maxNodes bounds the values one document may expand to (aliases included).
+	maxNodes = 10_000_000
+)
 
-func nodeValue(n *yaml.Node, depth int) (any, error) {
+// Converter converts YAML nodes into value trees. Budget bounds the number of values it
+// produces over all its calls (aliases expanded); a reader of a stream shares one
+// Converter across documents, with a budget proportional to the stream's size.
+type Converter struct {
+	Budget int
+	active map[*yaml.Node]bool // anchors being expanded
+}
+
+// Value converts one node (see NodeValue).
+func (c *Converter) Value(n *yaml.Node) (any, error) { return c.value(n, 0) }
+
+func (c *Converter) value(n *yaml.Node, depth int) (any, error) {
+	c.Budget--
+	if c.Budget < 0 {
+		return nil, &lineError{n.Line, "document too large after alias expansion"}
+	}
 	if depth > maxDepth {
-		return nil, &lineError{n.Line, "document nested too deeply"}
+		return nil, &lineError{n.Line, fmt.Sprintf("document nested deeper than %d levels", maxDepth)}
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
-		return nodeValue(n.Content[0], depth+1)
+		return c.value(n.Content[0], depth+1)
 	case yaml.AliasNode:
 		if n.Alias == nil {
 			return nil, &lineError{n.Line, "unknown alias"}
 		}
-		return nodeValue(n.Alias, depth+1)
+		if c.active[n.Alias] {
+			return nil, &lineError{n.Line, fmt.Sprintf("alias %q refers to itself", n.Value)}
+		}
+		if c.active == nil {
+			c.active = map[*yaml.Node]bool{}
+		}
+		c.active[n.Alias] = true
+		defer delete(c.active, n.Alias)
+		return c.value(n.Alias, depth+1)
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, val := n.Content[i], n.Content[i+1]
 			if k.ShortTag() == "!!merge" {
-				if err := mergeInto(m, val, depth); err != nil {
+				if err := c.mergeInto(m, val, depth); err != nil {
 					return nil, err
 				}
 				continue
@@ -184,7 +215,7 @@ func nodeValue(n *yaml.Node, depth int) (any, error) {
 			if _, dup := m[k.Value]; dup {
 				return nil, &lineError{k.Line, fmt.Sprintf("duplicate key %q", k.Value)}
 			}
-			v, err := nodeValue(val, depth+1)
+			v, err := c.value(val, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -193,8 +224,8 @@ func nodeValue(n *yaml.Node, depth int) (any, error) {
 		return m, nil
 	case yaml.SequenceNode:
 		l := make([]any, 0, len(n.Content))
-		for _, c := range n.Content {
-			v, err := nodeValue(c, depth+1)
+		for _, e := range n.Content {
+			v, err := c.value(e, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -210,8 +241,8 @@ func nodeValue(n *yaml.Node, depth int) (any, error) {
 // scalarKeyTags are the key types that JSON can hold (as their text).
 var scalarKeyTags = map[string]bool{"!!str": true, "!!int": true, "!!bool": true, "!!float": true, "!!null": true}
 
-func mergeInto(m map[string]any, val *yaml.Node, depth int) error {
-	v, err := nodeValue(val, depth+1)
+func (c *Converter) mergeInto(m map[string]any, val *yaml.Node, depth int) error {
+	v, err := c.value(val, depth+1)
 	if err != nil {
 		return err
 	}

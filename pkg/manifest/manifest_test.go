@@ -102,3 +102,18 @@ func TestSortIgnoresInputOrder(t *testing.T) {
 	assert.Equal(t, ba.String(), bb.String())
 	assert.Equal(t, "Namespace", a[0].Kind())
 }
+
+func TestDecodeRefusesAliasBombsAndSelfReference(t *testing.T) {
+	bomb := "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+	prev := "a"
+	for _, name := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
+		bomb += name + ": &" + name + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n"
+		prev = name
+	}
+	_, err := manifest.Decode("bomb.yaml", []byte(bomb))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "too large after alias expansion")
+
+	_, err = manifest.Decode("self.yaml", []byte("a: &x\n  b: *x\n"))
+	require.Error(t, err)
+}
