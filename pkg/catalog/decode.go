@@ -214,4 +214,3 @@ func nodeKind(n *yaml.Node) string {
 	}
 	return "an unexpected node"
 }
-
