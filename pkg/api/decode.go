@@ -51,11 +51,13 @@ func DecodeSpec(obj *manifest.Object, out any) ([]FieldIssue, error) {
 		return nil, &FieldError{Path: "spec", Msg: fmt.Sprintf("must be a mapping, not %s", describe(spec))}
 	}
 	w := walker{}
-	w.walk(spec, reflect.TypeOf(out).Elem(), "spec")
+	// decode the pruned tree: encoding/json matches keys case-insensitively, so an unknown
+	// "instancename" would otherwise fill InstanceName, while the API server prunes it
+	pruned := w.walk(spec, reflect.TypeOf(out).Elem(), "spec")
 	if w.typeErr != nil {
 		return nil, w.typeErr
 	}
-	b, err := json.Marshal(spec)
+	b, err := json.Marshal(pruned)
 	if err != nil {
 		return nil, &FieldError{Path: "spec", Msg: err.Error()}
 	}
@@ -122,7 +124,8 @@ func describe(v any) string {
 var unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
 
 // walker follows a value tree along a Go type: it records keys the type has no field for
-// and the first value of the wrong JSON type, both with their full path.
+// and the first value of the wrong JSON type, both with their full path, and returns the
+// tree without the unknown keys (what the API server stores).
 type walker struct {
 	issues  []FieldIssue
 	typeErr *FieldError
@@ -134,50 +137,56 @@ func (w *walker) mismatch(path string, t reflect.Type, v any) {
 	}
 }
 
-func (w *walker) walk(v any, t reflect.Type, path string) {
+func (w *walker) walk(v any, t reflect.Type, path string) any {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if v == nil || t.Kind() == reflect.Interface {
-		return
+		return v
 	}
 	if reflect.PointerTo(t).Implements(unmarshalerType) || t.Implements(unmarshalerType) {
-		return // Optional, Quantity, IntOrString, Time: the type decides for itself
+		return v // Optional, Quantity, IntOrString, Time: the type decides for itself
 	}
 	switch t.Kind() {
 	case reflect.Struct:
 		m, ok := v.(map[string]any)
 		if !ok {
 			w.mismatch(path, t, v)
-			return
+			return v
 		}
 		fields := jsonFields(t)
+		out := make(map[string]any, len(m))
 		for _, k := range manifest.SortedKeys(m) {
 			ft, known := fields[k]
 			if !known {
 				w.issues = append(w.issues, FieldIssue{Path: manifest.Field(path, k)})
 				continue
 			}
-			w.walk(m[k], ft, manifest.Field(path, k))
+			out[k] = w.walk(m[k], ft, manifest.Field(path, k))
 		}
+		return out
 	case reflect.Slice:
 		l, ok := v.([]any)
 		if !ok {
 			w.mismatch(path, t, v)
-			return
+			return v
 		}
+		out := make([]any, len(l))
 		for i, e := range l {
-			w.walk(e, t.Elem(), manifest.Field(path, i))
+			out[i] = w.walk(e, t.Elem(), manifest.Field(path, i))
 		}
+		return out
 	case reflect.Map:
 		m, ok := v.(map[string]any)
 		if !ok {
 			w.mismatch(path, t, v)
-			return
+			return v
 		}
+		out := make(map[string]any, len(m))
 		for _, k := range manifest.SortedKeys(m) {
-			w.walk(m[k], t.Elem(), manifest.Field(path, k))
+			out[k] = w.walk(m[k], t.Elem(), manifest.Field(path, k))
 		}
+		return out
 	case reflect.String:
 		if _, ok := v.(string); !ok {
 			w.mismatch(path, t, v)
@@ -191,6 +200,7 @@ func (w *walker) walk(v any, t reflect.Type, path string) {
 			w.mismatch(path, t, v)
 		}
 	}
+	return v
 }
 
 // jsonFields maps JSON names to field types, following embedded and inline structs.

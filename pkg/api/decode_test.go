@@ -98,3 +98,27 @@ spec:
 	assert.Equal(t, "spec.operators[0].channel", fe.Path)
 	assert.Contains(t, fe.Msg, "must be a string")
 }
+
+func TestDecodePrunesUnknownKeysBeforeDecoding(t *testing.T) {
+	obj := decodeOne(t, `
+apiVersion: operator.ibm.com/v1alpha1
+kind: OperandRequest
+metadata: {name: r, namespace: ns}
+spec:
+  requests:
+  - registry: reg
+    operands:
+    - name: a
+      kind: K
+      apiVersion: v1
+      instancename: typo
+      Spec: {x: 1}
+`)
+	var spec api.OperandRequestSpec
+	issues, err := api.DecodeSpec(obj, &spec)
+	require.NoError(t, err)
+	require.Len(t, issues, 2)
+	op := spec.Requests[0].Operands[0]
+	assert.Empty(t, op.InstanceName, "encoding/json would match instancename case-insensitively; the API server prunes it")
+	assert.False(t, op.Spec.Present)
+}

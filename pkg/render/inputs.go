@@ -8,6 +8,7 @@ import (
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/diag"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/pkg/merge"
 )
 
 // key identifies a namespaced object by namespace and name.
@@ -63,10 +64,18 @@ func isODLM(o *manifest.Object) bool { return o.Group() == api.Group }
 
 // classify checks metadata of every input and indexes them.
 func (r *run) classify() {
-	for _, o := range r.objects {
+	for i, o := range r.objects {
 		if isODLM(o) && o.Namespace() == "" && o.Name() != "" && r.opts.DefaultNamespace != "" {
-			manifest.EnsureMap(o.Map, "metadata")["namespace"] = r.opts.DefaultNamespace
+			// default a copy: the caller's inputs are never modified (15.7)
+			cp := manifest.New(merge.DeepCopy(o.Map).(map[string]any))
+			cp.Source = o.Source
+			manifest.EnsureMap(cp.Map, "metadata")["namespace"] = r.opts.DefaultNamespace
+			r.objects[i] = cp
 		}
+	}
+	// defaulted namespaces change the canonical order
+	manifest.Sort(r.objects)
+	for _, o := range r.objects {
 		k := o.Ref().Key()
 		if prev, dup := r.byRef[k]; dup {
 			r.add(diag.Warnf(o, "metadata.name", "the same object is also defined in %s; both are passed through", where(prev)))

@@ -19,7 +19,7 @@ func (r *run) renderOperands() {
 	for _, req := range r.requests {
 		if req.failed {
 			if len(req.wants) > 0 {
-				r.add(diag.Errorf(req.obj, "spec.requests", "no operands are rendered for this OperandRequest: one of its operators cannot be installed (see the errors above)"))
+				r.add(diag.Errorf(req.obj, "spec.requests", "no operands are rendered for this OperandRequest: ODLM stops before its operands when any of its operators fails (see the other errors)"))
 			}
 			continue
 		}
@@ -34,16 +34,14 @@ func (r *run) renderWant(w *want, doneServices map[string]bool) {
 	if e.InstallMode == api.InstallModeNoOp {
 		return
 	}
-	var bundle *catalog.Bundle
+	var sub *subscriptionPlan
 	if !e.UserManaged {
-		sub := r.subscriptionFor(w)
-		if sub == nil {
+		if sub = r.subscriptionFor(w); sub == nil {
 			return
 		}
-		if !r.channelGate(w, sub) {
+		if !r.checkInstallStatus(w, sub) || !r.channelGate(w, sub) {
 			return
 		}
-		bundle = r.headBundle(w, sub)
 	}
 	if w.operand.Kind != "" {
 		r.requestCR(w)
@@ -71,13 +69,29 @@ func (r *run) renderWant(w *want, doneServices map[string]bool) {
 	if e.UserManaged || len(svc.Spec) == 0 {
 		return
 	}
-	if bundle == nil {
-		if r.catalog == nil {
-			r.add(diag.Errorf(cfg.obj, specField, "operand CRs of operator %q come from its CSV's alm-examples: give a catalog (--catalog)", e.Name))
-		}
+	if r.catalog == nil {
+		r.add(diag.Errorf(cfg.obj, specField, "operand CRs of operator %q come from its CSV's alm-examples: give a catalog (--catalog)", e.Name))
 		return
 	}
-	r.configCRs(w, cfg, svc, si, bundle)
+	// the bundle is looked up only here: a package the catalog lacks matters only when
+	// its alm-examples are needed
+	if bundle := r.headBundle(w, sub); bundle != nil {
+		r.configCRs(w, cfg, svc, si, bundle)
+	}
+}
+
+// checkInstallStatus rejects an input Subscription whose status ODLM dereferences and
+// crashes on: status.install set without status.installPlanRef (12.3).
+func (r *run) checkInstallStatus(w *want, sub *subscriptionPlan) bool {
+	if sub.existing == nil {
+		return true
+	}
+	status, _ := sub.existing.Map["status"].(map[string]any)
+	if status["install"] == nil || status["installPlanRef"] != nil {
+		return true
+	}
+	r.add(diag.Errorf(sub.existing, "status.installPlanRef", "is missing while status.install is set: the controller crashes reading it when it reconciles the operands of %q (requested by %s)", w.entry.Name, w.request.key))
+	return false
 }
 
 // channelGate is section 3.4: operands only when the Subscription's channel is the
@@ -130,17 +144,23 @@ func (r *run) configCRs(w *want, cfg *operandConfig, svc *api.ConfigService, si 
 	}
 	kinds := manifest.SortedKeys(svc.Spec)
 	matched := map[string]bool{}
+	// specless records configured kinds whose only examples have no spec, so that the
+	// warning says why nothing is rendered
+	specless := map[string]bool{}
 	for xi, ex := range examples {
-		exSpec, hasSpec := ex["spec"]
-		if !hasSpec || exSpec == nil {
-			continue
-		}
 		kind, _ := ex["kind"].(string)
 		var keys []string
 		for _, k := range kinds {
 			if strings.EqualFold(k, kind) {
 				keys = append(keys, k)
 			}
+		}
+		if exSpec, hasSpec := ex["spec"]; !hasSpec || exSpec == nil {
+			// ODLM skips examples without a spec (status-only or data-only ones)
+			for _, k := range keys {
+				specless[k] = true
+			}
+			continue
 		}
 		if len(keys) > 1 {
 			r.add(diag.Warnf(cfg.obj, manifest.Field("spec.services", si, "spec"), "keys %s all match kind %s: ODLM applies them in random order; odlm-render applies them in byte order", strings.Join(keys, ", "), kind))
@@ -151,7 +171,11 @@ func (r *run) configCRs(w *want, cfg *operandConfig, svc *api.ConfigService, si 
 		}
 	}
 	for _, k := range kinds {
-		if !matched[k] {
+		switch {
+		case matched[k]:
+		case specless[k]:
+			r.add(diag.Warnf(cfg.obj, manifest.Field("spec.services", si, "spec", k), "the alm-examples of kind %q in bundle %s have no spec, and ODLM skips such examples: nothing is rendered for it", k, b.Name))
+		default:
 			r.add(diag.Warnf(cfg.obj, manifest.Field("spec.services", si, "spec", k), "no alm-example of kind %q in bundle %s: nothing is rendered for it", k, b.Name))
 		}
 	}

@@ -41,18 +41,19 @@ func (w *want) field(sub string) string {
 
 func (r *run) loadRequests() {
 	for _, o := range r.odlmInputs(api.KindOperandRequest) {
-		var spec api.OperandRequestSpec
-		if !r.decodeSpec(o, &spec) {
+		var decoded api.OperandRequestSpec
+		if !r.decodeSpec(o, &decoded) {
 			continue
 		}
 		req := &operandRequest{obj: o, key: key{o.Namespace(), o.Name()}}
 		r.requests = append(r.requests, req)
-		if _, present := o.Map["spec"].(map[string]any)["requests"]; !present {
+		spec, _ := o.Map["spec"].(map[string]any)
+		if _, present := spec["requests"]; !present {
 			r.add(diag.Errorf(o, "spec.requests", "is required"))
 			req.failed = true
 			continue
 		}
-		for bi, block := range spec.Requests {
+		for bi, block := range decoded.Requests {
 			r.loadBlock(req, bi, block)
 		}
 	}

@@ -263,6 +263,7 @@ func (r *run) createSubscription(p *subscriptionPlan) {
 		"spec": spec,
 	})
 	r.annotate(obj, p)
+	r.pinNoOpAnnotations(obj, p, chosen)
 	p.obj = obj
 }
 
@@ -321,7 +322,7 @@ func (r *run) agreeOnChannel(p *subscriptionPlan, ws []*want) string {
 	if slices.ContainsFunc(channels, func(c string) bool { return c != chosen }) {
 		var asks []string
 		for _, w := range ws {
-			asks = append(asks, fmt.Sprintf("%s (%s) asks %q", w.request.key, w.field(""), w.channel))
+			asks = append(asks, fmt.Sprintf("OperandRequest %s (%s) asks %q", w.request.key, w.field(""), w.channel))
 		}
 		first := ws[0]
 		r.add(diag.Warnf(first.entry.registry.obj, first.entry.field("channel"), "requests disagree on the channel of Subscription %s/%s: %s; using %q, the lowest version (ODLM keeps whichever request it reconciled first)", p.namespace, p.name, strings.Join(asks, "; "), chosen))
@@ -350,36 +351,61 @@ func (r *run) updateSubscription(p *subscriptionPlan) {
 	r.annotate(obj, p)
 	spec := manifest.EnsureMap(obj.Map, "spec")
 	current, _ := spec["channel"].(string)
-	annotations := obj.Annotations()
-	for _, w := range p.contributions {
-		if w.entry.InstallMode != api.InstallModeNoOp {
-			continue
+	ws := contributors(p)
+	// the steady state of every request reconciling in turn: no-op entries pin their
+	// annotation to an older current channel, the others move the channel to the minimum
+	// requested one; a moved channel re-pins the no-op annotations (bounded: the channel
+	// only ever moves down to a channel already annotated)
+	for range len(p.contributions) + 1 {
+		r.pinNoOpAnnotations(obj, p, current)
+		if len(ws) == 0 {
+			break // only no-op entries: ODLM never reaches the channel step (3.3 step 3)
 		}
-		// a no-op entry never moves the channel forward: its request annotation keeps the
-		// Subscription's current channel when that is older (3.3 step 3)
-		if channel.Valid(current) && channel.Valid(w.entry.Channel) && channel.Compare(current, w.entry.Channel) < 0 {
-			req := w.request.key
-			obj.SetMetadataString("annotations", naming.RequestAnnotation(req.Namespace, req.Name, w.entry.Name), current)
-			annotations = obj.Annotations()
+		min := channel.ODLMFindMinSemver(current, requestedChannels(obj))
+		if min == "" || min == current {
+			break
 		}
-	}
-	var requested []string
-	for _, k := range manifest.SortedKeys(annotations) {
-		if strings.HasSuffix(k, "/request") && strings.Count(k, ".") >= 2 {
-			requested = append(requested, annotations[k])
-		}
-	}
-	if min := channel.ODLMFindMinSemver(current, requested); min != "" {
 		spec["channel"] = min
 		current = min
 	}
-	for _, w := range contributors(p) {
+	r.pinNoOpAnnotations(obj, p, current)
+	for _, w := range ws {
 		if w.channel == current {
 			r.applyEntryToSpec(spec, w)
 		}
 	}
 	p.obj = obj
 	r.replaced[p.existing] = obj
+}
+
+// pinNoOpAnnotations is 3.3 step 3: a no-op entry never moves the channel forward, so its
+// request annotation records the Subscription's current channel when that is older than
+// the entry's (both valid semvers).
+func (r *run) pinNoOpAnnotations(obj *manifest.Object, p *subscriptionPlan, current string) {
+	for _, w := range p.contributions {
+		if w.entry.InstallMode != api.InstallModeNoOp {
+			continue
+		}
+		value := w.channel
+		if channel.Valid(current) && channel.Valid(w.entry.Channel) && channel.Compare(current, w.entry.Channel) < 0 {
+			value = current
+		}
+		req := w.request.key
+		obj.SetMetadataString("annotations", naming.RequestAnnotation(req.Namespace, req.Name, w.entry.Name), value)
+	}
+}
+
+// requestedChannels is FindSemverFromAnnotations: the channels of the request
+// annotations whose pruned form is a valid semver ("25.11" and "4.0" are not: ignored).
+func requestedChannels(obj *manifest.Object) []string {
+	annotations := obj.Annotations()
+	var out []string
+	for _, k := range manifest.SortedKeys(annotations) {
+		if strings.HasSuffix(k, "/request") && strings.Count(k, ".") >= 2 && channel.Valid(annotations[k]) {
+			out = append(out, annotations[k])
+		}
+	}
+	return out
 }
 
 // buildOperatorGroups creates one OperatorGroup per namespace where the render creates a
@@ -465,7 +491,8 @@ func (r *run) subscriptionFor(w *want) *subscriptionPlan {
 			return p
 		}
 	}
-	// out-of-scope wants: ODLM still finds a Subscription some other request made (5.1)
+	// out-of-scope wants: ODLM still finds a Subscription some other request made, or one
+	// that already exists (5.1: scope is not re-checked for operands)
 	e := w.entry
 	for _, p := range r.subscriptions {
 		if p.obj == nil && p.existing == nil {
@@ -483,6 +510,9 @@ func (r *run) subscriptionFor(w *want) *subscriptionPlan {
 		if p.name == e.Name || pkg == e.PackageName {
 			return p
 		}
+	}
+	if existing, ok := r.findExisting(w); ok && existing != nil {
+		return &subscriptionPlan{namespace: existing.Namespace(), name: existing.Name(), existing: existing}
 	}
 	return nil
 }

@@ -1,0 +1,91 @@
+package render_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/odlm-render/odlm-render/internal/golden"
+	"github.com/odlm-render/odlm-render/pkg/diag"
+	"github.com/odlm-render/odlm-render/pkg/inputs"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/pkg/render"
+)
+
+const casesDir = "../../testdata/render"
+
+// caseConfig is testdata/render/<case>/case.yaml.
+type caseConfig struct {
+	// Catalogs are folders under testdata/catalogs.
+	Catalogs   []string `yaml:"catalogs"`
+	Namespace  string   `yaml:"namespace"`
+	KeepInputs bool     `yaml:"keepInputs"`
+}
+
+func loadCase(t testing.TB, dir string) (render.Inputs, render.Options) {
+	return loadCaseOrdered(t, dir, nil)
+}
+
+// loadCaseOrdered is loadCase with the input documents (objects and catalog blobs)
+// reordered by order first, when it is not nil.
+func loadCaseOrdered(t testing.TB, dir string, order func([]*manifest.Object)) (render.Inputs, render.Options) {
+	t.Helper()
+	var cfg caseConfig
+	if b, err := os.ReadFile(filepath.Join(dir, "case.yaml")); err == nil {
+		require.NoError(t, yaml.Unmarshal(b, &cfg))
+	}
+	docs, err := inputs.ReadPaths([]string{filepath.Join(dir, "input")}, nil)
+	require.NoError(t, err)
+	if order != nil {
+		order(docs)
+	}
+	set, err := inputs.Classify(docs)
+	require.NoError(t, err)
+	var catalogs []string
+	for _, c := range cfg.Catalogs {
+		catalogs = append(catalogs, filepath.Join("../../testdata/catalogs", c))
+	}
+	cat, err := inputs.LoadCatalog(catalogs, set.CatalogBlobs)
+	require.NoError(t, err)
+	return render.Inputs{Objects: set.Resources, Catalog: cat},
+		render.Options{KeepInputs: cfg.KeepInputs, DefaultNamespace: cfg.Namespace}
+}
+
+// resultLines prints results with their severity, with paths relative to the case folder
+// (also inside messages, which may name a catalog file).
+func resultLines(dir string, rs diag.Results) []string {
+	prefix := filepath.ToSlash(dir) + "/"
+	var lines []string
+	for _, r := range rs {
+		r.File = strings.TrimPrefix(r.File, prefix)
+		r.Message = strings.ReplaceAll(r.Message, prefix, "")
+		lines = append(lines, "["+string(r.Severity)+"] "+r.String())
+	}
+	return lines
+}
+
+func TestGolden(t *testing.T) {
+	cases, err := os.ReadDir(casesDir)
+	require.NoError(t, err)
+	for _, c := range cases {
+		if !c.IsDir() {
+			continue
+		}
+		dir := filepath.Join(casesDir, c.Name())
+		t.Run(c.Name(), func(t *testing.T) {
+			in, opts := loadCase(t, dir)
+			out := render.Render(in, opts)
+			objs := out.Objects
+			if out.Results.HasErrors() {
+				objs = nil // front doors write nothing when there are errors
+			}
+			files, err := golden.Files(objs, resultLines(dir, out.Results))
+			require.NoError(t, err)
+			golden.Compare(t, filepath.Join(dir, "expected"), files)
+		})
+	}
+}
