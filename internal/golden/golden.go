@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
@@ -79,4 +80,87 @@ func Compare(t *testing.T, dir string, files map[string]string) {
 		}
 		assert.Equal(t, string(b), files[name], "%s/%s", dir, name)
 	}
+}
+
+// Case is testdata/render/<case>/case.yaml: how a golden case is rendered.
+type Case struct {
+	// Dir is the case folder.
+	Dir string `yaml:"-"`
+	// Catalogs are folders under testdata/catalogs.
+	Catalogs   []string `yaml:"catalogs"`
+	Namespace  string   `yaml:"namespace"`
+	KeepInputs bool     `yaml:"keepInputs"`
+}
+
+// Cases lists the golden render cases under root (testdata/render).
+func Cases(t testing.TB, root string) []Case {
+	t.Helper()
+	entries, err := os.ReadDir(root)
+	require.NoError(t, err)
+	var out []Case
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		out = append(out, LoadCase(t, filepath.Join(root, e.Name())))
+	}
+	return out
+}
+
+// LoadCase reads the case in dir.
+func LoadCase(t testing.TB, dir string) Case {
+	t.Helper()
+	c := Case{Dir: dir}
+	if b, err := os.ReadFile(filepath.Join(dir, "case.yaml")); err == nil {
+		require.NoError(t, yaml.Unmarshal(b, &c), "%s/case.yaml", dir)
+	}
+	return c
+}
+
+// Name is the case folder's name.
+func (c Case) Name() string { return filepath.Base(c.Dir) }
+
+// Input is the case's input folder.
+func (c Case) Input() string { return filepath.Join(c.Dir, "input") }
+
+// CatalogPaths returns the case's catalog folders, given testdata/catalogs.
+func (c Case) CatalogPaths(catalogsRoot string) []string {
+	var out []string
+	for _, p := range c.Catalogs {
+		out = append(out, filepath.Join(catalogsRoot, p))
+	}
+	return out
+}
+
+// ExpectedYAML is the expected output as one "---" separated stream ("" for error cases).
+func (c Case) ExpectedYAML(t testing.TB) string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(c.Dir, "expected"))
+	require.NoError(t, err)
+	var docs []string
+	for _, e := range entries {
+		if e.Name() == "results.txt" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(c.Dir, "expected", e.Name()))
+		require.NoError(t, err)
+		docs = append(docs, string(b))
+	}
+	return strings.Join(docs, "---\n")
+}
+
+// ExpectedResults returns the lines of results.txt of one severity, without the
+// "[severity] " prefix (paths are relative to the case folder).
+func (c Case) ExpectedResults(t testing.TB, severity string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(c.Dir, "expected", "results.txt"))
+	require.NoError(t, err)
+	var out []string
+	prefix := "[" + severity + "] "
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, prefix) {
+			out = append(out, strings.TrimPrefix(line, prefix))
+		}
+	}
+	return out
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/odlm-render/odlm-render/internal/golden"
 	"github.com/odlm-render/odlm-render/pkg/diag"
@@ -18,14 +17,6 @@ import (
 
 const casesDir = "../../testdata/render"
 
-// caseConfig is testdata/render/<case>/case.yaml.
-type caseConfig struct {
-	// Catalogs are folders under testdata/catalogs.
-	Catalogs   []string `yaml:"catalogs"`
-	Namespace  string   `yaml:"namespace"`
-	KeepInputs bool     `yaml:"keepInputs"`
-}
-
 func loadCase(t testing.TB, dir string) (render.Inputs, render.Options) {
 	return loadCaseOrdered(t, dir, nil)
 }
@@ -34,10 +25,7 @@ func loadCase(t testing.TB, dir string) (render.Inputs, render.Options) {
 // reordered by order first, when it is not nil.
 func loadCaseOrdered(t testing.TB, dir string, order func([]*manifest.Object)) (render.Inputs, render.Options) {
 	t.Helper()
-	var cfg caseConfig
-	if b, err := os.ReadFile(filepath.Join(dir, "case.yaml")); err == nil {
-		require.NoError(t, yaml.Unmarshal(b, &cfg))
-	}
+	cfg := golden.LoadCase(t, dir)
 	docs, err := inputs.ReadPaths([]string{filepath.Join(dir, "input")}, nil)
 	require.NoError(t, err)
 	if order != nil {
@@ -45,11 +33,7 @@ func loadCaseOrdered(t testing.TB, dir string, order func([]*manifest.Object)) (
 	}
 	set, err := inputs.Classify(docs)
 	require.NoError(t, err)
-	var catalogs []string
-	for _, c := range cfg.Catalogs {
-		catalogs = append(catalogs, filepath.Join("../../testdata/catalogs", c))
-	}
-	cat, err := inputs.LoadCatalog(catalogs, set.CatalogBlobs)
+	cat, err := inputs.LoadCatalog(cfg.CatalogPaths("../../testdata/catalogs"), set.CatalogBlobs)
 	require.NoError(t, err)
 	return render.Inputs{Objects: set.Resources, Catalog: cat},
 		render.Options{KeepInputs: cfg.KeepInputs, DefaultNamespace: cfg.Namespace}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/odlm-render/odlm-render/internal/golden"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+)
+
+// TestGoldenCasesThroughTheFunction runs every engine golden case as a ResourceList: the
+// output items (without the path annotations the function adds) must be the expected
+// objects, and an error case must fail with every expected error among the results.
+func TestGoldenCasesThroughTheFunction(t *testing.T) {
+	for _, c := range golden.Cases(t, "../testdata/render") {
+		t.Run(c.Name(), func(t *testing.T) {
+			fc := "apiVersion: odlm-render.io/v1alpha1\nkind: RenderConfig\nmetadata: {name: render}\nspec:\n"
+			fc += "  catalogs: [" + strings.Join(c.CatalogPaths("../testdata/catalogs"), ", ") + "]\n"
+			if c.Namespace != "" {
+				fc += "  namespace: " + c.Namespace + "\n"
+			}
+			if c.KeepInputs {
+				fc += "  keepInputs: true\n"
+			}
+			out, err := execute(t, resourceList(t, c.Input(), fc))
+			errs := c.ExpectedResults(t, "error")
+			if len(errs) > 0 {
+				require.Error(t, err)
+				messages := strings.Join(resultMessages(t, out), "\n")
+				for _, line := range errs {
+					// results carry the message; the file, object and field are separate fields
+					found := false
+					for _, m := range resultMessages(t, out) {
+						// inside a ResourceList a catalog blob's location has no line number
+						if strings.Contains(catalogLocation.ReplaceAllString(line, "<blob>"), catalogLocation.ReplaceAllString(m, "<blob>")) {
+							found = true
+						}
+					}
+					assert.True(t, found, "%q not among the results:\n%s", line, messages)
+				}
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, c.ExpectedYAML(t), withoutFileAnnotations(t, out, c.KeepInputs))
+		})
+	}
+}
+
+var catalogLocation = regexp.MustCompile(`[\w./-]+(:\d+)? \(document \d+\)`)
+
+// resultMessages decodes the results of a ResourceList, with case folder paths removed.
+func resultMessages(t *testing.T, rl string) []string {
+	t.Helper()
+	var list struct {
+		Results []struct {
+			Message string `yaml:"message"`
+		} `yaml:"results"`
+	}
+	require.NoError(t, yaml.Unmarshal([]byte(rl), &list))
+	var out []string
+	for _, r := range list.Results {
+		out = append(out, r.Message)
+	}
+	return out
+}
+
+// withoutFileAnnotations returns the output items as the engine's YAML stream: path and
+// index annotations removed, catalog blobs (kept with keepInputs) left out.
+func withoutFileAnnotations(t *testing.T, rl string, keepInputs bool) string {
+	t.Helper()
+	nodes, err := (&kio.ByteReader{Reader: strings.NewReader(rl), OmitReaderAnnotations: true}).Read()
+	require.NoError(t, err)
+	var objs []*manifest.Object
+	for _, n := range nodes {
+		for _, a := range []string{kioutil.PathAnnotation, kioutil.IndexAnnotation, kioutil.LegacyPathAnnotation, kioutil.LegacyIndexAnnotation, kioutil.IdAnnotation, kioutil.LegacyIdAnnotation} {
+			require.NoError(t, n.PipeE(yaml.ClearAnnotation(a)))
+		}
+		if len(n.GetAnnotations()) == 0 {
+			_ = n.PipeE(yaml.Lookup("metadata"), yaml.Clear("annotations"))
+		}
+		obj, err := toObject(n)
+		require.NoError(t, err)
+		if keepInputs && obj.Kind() == "" {
+			continue
+		}
+		objs = append(objs, obj)
+	}
+	var buf bytes.Buffer
+	require.NoError(t, manifest.WriteYAML(&buf, objs))
+	return buf.String()
+}
