@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/odlm-render/odlm-render/internal/golden"
+	"github.com/odlm-render/odlm-render/pkg/inputs"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
 
@@ -90,6 +91,9 @@ func withoutFileAnnotations(t *testing.T, rl string, keepInputs bool) string {
 		require.NoError(t, err)
 		if keepInputs && obj.Kind() == "" {
 			continue
+		}
+		if inputs.IsLocal(obj) {
+			continue // returned untouched by the function; the CLI leaves them out
 		}
 		objs = append(objs, obj)
 	}

@@ -6,11 +6,13 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/odlm-render/odlm-render/pkg/inputs"
 )
 
 // ConfigAPIVersion and ConfigKind name the function's own functionConfig kind.
 const (
-	ConfigAPIVersion = "odlm-render.io/v1alpha1"
+	ConfigAPIVersion = inputs.ConfigGroup + "/v1alpha1"
 	ConfigKind       = "RenderConfig"
 )
 

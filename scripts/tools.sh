@@ -11,4 +11,29 @@ if ! "$bin/kustomize" version 2>/dev/null | grep -q "$KUSTOMIZE_VERSION"; then
   echo "installing kustomize $KUSTOMIZE_VERSION" >&2
   GOBIN="$bin" GOFLAGS=-mod=mod go install "sigs.k8s.io/kustomize/kustomize/v5@$KUSTOMIZE_VERSION" >&2
 fi
+# kpt: the go machine image ships kpt 1.0.0-beta.56 (Debian package google-cloud-cli-kpt);
+# elsewhere, build v1.0.0-beta.54, the newest tag the Go module proxy serves under the
+# module path github.com/GoogleContainerTools/kpt (kpt has no final v1; newer tags need
+# modules the proxy refuses). That build takes about 5 minutes and needs cgo.
+KPT_BUILD_VERSION=v1.0.0-beta.54
+if [ ! -x "$bin/kpt" ]; then
+  if [ -z "${KPT_FROM_SOURCE:-}" ] && command -v kpt >/dev/null 2>&1 && kpt version 2>/dev/null | grep -q '^1\.0\.0-beta\.5[4-9]'; then
+    ln -sf "$(command -v kpt)" "$bin/kpt"
+  else
+    echo "building kpt $KPT_BUILD_VERSION" >&2
+    src="$PWD/.cache/tools/kpt-src"
+    mkdir -p "$src"
+    cat > "$src/go.mod" <<EOM
+module kptbuild
+
+go 1.26.0
+
+require github.com/GoogleContainerTools/kpt $KPT_BUILD_VERSION
+EOM
+    printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/GoogleContainerTools/kpt"\n' > "$src/tools.go"
+    # this kpt version is absent from the checksum database: skip it for this module only
+    (cd "$src" && GONOSUMDB=github.com/GoogleContainerTools/kpt GOFLAGS=-mod=mod go mod tidy >&2 &&
+      GONOSUMDB=github.com/GoogleContainerTools/kpt GOFLAGS=-mod=mod go build -o "$bin/kpt" github.com/GoogleContainerTools/kpt >&2)
+  fi
+fi
 echo "$bin"

@@ -56,18 +56,25 @@ func IsCatalogBlob(d *manifest.Object) bool {
 	return ok && schema != "" && d.Kind() == ""
 }
 
-// IsLocal reports objects that are not resources: local-config ones, Kptfiles and
-// kustomize's own configuration kinds.
+// IsLocal reports objects that are not resources: local-config ones, Kptfiles, kustomize's
+// and odlm-render's own configuration kinds. ODLM inputs are never local, even when
+// annotated local-config: that is how kpt users keep them out of `kpt live apply`, and they
+// must still be rendered (the render keeps such inputs in its output).
 func IsLocal(d *manifest.Object) bool {
-	if d.Annotations()[LocalConfigAnnotation] == "true" {
-		return true
-	}
 	switch d.Group() {
-	case "kpt.dev", "kustomize.config.k8s.io", "config.kubernetes.io":
+	case "kpt.dev", "kustomize.config.k8s.io", "config.kubernetes.io", ConfigGroup:
 		return true
+	case ODLMGroup:
+		return false
 	}
-	return false
+	return d.Annotations()[LocalConfigAnnotation] == "true"
 }
+
+// ConfigGroup is the API group of odlm-render's own configuration kinds (RenderConfig).
+const ConfigGroup = "odlm-render.io"
+
+// ODLMGroup is the API group of ODLM's kinds.
+const ODLMGroup = "operator.ibm.com"
 
 // ReadPaths decodes files and folders (recursively: *.yaml, *.yml, *.json; hidden entries
 // skipped). "-" reads stdin. Files are read in a stable order.

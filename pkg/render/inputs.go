@@ -11,6 +11,9 @@ import (
 	"github.com/odlm-render/odlm-render/pkg/merge"
 )
 
+// localConfigAnnotation marks objects meant for client-side tools only.
+const localConfigAnnotation = "config.kubernetes.io/local-config"
+
 // key identifies a namespaced object by namespace and name.
 type key struct{ Namespace, Name string }
 
@@ -116,7 +119,9 @@ func (r *run) odlmInputs(kind string) []*manifest.Object {
 			r.add(diag.Errorf(o, "metadata.namespace", "is required: %s is namespaced (or give a default namespace)", kind))
 			continue
 		}
-		if !r.opts.KeepInputs {
+		// a local-config input (kpt keeps ODLM inputs that way) is never removed: in
+		// `kpt fn render` removing an item deletes it from the user's files
+		if !r.opts.KeepInputs && o.Annotations()[localConfigAnnotation] != "true" {
 			r.consumed[o] = true
 		}
 		out = append(out, o)

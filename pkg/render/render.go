@@ -25,7 +25,8 @@ type Inputs struct {
 
 // Options tune a render.
 type Options struct {
-	// KeepInputs keeps the consumed ODLM inputs in the output.
+	// KeepInputs keeps the consumed ODLM inputs in the output. Inputs annotated
+	// config.kubernetes.io/local-config: "true" are always kept.
 	KeepInputs bool
 	// DefaultNamespace is used for namespaced ODLM inputs that have no metadata.namespace.
 	DefaultNamespace string
