@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -31,15 +32,37 @@ func tool(t *testing.T, name string) string {
 	return ""
 }
 
-// buildFunction compiles the KRM function into dir.
-func buildFunction(t *testing.T, dir string) string {
+var (
+	buildOnce sync.Once
+	builtFn   string
+	buildErr  error
+	buildOut  []byte
+)
+
+// buildFunction compiles the KRM function once per test binary and returns its path.
+func buildFunction(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(dir, "odlm-render-fn")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	return bin
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "odlm-render-fn-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtFn = filepath.Join(dir, "odlm-render-fn")
+		cmd := exec.Command("go", "build", "-o", builtFn, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		buildOut, buildErr = cmd.CombinedOutput()
+	})
+	require.NoError(t, buildErr, "%s", buildOut)
+	return builtFn
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtFn != "" {
+		_ = os.RemoveAll(filepath.Dir(builtFn))
+	}
+	os.Exit(code)
 }
 
 func copyTree(t *testing.T, from, to string) {
@@ -52,7 +75,7 @@ func copyTree(t *testing.T, from, to string) {
 func kustomizeDir(t *testing.T, manifests string) string {
 	t.Helper()
 	dir := t.TempDir()
-	fn := buildFunction(t, t.TempDir())
+	fn := buildFunction(t)
 	copyTree(t, manifests, filepath.Join(dir, "manifests"))
 	copyTree(t, quickstart+"/catalog", filepath.Join(dir, "catalog"))
 	entries, err := os.ReadDir(manifests)
