@@ -1,0 +1,60 @@
+package cluster
+
+import (
+	"github.com/odlm-render/odlm-render/pkg/inputs"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+)
+
+// Snapshot is a Reader over objects held in memory: a `kubectl get -o yaml` export of a
+// cluster (Lists are flattened), or the render's own inputs.
+type Snapshot struct {
+	objects map[string]map[string]any
+}
+
+// NewSnapshot indexes objects by group, kind, namespace and name (the version is ignored,
+// as an API server serves one object under all its versions). A later duplicate wins.
+func NewSnapshot(objs []*manifest.Object) *Snapshot {
+	s := &Snapshot{objects: make(map[string]map[string]any, len(objs))}
+	for _, o := range objs {
+		s.Add(o)
+	}
+	return s
+}
+
+// Add indexes one more object.
+func (s *Snapshot) Add(o *manifest.Object) {
+	s.objects[o.Ref().Key()] = o.Map
+}
+
+// LoadSnapshot reads snapshot files and folders (as the CLI reads its inputs). Catalog blobs
+// and client-side configuration among them are ignored.
+func LoadSnapshot(paths ...string) (*Snapshot, error) {
+	docs, err := inputs.ReadPaths(paths, nil)
+	if err != nil {
+		return nil, err
+	}
+	set, err := inputs.Classify(docs)
+	if err != nil {
+		return nil, err
+	}
+	return NewSnapshot(set.Resources), nil
+}
+
+// Len is the number of objects held.
+func (s *Snapshot) Len() int { return len(s.objects) }
+
+// Get implements Reader. A reference with a namespace finds a cluster-scoped object of that
+// name too, as an API client ignores the namespace of cluster-scoped kinds.
+func (s *Snapshot) Get(apiVersion, kind, namespace, name string) (map[string]any, bool, error) {
+	ref := manifest.Ref{APIVersion: apiVersion, Kind: kind, Namespace: namespace, Name: name}
+	if o, ok := s.objects[ref.Key()]; ok {
+		return o, true, nil
+	}
+	if namespace != "" {
+		ref.Namespace = ""
+		if o, ok := s.objects[ref.Key()]; ok {
+			return o, true, nil
+		}
+	}
+	return nil, false, nil
+}
