@@ -31,6 +31,18 @@ func TestGoldenCasesThroughTheFunction(t *testing.T) {
 			if c.KeepInputs {
 				fc += "  keepInputs: true\n"
 			}
+			if len(c.Snapshots) > 0 {
+				fc += "  snapshots: [" + strings.Join(c.SnapshotPaths(), ", ") + "]\n"
+			}
+			if c.Pending != "" {
+				fc += "  pending: " + c.Pending + "\n"
+			}
+			if c.Secrets != "" {
+				fc += "  secrets: " + c.Secrets + "\n"
+			}
+			if c.Explain {
+				fc += "  explain: true\n"
+			}
 			out, err := execute(t, resourceList(t, c.Input(), fc))
 			errs := c.ExpectedResults(t, "error")
 			if len(errs) > 0 {

@@ -24,13 +24,43 @@ const (
 //	  catalogs: [path, ...]   # folders or files of FBC blobs, relative to the working directory
 //	  keepInputs: false       # keep consumed ODLM inputs and catalog blobs
 //	  namespace: ""           # namespace for ODLM inputs that have none
+//	  snapshots: [path, ...]  # objects exported from a cluster, read by templates
+//	  pending: warn           # warn | error: required template values that exist only at run time
+//	  secrets: inline         # inline | forbid: Secret values outside Secrets
+//	  explain: false          # info results naming every template value's sources
 //
 // A ConfigMap (as `kpt fn eval -- key=value` makes) carries the same as data keys
-// `catalogs` (comma-separated), `keep-inputs` and `namespace`.
+// `catalogs` and `snapshots` (comma-separated), `keep-inputs`, `namespace`, `pending`,
+// `secrets` and `explain`. A live cluster is a CLI-only choice: functions stay hermetic.
 type config struct {
 	Catalogs   []string `json:"catalogs,omitempty" yaml:"catalogs,omitempty"`
 	KeepInputs bool     `json:"keepInputs,omitempty" yaml:"keepInputs,omitempty"`
 	Namespace  string   `json:"namespace,omitempty" yaml:"namespace,omitempty"`
+	Snapshots  []string `json:"snapshots,omitempty" yaml:"snapshots,omitempty"`
+	Pending    string   `json:"pending,omitempty" yaml:"pending,omitempty"`
+	Secrets    string   `json:"secrets,omitempty" yaml:"secrets,omitempty"`
+	Explain    bool     `json:"explain,omitempty" yaml:"explain,omitempty"`
+}
+
+// knownFields are the RenderConfig spec fields and their ConfigMap data keys.
+var knownFields = map[string]string{
+	"catalogs": "catalogs", "keepInputs": "keep-inputs", "namespace": "namespace",
+	"snapshots": "snapshots", "pending": "pending", "secrets": "secrets", "explain": "explain",
+}
+
+// check validates the enumerated settings (empty means the default).
+func (c config) check() error {
+	switch c.Pending {
+	case "", "warn", "error":
+	default:
+		return fmt.Errorf("functionConfig: pending must be warn or error, not %q", c.Pending)
+	}
+	switch c.Secrets {
+	case "", "inline", "forbid":
+	default:
+		return fmt.Errorf("functionConfig: secrets must be inline or forbid, not %q", c.Secrets)
+	}
+	return nil
 }
 
 func parseConfig(fc *yaml.RNode) (config, error) {
@@ -53,16 +83,14 @@ func parseConfig(fc *yaml.RNode) (config, error) {
 			return c, fmt.Errorf("functionConfig %s spec: %w", ConfigKind, err)
 		}
 		for k := range extra {
-			switch k {
-			case "catalogs", "keepInputs", "namespace":
-			default:
-				return c, fmt.Errorf("functionConfig %s: unknown field spec.%s (known: catalogs, keepInputs, namespace)", ConfigKind, k)
+			if _, ok := knownFields[k]; !ok {
+				return c, fmt.Errorf("functionConfig %s: unknown field spec.%s (known: catalogs, keepInputs, namespace, snapshots, pending, secrets, explain)", ConfigKind, k)
 			}
 		}
 		if err := spec.Value.YNode().Decode(&c); err != nil {
 			return c, fmt.Errorf("functionConfig %s spec: %w", ConfigKind, err)
 		}
-		return c, nil
+		return c, c.check()
 	case meta.Kind == "ConfigMap" && (meta.APIVersion == "v1" || meta.APIVersion == ""):
 		for k, v := range fc.GetDataMap() {
 			switch k {
@@ -72,19 +100,33 @@ func parseConfig(fc *yaml.RNode) (config, error) {
 						c.Catalogs = append(c.Catalogs, p)
 					}
 				}
-			case "keep-inputs", "keepInputs":
+			case "snapshots":
+				for _, p := range strings.Split(v, ",") {
+					if p = strings.TrimSpace(p); p != "" {
+						c.Snapshots = append(c.Snapshots, p)
+					}
+				}
+			case "keep-inputs", "keepInputs", "explain":
 				b, err := strconv.ParseBool(v)
 				if err != nil {
 					return c, fmt.Errorf("functionConfig ConfigMap data.%s: %q is not a boolean", k, v)
 				}
-				c.KeepInputs = b
+				if k == "explain" {
+					c.Explain = b
+				} else {
+					c.KeepInputs = b
+				}
 			case "namespace":
 				c.Namespace = v
+			case "pending":
+				c.Pending = v
+			case "secrets":
+				c.Secrets = v
 			default:
-				return c, fmt.Errorf("functionConfig ConfigMap: unknown key data.%s (known: catalogs, keep-inputs, namespace)", k)
+				return c, fmt.Errorf("functionConfig ConfigMap: unknown key data.%s (known: catalogs, keep-inputs, namespace, snapshots, pending, secrets, explain)", k)
 			}
 		}
-		return c, nil
+		return c, c.check()
 	default:
 		return c, fmt.Errorf("functionConfig must be %s %s or a v1 ConfigMap, not %s %s", ConfigAPIVersion, ConfigKind, meta.APIVersion, meta.Kind)
 	}

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/odlm-render/odlm-render/pkg/cluster"
 	"github.com/odlm-render/odlm-render/pkg/diag"
 	"github.com/odlm-render/odlm-render/pkg/inputs"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
@@ -61,9 +62,21 @@ func (processor) Process(rl *framework.ResourceList) error {
 	if err != nil {
 		return resultsError(rl, framework.Result{Severity: framework.Error, Message: err.Error()})
 	}
+	var sources cluster.Chain
+	if len(cfg.Snapshots) > 0 {
+		snap, err := cluster.LoadSnapshot(cfg.Snapshots...)
+		if err != nil {
+			return resultsError(rl, framework.Result{Severity: framework.Error, Message: "snapshots: " + err.Error()})
+		}
+		sources = cluster.Chain{{Origin: cluster.OriginSnapshot, Reader: snap}}
+	}
 	out := render.Render(render.Inputs{Objects: resObjs, Catalog: cat}, render.Options{
 		KeepInputs:       cfg.KeepInputs,
 		DefaultNamespace: cfg.Namespace,
+		Sources:          sources,
+		Pending:          cfg.Pending,
+		Secrets:          cfg.Secrets,
+		Explain:          cfg.Explain,
 	})
 	rl.Results = toResults(out.Results)
 	if out.Results.HasErrors() {

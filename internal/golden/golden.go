@@ -90,6 +90,20 @@ type Case struct {
 	Catalogs   []string `yaml:"catalogs"`
 	Namespace  string   `yaml:"namespace"`
 	KeepInputs bool     `yaml:"keepInputs"`
+	// Snapshots are files or folders relative to the case folder.
+	Snapshots []string `yaml:"snapshots"`
+	Pending   string   `yaml:"pending"`
+	Secrets   string   `yaml:"secrets"`
+	Explain   bool     `yaml:"explain"`
+}
+
+// SnapshotPaths returns the case's snapshot paths.
+func (c Case) SnapshotPaths() []string {
+	var out []string
+	for _, p := range c.Snapshots {
+		out = append(out, filepath.Join(c.Dir, p))
+	}
+	return out
 }
 
 // Cases lists the golden render cases under root (testdata/render).

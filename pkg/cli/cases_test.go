@@ -26,6 +26,18 @@ func TestGoldenCasesThroughTheCLI(t *testing.T) {
 			if c.KeepInputs {
 				args = append(args, "--keep-inputs")
 			}
+			for _, p := range c.SnapshotPaths() {
+				args = append(args, "--snapshot", p)
+			}
+			if c.Pending != "" {
+				args = append(args, "--pending", c.Pending)
+			}
+			if c.Secrets != "" {
+				args = append(args, "--secrets", c.Secrets)
+			}
+			if c.Explain {
+				args = append(args, "--explain")
+			}
 			code, out, stderr := run(t, "", args...)
 			stderr = strings.ReplaceAll(stderr, c.Dir+"/", "")
 			errs := c.ExpectedResults(t, "error")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/odlm-render/odlm-render/pkg/cluster"
 	"github.com/odlm-render/odlm-render/pkg/diag"
 	"github.com/odlm-render/odlm-render/pkg/inputs"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
@@ -69,10 +70,14 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 
 type renderFlags struct {
 	catalogs   []string
+	snapshots  []string
 	output     string
 	keepInputs bool
 	namespace  string
 	verbose    bool
+	explain    bool
+	pending    string
+	secrets    string
 }
 
 func newRenderCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -97,6 +102,12 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 			if f.output != "yaml" && f.output != "json" {
 				return usageError{fmt.Errorf("-o must be yaml or json, not %q", f.output)}
 			}
+			if f.pending != render.PendingWarn && f.pending != render.PendingError {
+				return usageError{fmt.Errorf("--pending must be warn or error, not %q", f.pending)}
+			}
+			if f.secrets != render.SecretsInline && f.secrets != render.SecretsForbid {
+				return usageError{fmt.Errorf("--secrets must be inline or forbid, not %q", f.secrets)}
+			}
 			return runRender(f, args, stdin, stdout, stderr)
 		},
 	}
@@ -105,6 +116,10 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 	cmd.Flags().BoolVar(&f.keepInputs, "keep-inputs", false, "keep the consumed ODLM inputs in the output")
 	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "namespace for ODLM inputs that have none")
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "also print info results")
+	cmd.Flags().StringArrayVar(&f.snapshots, "snapshot", nil, "objects exported from a cluster (kubectl get -o yaml), read by templates and never emitted: a file or folder; repeatable")
+	cmd.Flags().BoolVar(&f.explain, "explain", false, "say where every templatingValueFrom value came from (never a Secret's value)")
+	cmd.Flags().StringVar(&f.pending, "pending", render.PendingWarn, "required template values that exist only once the output is applied: warn (render the rest) or error")
+	cmd.Flags().StringVar(&f.secrets, "secrets", render.SecretsInline, "values templates read from Secrets: inline (as ODLM does) or forbid (an error outside a Secret)")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
 }
@@ -122,11 +137,19 @@ func runRender(f renderFlags, paths []string, stdin io.Reader, stdout, stderr io
 	if err != nil {
 		return err
 	}
+	sources, err := readSources(f)
+	if err != nil {
+		return err
+	}
 	out := render.Render(render.Inputs{Objects: set.Resources, Catalog: cat}, render.Options{
 		KeepInputs:       f.keepInputs,
 		DefaultNamespace: f.namespace,
+		Sources:          sources,
+		Pending:          f.pending,
+		Secrets:          f.secrets,
+		Explain:          f.explain,
 	})
-	printResults(stderr, out.Results, f.verbose)
+	printResults(stderr, out.Results, f.verbose || f.explain)
 	if out.Results.HasErrors() {
 		return errReported
 	}
@@ -141,6 +164,19 @@ func runRender(f renderFlags, paths []string, stdin io.Reader, stdout, stderr io
 	}
 	_, err = stdout.Write(buf.Bytes())
 	return err
+}
+
+// readSources builds what templates read after the inputs: snapshots, then a live cluster.
+func readSources(f renderFlags) (cluster.Chain, error) {
+	var chain cluster.Chain
+	if len(f.snapshots) > 0 {
+		snap, err := cluster.LoadSnapshot(f.snapshots...)
+		if err != nil {
+			return nil, fmt.Errorf("--snapshot: %w", err)
+		}
+		chain = append(chain, cluster.Source{Origin: cluster.OriginSnapshot, Reader: snap})
+	}
+	return chain, nil
 }
 
 func printResults(w io.Writer, results diag.Results, verbose bool) {

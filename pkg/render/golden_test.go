@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/internal/golden"
+	"github.com/odlm-render/odlm-render/pkg/cluster"
 	"github.com/odlm-render/odlm-render/pkg/diag"
 	"github.com/odlm-render/odlm-render/pkg/inputs"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
@@ -35,8 +36,15 @@ func loadCaseOrdered(t testing.TB, dir string, order func([]*manifest.Object)) (
 	require.NoError(t, err)
 	cat, err := inputs.LoadCatalog(cfg.CatalogPaths("../../testdata/catalogs"), set.CatalogBlobs)
 	require.NoError(t, err)
+	var sources cluster.Chain
+	if len(cfg.Snapshots) > 0 {
+		snap, err := cluster.LoadSnapshot(cfg.SnapshotPaths()...)
+		require.NoError(t, err)
+		sources = cluster.Chain{{Origin: cluster.OriginSnapshot, Reader: snap}}
+	}
 	return render.Inputs{Objects: set.Resources, Catalog: cat},
-		render.Options{KeepInputs: cfg.KeepInputs, DefaultNamespace: cfg.Namespace}
+		render.Options{KeepInputs: cfg.KeepInputs, DefaultNamespace: cfg.Namespace, Sources: sources,
+			Pending: cfg.Pending, Secrets: cfg.Secrets, Explain: cfg.Explain}
 }
 
 // resultLines prints results with their severity, with paths relative to the case folder

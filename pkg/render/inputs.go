@@ -43,21 +43,30 @@ type run struct {
 	// rendered holds operand CRs and resources by manifest.Ref.Key(), in creation order
 	rendered     map[string]*manifest.Object
 	renderedList []*manifest.Object
+
+	// templating state (templating.go): the previous pass's objects, the values waiting
+	// for run time, reads from Options.Sources, and what the render installs
+	previous          map[string]*manifest.Object
+	pending           []pendingValue
+	sourceCache       map[string]cachedRead
+	providedKinds     map[string]bool
+	installNamespaces map[string]bool
 }
 
 func newRun(in Inputs, opts Options) *run {
 	objs := append([]*manifest.Object(nil), in.Objects...)
 	manifest.Sort(objs)
 	return &run{
-		opts:       opts,
-		catalog:    in.Catalog,
-		objects:    objs,
-		consumed:   map[*manifest.Object]bool{},
-		replaced:   map[*manifest.Object]*manifest.Object{},
-		byRef:      map[string]*manifest.Object{},
-		registries: map[key]*registry{},
-		configs:    map[key]*operandConfig{},
-		rendered:   map[string]*manifest.Object{},
+		opts:        opts,
+		catalog:     in.Catalog,
+		objects:     objs,
+		consumed:    map[*manifest.Object]bool{},
+		replaced:    map[*manifest.Object]*manifest.Object{},
+		byRef:       map[string]*manifest.Object{},
+		registries:  map[key]*registry{},
+		configs:     map[key]*operandConfig{},
+		rendered:    map[string]*manifest.Object{},
+		sourceCache: map[string]cachedRead{},
 	}
 }
 

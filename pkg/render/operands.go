@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -13,8 +14,47 @@ import (
 )
 
 // renderOperands renders, for every request ODLM would reconcile, the operand CRs and the
-// OperandConfig resources (sections 5 and 6).
+// OperandConfig resources (sections 5 and 6). Templates may read objects the render itself
+// produces, in any order, so the operand phase runs again with the previous pass's objects
+// visible until its output stops changing (ODLM converges the same way, by retrying).
 func (r *run) renderOperands() {
+	r.noteInstallTargets()
+	baseResults := len(r.results)
+	baseReplaced := make(map[*manifest.Object]*manifest.Object, len(r.replaced))
+	for k, v := range r.replaced {
+		baseReplaced[k] = v
+	}
+	last := ""
+	for pass := 1; ; pass++ {
+		r.results = r.results[:baseResults:baseResults]
+		r.replaced = make(map[*manifest.Object]*manifest.Object, len(baseReplaced))
+		for k, v := range baseReplaced {
+			r.replaced[k] = v
+		}
+		r.previous, r.rendered, r.renderedList, r.pending = r.rendered, map[string]*manifest.Object{}, nil, nil
+		r.renderOperandsOnce()
+		objs := make([]*manifest.Object, 0, len(r.rendered))
+		for _, o := range r.rendered {
+			objs = append(objs, o)
+		}
+		fp := renderedFingerprint(objs)
+		for _, p := range r.pending {
+			fp += "\npending " + p.site.field + p.err.Error()
+		}
+		if fp == last {
+			break
+		}
+		if pass == maxPasses {
+			r.add(diag.Errorf(nil, "", "templatingValueFrom values did not settle after %d passes over the operands: templates that read each other's results do not converge", maxPasses))
+			break
+		}
+		last = fp
+	}
+	r.reportPending()
+}
+
+// renderOperandsOnce is one pass over every request's operands.
+func (r *run) renderOperandsOnce() {
 	doneServices := map[string]bool{}
 	for _, req := range r.requests {
 		if req.failed {
@@ -142,7 +182,19 @@ func (r *run) configCRs(w *want, cfg *operandConfig, svc *api.ConfigService, si 
 		r.add(diag.Errorf(cfg.obj, manifest.Field("spec.services", si, "spec"), "bundle %s of package %q has no alm-examples, so ODLM cannot create the CRs this service configures", b.Name, b.Package))
 		return
 	}
-	kinds := manifest.SortedKeys(svc.Spec)
+	// templates apply to the whole service spec: one that fails or waits holds back every
+	// CR of the service (5.2)
+	resolved, ok := r.resolve(site{
+		config:  cfg,
+		field:   manifest.Field("spec.services", si, "spec"),
+		what:    fmt.Sprintf("every CR of service %q", svc.Name),
+		outputs: exampleRefs(examples, svc.Spec, cfg.key.Namespace),
+	}, svc.Spec)
+	if !ok {
+		return
+	}
+	spec, _ := resolved.(map[string]any)
+	kinds := manifest.SortedKeys(spec)
 	matched := map[string]bool{}
 	// specless records configured kinds whose only examples have no spec, so that the
 	// warning says why nothing is rendered
@@ -167,7 +219,7 @@ func (r *run) configCRs(w *want, cfg *operandConfig, svc *api.ConfigService, si 
 		}
 		for _, k := range keys {
 			matched[k] = true
-			r.configCR(cfg, si, k, svc.Spec[k], ex, xi, b)
+			r.configCR(cfg, si, k, spec[k], ex, xi, b)
 		}
 	}
 	for _, k := range kinds {
@@ -179,6 +231,24 @@ func (r *run) configCRs(w *want, cfg *operandConfig, svc *api.ConfigService, si 
 			r.add(diag.Warnf(cfg.obj, manifest.Field("spec.services", si, "spec", k), "no alm-example of kind %q in bundle %s: nothing is rendered for it", k, b.Name))
 		}
 	}
+}
+
+// exampleRefs are the CRs a service spec makes from the alm-examples (before templating:
+// template values never change which kinds a spec names).
+func exampleRefs(examples []map[string]any, spec map[string]any, namespace string) []manifest.Ref {
+	var out []manifest.Ref
+	for _, ex := range examples {
+		kind, _ := ex["kind"].(string)
+		apiVersion, _ := ex["apiVersion"].(string)
+		name, _ := manifest.Get(ex, "metadata", "name").(string)
+		for k := range spec {
+			if strings.EqualFold(k, kind) {
+				out = append(out, manifest.Ref{APIVersion: apiVersion, Kind: kind, Namespace: namespace, Name: name})
+				break
+			}
+		}
+	}
+	return out
 }
 
 func (r *run) configCR(cfg *operandConfig, si int, specKey string, fragment any, ex map[string]any, xi int, b *catalog.Bundle) {

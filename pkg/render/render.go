@@ -8,6 +8,7 @@ package render
 
 import (
 	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/pkg/cluster"
 	"github.com/odlm-render/odlm-render/pkg/diag"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
@@ -30,6 +31,15 @@ type Options struct {
 	KeepInputs bool
 	// DefaultNamespace is used for namespaced ODLM inputs that have no metadata.namespace.
 	DefaultNamespace string
+	// Sources are read by templates after the inputs and the rendered objects (in order: a
+	// snapshot, then a live cluster).
+	Sources cluster.Chain
+	// Pending is PendingWarn (default) or PendingError.
+	Pending string
+	// Secrets is SecretsInline (default) or SecretsForbid.
+	Secrets string
+	// Explain adds an info result for every resolved template, naming its sources.
+	Explain bool
 }
 
 // Output is the result of a render. When Results has errors, Objects must not be written.

@@ -40,16 +40,23 @@ func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field 
 		}
 		data = m
 	}
+	ref := manifest.Ref{APIVersion: res.APIVersion, Kind: res.Kind, Namespace: ns, Name: res.Name}
+	if clusterScopedKinds[res.Kind] {
+		ref.Namespace = ""
+	}
+	if data != nil {
+		resolved, ok := r.resolve(site{config: cfg, field: field + ".data", what: ref.String(), outputs: []manifest.Ref{ref}, secretsAllowed: res.Kind == "Secret"}, data)
+		if !ok {
+			return
+		}
+		data, _ = resolved.(map[string]any)
+	}
 	hash, routeHash, ok := r.resourceHashes(cfg, res, data, field)
 	if !ok {
 		return
 	}
 	if len(res.OwnerReferences) > 0 {
 		r.add(diag.Infof(cfg.obj, field+".ownerReferences", "not rendered: an owner reference needs the owner's uid, which exists only in a cluster; GitOps tools track ownership themselves"))
-	}
-	ref := manifest.Ref{APIVersion: res.APIVersion, Kind: res.Kind, Namespace: ns, Name: res.Name}
-	if clusterScopedKinds[res.Kind] {
-		ref.Namespace = ""
 	}
 	if in, exists := r.byRef[ref.Key()]; exists {
 		r.updateResource(cfg, res, field, in, data, hash, routeHash)

@@ -1,0 +1,355 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/odlm-render/odlm-render/pkg/cluster"
+	"github.com/odlm-render/odlm-render/pkg/diag"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/pkg/template"
+)
+
+// Pending values: how a required template value that exists only at run time is treated.
+const (
+	// PendingWarn renders everything that does not depend on the value and warns (default).
+	PendingWarn = "warn"
+	// PendingError makes every pending value an error, for CI that needs complete output.
+	PendingError = "error"
+)
+
+// Secrets policies for values templates read from Secrets.
+const (
+	// SecretsInline writes them where ODLM would (default).
+	SecretsInline = "inline"
+	// SecretsForbid makes a Secret-derived value in any rendered object other than a Secret
+	// an error.
+	SecretsForbid = "forbid"
+)
+
+// OriginRendered names objects the render itself produces, in explanations.
+const OriginRendered cluster.Origin = "rendered"
+
+// maxPasses bounds the fixed-point evaluation of templates that read rendered objects.
+const maxPasses = 20
+
+// site is one place templates are evaluated: a service spec (all its CRs wait together) or
+// one resource's data.
+type site struct {
+	config *operandConfig
+	field  string // field of the template root, e.g. spec.services[0].spec
+	what   string // "the CRs of service x" or "ConfigMap ns/name"
+	// outputs are the objects the site renders once its templates resolve
+	outputs []manifest.Ref
+	// secretsAllowed is set for a Secret resource, which may carry Secret values
+	secretsAllowed bool
+}
+
+// pendingValue is a site waiting for a required value that does not exist yet.
+type pendingValue struct {
+	site site
+	err  *template.Error
+}
+
+// templateReader reads what templates refer to: the objects this render produces (this
+// pass, then the previous one), the inputs, then Options.Sources (snapshot, live).
+type templateReader struct {
+	r       *run
+	origins map[string]cluster.Origin // by Source key, for explanations
+}
+
+func (tr *templateReader) Get(apiVersion, kind, namespace, name string) (map[string]any, bool, error) {
+	obj, origin, found, err := tr.r.lookup(apiVersion, kind, namespace, name)
+	if found {
+		tr.origins[sourceKey(apiVersion, kind, namespace, name)] = origin
+	}
+	return obj, found, err
+}
+
+func sourceKey(apiVersion, kind, namespace, name string) string {
+	return manifest.Ref{APIVersion: apiVersion, Kind: kind, Namespace: namespace, Name: name}.Key()
+}
+
+// lookup finds an object for templates; a namespaced reference also finds a cluster-scoped
+// object of that name (API clients ignore the namespace of cluster-scoped kinds).
+func (r *run) lookup(apiVersion, kind, namespace, name string) (map[string]any, cluster.Origin, bool, error) {
+	for _, ns := range []string{namespace, ""} {
+		k := sourceKey(apiVersion, kind, ns, name)
+		if o, ok := r.rendered[k]; ok {
+			return o.Map, OriginRendered, true, nil
+		}
+		if o, ok := r.previous[k]; ok {
+			return o.Map, OriginRendered, true, nil
+		}
+		if o, ok := r.byRef[k]; ok {
+			if repl, replaced := r.replaced[o]; replaced && repl != nil {
+				return repl.Map, OriginRendered, true, nil
+			}
+			return o.Map, cluster.OriginInputs, true, nil
+		}
+		if namespace == "" {
+			break
+		}
+	}
+	if len(r.opts.Sources) == 0 {
+		return nil, "", false, nil
+	}
+	k := sourceKey(apiVersion, kind, namespace, name)
+	if c, ok := r.sourceCache[k]; ok {
+		return c.obj, c.origin, c.found, c.err
+	}
+	obj, origin, found, err := r.opts.Sources.GetWithOrigin(apiVersion, kind, namespace, name)
+	r.sourceCache[k] = cachedRead{obj, origin, found, err}
+	return obj, origin, found, err
+}
+
+type cachedRead struct {
+	obj    map[string]any
+	origin cluster.Origin
+	found  bool
+	err    error
+}
+
+// resolve evaluates the templates under value for a site. ok is false when the site must not
+// be rendered: an error was reported, or the site waits for a pending value.
+func (r *run) resolve(s site, value any) (any, bool) {
+	if !containsTemplate(value) {
+		return value, true
+	}
+	tr := &templateReader{r: r, origins: map[string]cluster.Origin{}}
+	out, uses, err := template.Resolve(value, template.Context{Namespace: s.config.key.Namespace, Reader: tr})
+	if err != nil {
+		var te *template.Error
+		if errors.As(err, &te) && te.Required && te.Ref != nil {
+			r.pending = append(r.pending, pendingValue{site: s, err: te})
+			return nil, false
+		}
+		field := s.field
+		if te != nil && te.Path != "" {
+			field = joinField(s.field, te.Path)
+		}
+		msg := err.Error()
+		if te != nil {
+			msg = te.Msg
+		}
+		r.add(diag.Errorf(s.config.obj, field, "templatingValueFrom: %s", msg))
+		return nil, false
+	}
+	ok := true
+	for _, u := range uses {
+		field := joinField(s.field, u.Path)
+		if u.Secret && r.opts.Secrets == SecretsForbid && !s.secretsAllowed {
+			r.add(diag.Errorf(s.config.obj, field, "takes a value from a Secret into %s: not allowed with --secrets forbid", s.what))
+			ok = false
+			continue
+		}
+		if r.opts.Explain {
+			r.add(diag.Infof(s.config.obj, field, "%s", explainUse(u, tr.origins)))
+		}
+	}
+	return out, ok
+}
+
+func joinField(base, sub string) string {
+	if sub == "" {
+		return base
+	}
+	if strings.HasPrefix(sub, "[") {
+		return base + sub
+	}
+	return base + "." + sub
+}
+
+// explainUse says where a value came from, never showing a Secret's value.
+func explainUse(u template.Use, origins map[string]cluster.Origin) string {
+	var from []string
+	for _, s := range u.Sources {
+		desc := s.String()
+		if !s.Found {
+			desc += " (not found)"
+		} else if o, ok := origins[sourceKey(s.APIVersion, s.Kind, s.Namespace, s.Name)]; ok {
+			desc += " (" + string(o) + ")"
+		}
+		from = append(from, desc)
+	}
+	value := fmt.Sprintf("%q", u.Value)
+	if u.Secret {
+		value = "a value from a Secret (not shown)"
+	}
+	if len(from) == 0 {
+		return "templatingValueFrom resolved to " + value + " (no object read)"
+	}
+	return "templatingValueFrom resolved to " + value + " from " + strings.Join(from, ", ")
+}
+
+// containsTemplate reports whether a value holds a templatingValueFrom key anywhere.
+func containsTemplate(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		if _, ok := v[template.Key]; ok {
+			return true
+		}
+		for _, e := range v {
+			if containsTemplate(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if containsTemplate(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// reportPending turns the pending values of the final pass into results: a warning when
+// the value will exist at run time (the referenced object is rendered, or is of a kind an
+// operator being installed creates), an error otherwise, for a reference cycle, or with
+// --pending error.
+func (r *run) reportPending() {
+	if cycle := r.pendingCycle(); cycle != "" {
+		p := r.pending[0]
+		r.add(diag.Errorf(p.site.config.obj, p.site.field, "templatingValueFrom reference cycle: %s", cycle))
+		return
+	}
+	for _, p := range r.pending {
+		field := joinField(p.site.field, p.err.Path)
+		ref := p.err.Ref.String()
+		switch {
+		case !r.producedAtRuntime(p):
+			r.add(diag.Errorf(p.site.config.obj, field, "templatingValueFrom: required value from %s is empty, and nothing the render installs produces it", ref))
+		case r.opts.Pending == PendingError:
+			r.add(diag.Errorf(p.site.config.obj, field, "templatingValueFrom: required value from %s exists only once the rendered objects are applied (--pending error)", ref))
+		default:
+			r.add(diag.Warnf(p.site.config.obj, field, "templatingValueFrom: %s is left out until %s has this value (it exists only once the rendered objects are applied); render again with --snapshot or --live to complete it", p.site.what, ref))
+		}
+	}
+}
+
+// producedAtRuntime reports whether the object a pending value waits for is one the render
+// emits (or would emit once another pending value resolves), one of a kind a bundle being
+// installed provides, or a Secret, ConfigMap, Service or Route in a namespace the render
+// installs operators or operands into (operators create those).
+func (r *run) producedAtRuntime(p pendingValue) bool {
+	src := p.err.Ref
+	k := sourceKey(src.APIVersion, src.Kind, src.Namespace, src.Name)
+	if _, ok := r.rendered[k]; ok {
+		return true
+	}
+	for _, q := range r.pending {
+		for _, out := range q.site.outputs {
+			if out.Key() == k {
+				return true
+			}
+		}
+	}
+	group, _, found := strings.Cut(src.APIVersion, "/")
+	if !found {
+		group = ""
+	}
+	if r.providedKinds[group+"|"+src.Kind] {
+		return true
+	}
+	switch src.Kind {
+	case "Secret", "ConfigMap", "Service", "Route":
+		return r.installNamespaces[src.Namespace]
+	}
+	return false
+}
+
+// pendingCycle finds pending sites that wait for each other and describes the cycle.
+func (r *run) pendingCycle() string {
+	waitsFor := map[int][]int{}
+	for i, p := range r.pending {
+		k := sourceKey(p.err.Ref.APIVersion, p.err.Ref.Kind, p.err.Ref.Namespace, p.err.Ref.Name)
+		for j, q := range r.pending {
+			for _, out := range q.site.outputs {
+				if out.Key() == k {
+					waitsFor[i] = append(waitsFor[i], j)
+				}
+			}
+		}
+	}
+	state := make([]int, len(r.pending)) // 0 new, 1 on stack, 2 done
+	var stack []int
+	var cycle []int
+	var visit func(i int) bool
+	visit = func(i int) bool {
+		state[i] = 1
+		stack = append(stack, i)
+		for _, j := range waitsFor[i] {
+			if state[j] == 1 {
+				for s := len(stack) - 1; s >= 0; s-- {
+					cycle = append([]int{stack[s]}, cycle...)
+					if stack[s] == j {
+						break
+					}
+				}
+				return true
+			}
+			if state[j] == 0 && visit(j) {
+				return true
+			}
+		}
+		stack = stack[:len(stack)-1]
+		state[i] = 2
+		return false
+	}
+	for i := range r.pending {
+		if state[i] == 0 && visit(i) {
+			break
+		}
+	}
+	if len(cycle) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, i := range append(cycle, cycle[0]) {
+		p := r.pending[i]
+		parts = append(parts, fmt.Sprintf("%s (%s)", p.site.what, joinField(p.site.field, p.err.Path)))
+	}
+	return strings.Join(parts, " waits for ")
+}
+
+// noteInstallTargets records what producedAtRuntime needs: the kinds the bundles being
+// installed provide and the namespaces operators and operands go to.
+func (r *run) noteInstallTargets() {
+	r.providedKinds = map[string]bool{}
+	r.installNamespaces = map[string]bool{}
+	for _, p := range r.subscriptions {
+		if p.obj == nil {
+			continue
+		}
+		r.installNamespaces[p.namespace] = true
+		if r.catalog == nil {
+			continue
+		}
+		pkg, ok := r.catalog.Package(p.obj.String("spec", "name"))
+		if !ok {
+			continue
+		}
+		if b, err := pkg.HeadBundle(p.obj.String("spec", "channel")); err == nil {
+			for _, g := range b.ProvidedGVKs {
+				r.providedKinds[g.Group+"|"+g.Kind] = true
+			}
+		}
+	}
+	for k := range r.configs {
+		r.installNamespaces[k.Namespace] = true
+	}
+}
+
+// renderedFingerprint identifies the operand objects of a pass, to detect the fixed point.
+func renderedFingerprint(objs []*manifest.Object) string {
+	var parts []string
+	for _, o := range objs {
+		b, _ := manifest.MarshalJSON(o.Map)
+		parts = append(parts, string(b))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, "\n")
+}
