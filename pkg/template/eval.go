@@ -95,7 +95,18 @@ type evaluator struct {
 	path       string
 	sources    []Source
 	defaultErr string
+	exprDepth  int
 }
+
+// Limits that keep hostile templates from exhausting the stack or memory (ODLM has none;
+// real configurations stay far below them). Documents themselves nest at most 1000 levels
+// (pkg/manifest).
+const (
+	// MaxExpressionDepth bounds the nesting of and/or/not in a conditional expression.
+	MaxExpressionDepth = 64
+	// MaxArrayItems bounds the items of an `array` value source.
+	MaxArrayItems = 10000
+)
 
 func (e *evaluator) fail(ref *Source, format string, args ...any) *Error {
 	return &Error{Path: e.path, Ref: ref, Msg: fmt.Sprintf(format, args...)}
@@ -247,6 +258,9 @@ func (e *evaluator) branch(b *valueSource) (string, bool, error) {
 
 // array evaluates the items of a branch's array into a JSON array text.
 func (e *evaluator) array(items []valueSource) (string, bool, error) {
+	if len(items) > MaxArrayItems {
+		return "", false, e.fail(nil, "array has %d items; at most %d are allowed", len(items), MaxArrayItems)
+	}
 	out := make([]any, 0, len(items))
 	anySecret := false
 	for i := range items {

@@ -3,11 +3,13 @@ package template_test
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/pkg/manifest"
 	"github.com/odlm-render/odlm-render/pkg/template"
 )
 
@@ -471,4 +473,24 @@ func TestWalkErrorsAreDeterministic(t *testing.T) {
 		require.Error(t, err)
 		assert.Equal(t, "a: unsupported conditional type: conditional has no expression", err.Error())
 	}
+}
+
+func TestLimits(t *testing.T) {
+	deep := `{"literal": "x"}`
+	expr := `{"value": {"literal": "true"}}`
+	for i := 0; i < template.MaxExpressionDepth+1; i++ {
+		expr = `{"not": ` + expr + `}`
+	}
+	v, err := manifest.DecodeJSONValue([]byte(`{"a": {"templatingValueFrom": {"conditional": {"expression": ` + expr + `, "then": ` + deep + `}}}}`))
+	require.NoError(t, err)
+	_, _, err = template.Resolve(v, template.Context{Namespace: "ns"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "a: expression nested deeper than 64 levels")
+
+	items := strings.Repeat(`{"literal": "x"},`, template.MaxArrayItems) + `{"literal": "x"}`
+	v, err = manifest.DecodeJSONValue([]byte(`{"a": {"templatingValueFrom": {"conditional": {"expression": {"value": {"literal": "true"}}, "then": {"array": [` + items + `]}}}}}`))
+	require.NoError(t, err)
+	_, _, err = template.Resolve(v, template.Context{Namespace: "ns"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "a: array has 10001 items; at most 10000 are allowed")
 }
