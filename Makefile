@@ -7,7 +7,7 @@ BIN := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/odlm-render/odlm-render/pkg/cli.Version=$(VERSION)
 
-.PHONY: all build example test tools unit lint fuzz bench golden clean
+.PHONY: all build example test tools apiserver unit lint fuzz bench golden clean
 
 all: build
 
@@ -20,14 +20,20 @@ example: build
 	$(BIN)/odlm-render render examples/quickstart/manifests --catalog examples/quickstart/catalog
 
 # Every test: vet and format checks, unit, golden, front-door tests, and the integration
-# tests that run real kustomize (installed, pinned, by scripts/tools.sh).
-test: lint tools unit
+# tests that run real kustomize, kpt and a real kube-apiserver (pinned, installed and cached
+# by scripts/tools.sh and scripts/apiserver.sh; see scripts/test.sh).
+test: lint
+	scripts/test.sh
 
 tools:
 	scripts/tools.sh >/dev/null
 
+apiserver:
+	scripts/apiserver.sh build >/dev/null
+
+# Go tests alone: integration tests skip when their tools are missing.
 unit:
-	ODLM_RENDER_REQUIRE_TOOLS=1 $(GO) test -count=1 ./...
+	$(GO) test -count=1 ./...
 
 lint:
 	$(GO) vet ./...

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -78,6 +79,10 @@ type renderFlags struct {
 	explain    bool
 	pending    string
 	secrets    string
+	live       bool
+	kubeconfig string
+	context    string
+	timeout    time.Duration
 }
 
 func newRenderCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -108,6 +113,9 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 			if f.secrets != render.SecretsInline && f.secrets != render.SecretsForbid {
 				return usageError{fmt.Errorf("--secrets must be inline or forbid, not %q", f.secrets)}
 			}
+			if !f.live && (f.kubeconfig != "" || f.context != "") {
+				return usageError{errors.New("--kubeconfig and --context only apply with --live")}
+			}
 			return runRender(f, args, stdin, stdout, stderr)
 		},
 	}
@@ -120,6 +128,10 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 	cmd.Flags().BoolVar(&f.explain, "explain", false, "say where every templatingValueFrom value came from (never a Secret's value)")
 	cmd.Flags().StringVar(&f.pending, "pending", render.PendingWarn, "required template values that exist only once the output is applied: warn (render the rest) or error")
 	cmd.Flags().StringVar(&f.secrets, "secrets", render.SecretsInline, "values templates read from Secrets: inline (as ODLM does) or forbid (an error outside a Secret)")
+	cmd.Flags().BoolVar(&f.live, "live", false, "also read template references from the cluster of the kubeconfig (GET requests only), after the inputs and snapshots")
+	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig for --live (default: $KUBECONFIG, then ~/.kube/config)")
+	cmd.Flags().StringVar(&f.context, "context", "", "kubeconfig context for --live (default: the current context)")
+	cmd.Flags().DurationVar(&f.timeout, "live-timeout", cluster.DefaultLiveTimeout, "timeout of each --live request")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
 }
@@ -175,6 +187,13 @@ func readSources(f renderFlags) (cluster.Chain, error) {
 			return nil, fmt.Errorf("--snapshot: %w", err)
 		}
 		chain = append(chain, cluster.Source{Origin: cluster.OriginSnapshot, Reader: snap})
+	}
+	if f.live {
+		live, err := cluster.NewLive(cluster.LiveOptions{Kubeconfig: f.kubeconfig, Context: f.context, Timeout: f.timeout})
+		if err != nil {
+			return nil, fmt.Errorf("--live: %w", err)
+		}
+		chain = append(chain, cluster.Source{Origin: cluster.OriginLive, Reader: live})
 	}
 	return chain, nil
 }

@@ -1,0 +1,448 @@
+// Package testcluster gives tests a real kube-apiserver (with etcd) on 127.0.0.1, started by
+// scripts/apiserver.sh, to read from as a "live cluster".
+//
+// Start returns the cluster named by $ODLM_RENDER_APISERVER_DIR (a run folder printed by
+// `scripts/apiserver.sh start`) if set, else starts one, once per test binary; a TestMain
+// that uses Start calls Stop after m.Run. When the binaries are not built
+// (`scripts/apiserver.sh build`), Start skips the test, or fails it when
+// $ODLM_RENDER_REQUIRE_TOOLS=1.
+//
+// The cluster has no controller-manager: namespaces never finish deleting, so each test
+// takes a fresh namespace (Namespace) and nothing is deleted.
+package testcluster
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// EnvDir names a running cluster's run folder to reuse instead of starting one.
+const EnvDir = "ODLM_RENDER_APISERVER_DIR"
+
+// EnvRequire makes missing binaries a test failure instead of a skip.
+const EnvRequire = "ODLM_RENDER_REQUIRE_TOOLS"
+
+// ReaderUser is the user name of ReaderKubeconfig's token; it has no groups, so it can do
+// only what GrantReader grants (and discovery).
+const ReaderUser = "reader"
+
+// Cluster is a running test cluster.
+type Cluster struct {
+	dir    string
+	server string
+	dyn    dynamic.Interface
+	rest   rest.Interface // for discovery
+
+	mu        sync.Mutex
+	discovery map[schema.GroupVersion][]metav1.APIResource
+}
+
+var (
+	once     sync.Once
+	shared   *Cluster
+	startErr error
+	skipMsg  string
+	started  string // run folder this binary started (Stop stops it)
+)
+
+// Start returns the test cluster, starting it on first use (see the package comment).
+func Start(t testing.TB) *Cluster {
+	t.Helper()
+	once.Do(func() { shared, skipMsg, startErr = start() })
+	if skipMsg != "" {
+		if os.Getenv(EnvRequire) == "1" {
+			t.Fatalf("%s (and %s=1)", skipMsg, EnvRequire)
+		}
+		t.Skip(skipMsg)
+	}
+	if startErr != nil {
+		t.Fatalf("test cluster: %v", startErr)
+	}
+	return shared
+}
+
+// Stop stops the cluster if this test binary started it, and removes its run folder
+// (unless the logs are needed: it keeps the folder when $ODLM_RENDER_APISERVER_KEEP=1).
+func Stop() {
+	if started == "" {
+		return
+	}
+	dir := started
+	started = ""
+	cmd := exec.Command("bash", filepath.Join(repoRoot(), "scripts", "apiserver.sh"), "stop", dir)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "testcluster: stop %s: %v\n", dir, err)
+		return
+	}
+	if os.Getenv("ODLM_RENDER_APISERVER_KEEP") != "1" {
+		_ = os.RemoveAll(dir)
+	}
+}
+
+func start() (*Cluster, string, error) {
+	if dir := os.Getenv(EnvDir); dir != "" {
+		c, err := open(dir)
+		return c, "", err
+	}
+	root := repoRoot()
+	if root == "" {
+		return nil, "no scripts/apiserver.sh above the test's folder", nil
+	}
+	script := filepath.Join(root, "scripts", "apiserver.sh")
+	if _, err := exec.LookPath("bash"); err != nil {
+		return nil, "bash is not available to run scripts/apiserver.sh", nil
+	}
+	if err := exec.Command("bash", script, "built").Run(); err != nil {
+		return nil, "kube-apiserver/etcd are not built: run scripts/apiserver.sh build", nil
+	}
+	cmd := exec.Command("bash", script, "start")
+	cmd.Env = append(os.Environ(), "ODLM_APISERVER_OWNER_PID="+strconv.Itoa(os.Getpid()))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, "", fmt.Errorf("scripts/apiserver.sh start: %v\n%s", err, errb.String())
+	}
+	dir := strings.TrimSpace(out.String())
+	started = dir
+	c, err := open(dir)
+	return c, "", err
+}
+
+func open(dir string) (*Cluster, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(dir, "admin.kubeconfig"))
+	if err != nil {
+		return nil, fmt.Errorf("run folder %s: %w", dir, err)
+	}
+	cfg.QPS, cfg.Burst = 100, 200
+	cfg.WarningHandler = rest.NoWarnings{}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	rc, err := rest.UnversionedRESTClientFor(dynamic.ConfigFor(cfg))
+	if err != nil {
+		return nil, err
+	}
+	return &Cluster{dir: dir, server: cfg.Host, dyn: dyn, rest: rc, discovery: map[schema.GroupVersion][]metav1.APIResource{}}, nil
+}
+
+var errNoKind = errors.New("kind not served")
+
+// resource maps a kind to its resource with discovery (one GET per group-version, cached;
+// forget drops the cache entry, after a CRD change).
+func (c *Cluster) resource(ctx context.Context, gvk schema.GroupVersionKind) (schema.GroupVersionResource, bool, error) {
+	gv := gvk.GroupVersion()
+	c.mu.Lock()
+	list, ok := c.discovery[gv]
+	c.mu.Unlock()
+	if !ok {
+		path := "/apis/" + gv.Group + "/" + gv.Version
+		if gv.Group == "" {
+			path = "/api/" + gv.Version
+		}
+		body, err := c.rest.Get().AbsPath(path).Do(ctx).Raw()
+		if apierrors.IsNotFound(err) {
+			return schema.GroupVersionResource{}, false, errNoKind
+		}
+		if err != nil {
+			return schema.GroupVersionResource{}, false, err
+		}
+		var rl metav1.APIResourceList
+		if err := json.Unmarshal(body, &rl); err != nil {
+			return schema.GroupVersionResource{}, false, err
+		}
+		list = rl.APIResources
+		c.mu.Lock()
+		c.discovery[gv] = list
+		c.mu.Unlock()
+	}
+	for _, r := range list {
+		if r.Kind == gvk.Kind && !strings.Contains(r.Name, "/") {
+			return gv.WithResource(r.Name), r.Namespaced, nil
+		}
+	}
+	return schema.GroupVersionResource{}, false, errNoKind
+}
+
+func (c *Cluster) forget(gv schema.GroupVersion) {
+	c.mu.Lock()
+	delete(c.discovery, gv)
+	c.mu.Unlock()
+}
+
+// client is the dynamic client for an object's kind and namespace.
+func (c *Cluster) client(ctx context.Context, gvk schema.GroupVersionKind, namespace string, wait bool) (dynamic.ResourceInterface, error) {
+	var (
+		gvr        schema.GroupVersionResource
+		namespaced bool
+		err        error
+	)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		gvr, namespaced, err = c.resource(ctx, gvk)
+		// a kind from a CRD just established may take a moment to appear in discovery
+		if !errors.Is(err, errNoKind) || !wait || time.Now().After(deadline) {
+			break
+		}
+		c.forget(gvk.GroupVersion())
+		time.Sleep(200 * time.Millisecond)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", gvk, err)
+	}
+	if !namespaced {
+		return c.dyn.Resource(gvr), nil
+	}
+	if namespace == "" {
+		return nil, errors.New("a namespaced object needs a namespace")
+	}
+	return c.dyn.Resource(gvr).Namespace(namespace), nil
+}
+
+// repoRoot is the nearest folder above the working directory holding scripts/apiserver.sh.
+func repoRoot() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "scripts", "apiserver.sh")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// Dir is the run folder (logs, kubeconfigs, certificates).
+func (c *Cluster) Dir() string { return c.dir }
+
+// Server is the API server URL (https://127.0.0.1:PORT).
+func (c *Cluster) Server() string { return c.server }
+
+// AdminKubeconfig is a kubeconfig for a cluster admin (group system:masters).
+func (c *Cluster) AdminKubeconfig() string { return filepath.Join(c.dir, "admin.kubeconfig") }
+
+// ReaderKubeconfig is a kubeconfig for user "reader", who has no groups and no grants but
+// those of GrantReader.
+func (c *Cluster) ReaderKubeconfig() string { return filepath.Join(c.dir, "reader.kubeconfig") }
+
+// Apply creates or updates the objects of a YAML (or JSON) stream as the admin, with
+// server-side apply. A CustomResourceDefinition is waited for until Established, so that
+// later objects (in the same call or not) may be of its kinds.
+func (c *Cluster) Apply(t testing.TB, yaml string) {
+	t.Helper()
+	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(yaml), 4096)
+	for i := 0; ; i++ {
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			t.Fatalf("Apply: document %d: %v", i, err)
+		}
+		if len(m) == 0 {
+			continue
+		}
+		obj := &unstructured.Unstructured{Object: m}
+		if err := c.apply(obj); err != nil {
+			t.Fatalf("Apply: %s %s %s/%s: %v", obj.GetAPIVersion(), obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
+		}
+	}
+}
+
+func (c *Cluster) apply(obj *unstructured.Unstructured) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	gvk := obj.GroupVersionKind()
+	ri, err := c.client(ctx, gvk, obj.GetNamespace(), true)
+	if err != nil {
+		return err
+	}
+	if _, err := ri.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: "testcluster", Force: true}); err != nil {
+		return err
+	}
+	if gvk.Group == "apiextensions.k8s.io" && gvk.Kind == "CustomResourceDefinition" {
+		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			got, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			conds, _, _ := unstructured.NestedSlice(got.Object, "status", "conditions")
+			for _, cnd := range conds {
+				m, _ := cnd.(map[string]any)
+				if m["type"] == "Established" && m["status"] == "True" {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+		if err != nil {
+			return fmt.Errorf("CRD not established: %w", err)
+		}
+		// its group-versions are served now
+		if versions, _, _ := unstructured.NestedSlice(obj.Object, "spec", "versions"); versions != nil {
+			group, _, _ := unstructured.NestedString(obj.Object, "spec", "group")
+			for _, v := range versions {
+				if m, ok := v.(map[string]any); ok {
+					if name, ok := m["name"].(string); ok {
+						c.forget(schema.GroupVersion{Group: group, Version: name})
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+var nonName = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// Namespace creates a fresh namespace for the test and returns its name. Namespaces are
+// never deleted (without a controller-manager they would never finish).
+func (c *Cluster) Namespace(t testing.TB) string {
+	t.Helper()
+	base := strings.Trim(nonName.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
+	if len(base) > 40 {
+		base = strings.Trim(base[:40], "-")
+	}
+	name := "t-" + base + "-" + randomSuffix()
+	c.Apply(t, fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n", name))
+	return name
+}
+
+// GrantReader lets the reader user use verbs on resources in namespace (a Role and a
+// RoleBinding), or cluster-wide when namespace is "" (a ClusterRole and a
+// ClusterRoleBinding). A resource is "configmaps" (core group) or "<plural>.<group>"
+// ("operandrequests.operator.ibm.com").
+func (c *Cluster) GrantReader(t testing.TB, namespace string, resources []string, verbs []string) {
+	t.Helper()
+	byGroup := map[string][]any{}
+	var groups []string
+	for _, r := range resources {
+		name, group, _ := strings.Cut(r, ".")
+		if _, ok := byGroup[group]; !ok {
+			groups = append(groups, group)
+		}
+		byGroup[group] = append(byGroup[group], name)
+	}
+	var rules []any
+	for _, g := range groups {
+		vs := make([]any, len(verbs))
+		for i, v := range verbs {
+			vs[i] = v
+		}
+		rules = append(rules, map[string]any{"apiGroups": []any{g}, "resources": byGroup[g], "verbs": vs})
+	}
+	name := "reader-" + randomSuffix()
+	roleKind, bindingKind := "Role", "RoleBinding"
+	md := map[string]any{"name": name}
+	if namespace == "" {
+		roleKind, bindingKind = "ClusterRole", "ClusterRoleBinding"
+	} else {
+		md["namespace"] = namespace
+	}
+	role := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": roleKind, "metadata": md, "rules": rules,
+	}}
+	binding := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": bindingKind, "metadata": md,
+		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": roleKind, "name": name},
+		"subjects": []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": ReaderUser}},
+	}}
+	for _, o := range []*unstructured.Unstructured{role, binding} {
+		if err := c.apply(o); err != nil {
+			t.Fatalf("GrantReader: %s %s: %v", o.GetKind(), name, err)
+		}
+	}
+}
+
+// Delete deletes an object as the admin (NotFound is not an error). Namespaces never finish
+// deleting on this cluster; delete objects inside them instead.
+func (c *Cluster) Delete(t testing.TB, apiVersion, kind, namespace, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ri, err := c.client(ctx, schema.FromAPIVersionAndKind(apiVersion, kind), namespace, false)
+	if err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	if err := ri.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatalf("Delete %s %s %s/%s: %v", apiVersion, kind, namespace, name, err)
+	}
+}
+
+func randomSuffix() string {
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// UnreachableKubeconfig writes a kubeconfig whose server is a loopback port nothing listens
+// on (it was just bound and closed), and returns its path. It needs no cluster.
+func UnreachableKubeconfig(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("UnreachableKubeconfig: %v", err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	return WriteKubeconfig(t, "https://"+addr, "unreachable-token")
+}
+
+// WriteKubeconfig writes a kubeconfig for server with a bearer token (TLS verification off:
+// for servers that are not real clusters) into a test temp folder and returns its path.
+func WriteKubeconfig(t testing.TB, server, token string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	cfg := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster:
+    server: %s
+    insecure-skip-tls-verify: true
+users:
+- name: u
+  user:
+    token: %s
+contexts:
+- name: c
+  context: {cluster: c, user: u}
+current-context: c
+`, server, token)
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatalf("WriteKubeconfig: %v", err)
+	}
+	return path
+}

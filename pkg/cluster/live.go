@@ -1,0 +1,322 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+)
+
+// DefaultLiveTimeout bounds each request to a live cluster when LiveOptions.Timeout is 0.
+const DefaultLiveTimeout = 10 * time.Second
+
+// liveDialTimeout bounds connecting to the API server, so that an unreachable cluster fails fast.
+const liveDialTimeout = 3 * time.Second
+
+// LiveOptions says which cluster a Live reader reads from.
+type LiveOptions struct {
+	// Kubeconfig is the kubeconfig file; empty means what kubectl uses ($KUBECONFIG, then
+	// ~/.kube/config, then the in-cluster service account).
+	Kubeconfig string
+	// Context is the kubeconfig context; empty means the current context.
+	Context string
+	// Timeout bounds each request (default DefaultLiveTimeout).
+	Timeout time.Duration
+
+	// wrapTransport, for tests, wraps the HTTP transport under the read-only guard, so it
+	// sees exactly the requests that leave the process.
+	wrapTransport func(http.RoundTripper) http.RoundTripper
+}
+
+// Live reads objects from a live cluster with GET requests only: one GET per object, plus
+// one discovery GET per group-version (cached) to map a kind to its resource. It never
+// writes: its HTTP transport refuses any other method. Errors never carry object contents.
+// Live is safe for concurrent use.
+type Live struct {
+	server  string
+	user    string // kubeconfig user name, for messages
+	timeout time.Duration
+	client  rest.Interface
+
+	mu        sync.Mutex
+	resources map[string][]metav1.APIResource // by group-version, served ones only
+	down      error                           // set once the server was unreachable: fail fast afterwards
+}
+
+var _ Reader = (*Live)(nil)
+
+// NewLive loads the kubeconfig and prepares a client. It sends no request.
+func NewLive(opts LiveOptions) (*Live, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	where := "kubeconfig"
+	if opts.Kubeconfig != "" {
+		rules.ExplicitPath = opts.Kubeconfig
+		where = "kubeconfig " + opts.Kubeconfig
+	}
+	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: opts.Context})
+	cfg, err := loader.ClientConfig()
+	if err != nil {
+		if clientcmd.IsEmptyConfig(err) {
+			return nil, fmt.Errorf("live cluster: no %s found (set --kubeconfig or $KUBECONFIG, or create ~/.kube/config)", where)
+		}
+		return nil, fmt.Errorf("live cluster: %s: %w", where, err)
+	}
+	user := ""
+	if raw, err := loader.RawConfig(); err == nil {
+		name := opts.Context
+		if name == "" {
+			name = raw.CurrentContext
+		}
+		if c, ok := raw.Contexts[name]; ok && c != nil {
+			user = c.AuthInfo
+		}
+	}
+
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultLiveTimeout
+	}
+	cfg = dynamic.ConfigFor(cfg)                // the dynamic client's JSON-only, scheme-free REST client
+	cfg.AcceptContentTypes = "application/json" // raw JSON, even where CBOR is enabled
+	cfg.Timeout = timeout
+	cfg.QPS, cfg.Burst = 50, 100
+	cfg.WarningHandler = rest.NoWarnings{}
+	dialTimeout := min(liveDialTimeout, timeout)
+	dialer := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}
+	if cfg.Dial == nil && cfg.Proxy == nil {
+		cfg.Dial = dialer.DialContext
+	}
+	if opts.wrapTransport != nil {
+		cfg.Wrap(opts.wrapTransport)
+	}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return readOnlyTransport{rt} })
+	// like the dynamic client: unversioned, absolute paths per request
+	client, err := rest.UnversionedRESTClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("live cluster: %s: %w", where, err)
+	}
+	return &Live{
+		server:    cfg.Host,
+		user:      user,
+		timeout:   timeout,
+		client:    client,
+		resources: map[string][]metav1.APIResource{},
+	}, nil
+}
+
+// Server is the API server's URL, for messages.
+func (l *Live) Server() string { return l.server }
+
+// Get implements Reader: it GETs exactly the named object. A cluster-scoped kind ignores
+// namespace. The object is a value tree (map[string]any, []any, string, bool, nil,
+// json.Number).
+func (l *Live) Get(apiVersion, kind, namespace, name string) (map[string]any, bool, error) {
+	if err := l.failed(); err != nil {
+		return nil, false, err
+	}
+	if kind == "" || apiVersion == "" {
+		return nil, false, fmt.Errorf("live cluster %s: apiVersion and kind are needed (got %q, %q)", l.server, apiVersion, kind)
+	}
+	if err := checkSegment("name", name); err != nil {
+		return nil, false, fmt.Errorf("live cluster %s: %s %s: %w", l.server, apiVersion, kind, err)
+	}
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return nil, false, fmt.Errorf("live cluster %s: apiVersion %q: %w", l.server, apiVersion, err)
+	}
+	res, err := l.resourceFor(gv, kind)
+	if err != nil {
+		return nil, false, err
+	}
+	segments := []string{groupVersionPath(gv)}
+	where := name
+	if res.Namespaced {
+		if namespace == "" {
+			return nil, false, fmt.Errorf("live cluster %s: %s %s %q is namespaced: a namespace is needed", l.server, apiVersion, kind, name)
+		}
+		if err := checkSegment("namespace", namespace); err != nil {
+			return nil, false, fmt.Errorf("live cluster %s: %s %s: %w", l.server, apiVersion, kind, err)
+		}
+		segments = append(segments, "namespaces", namespace)
+		where = namespace + "/" + name
+	}
+	segments = append(segments, res.Name, name)
+
+	body, err := l.get(segments...)
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, false, nil
+		}
+		return nil, false, l.describe(err, resourceName(gv, res.Name), where)
+	}
+	v, err := manifest.DecodeJSONValue(body)
+	if err != nil {
+		return nil, false, fmt.Errorf("live cluster %s: get %s %s: the response is not JSON", l.server, resourceName(gv, res.Name), where)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, false, fmt.Errorf("live cluster %s: get %s %s: the response is not an object", l.server, resourceName(gv, res.Name), where)
+	}
+	return obj, true, nil
+}
+
+// resourceFor maps a kind to the resource serving it, with one discovery request per
+// group-version. A group-version that is not served is asked again next time (a CRD may
+// appear); a served one is cached.
+func (l *Live) resourceFor(gv schema.GroupVersion, kind string) (metav1.APIResource, error) {
+	key := gv.String()
+	l.mu.Lock()
+	list, ok := l.resources[key]
+	l.mu.Unlock()
+	if !ok {
+		body, err := l.get(groupVersionPath(gv))
+		if err != nil {
+			if apierrors.IsNotFound(err) {
+				return metav1.APIResource{}, l.notServed(gv, kind)
+			}
+			return metav1.APIResource{}, l.describe(err, "", "discovery of "+key)
+		}
+		var rl metav1.APIResourceList
+		if err := json.Unmarshal(body, &rl); err != nil {
+			return metav1.APIResource{}, fmt.Errorf("live cluster %s: discovery of %s: the response is not an APIResourceList", l.server, key)
+		}
+		list = rl.APIResources
+		l.mu.Lock()
+		l.resources[key] = list
+		l.mu.Unlock()
+	}
+	for _, r := range list {
+		if r.Kind == kind && !strings.Contains(r.Name, "/") {
+			return r, nil
+		}
+	}
+	return metav1.APIResource{}, l.notServed(gv, kind)
+}
+
+func (l *Live) notServed(gv schema.GroupVersion, kind string) error {
+	return fmt.Errorf("live cluster %s: the cluster does not serve %s %s", l.server, gv.String(), kind)
+}
+
+func (l *Live) get(segments ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), l.timeout)
+	defer cancel()
+	res := l.client.Get().AbsPath(segments...).Do(ctx)
+	body, err := res.Raw()
+	if err != nil {
+		return nil, res.Error() // the error with the Status the server sent, if any
+	}
+	return body, nil
+}
+
+func (l *Live) failed() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.down
+}
+
+var forbiddenUser = regexp.MustCompile(`User "([^"]*)"`)
+
+// describe turns a request error into a message that names the server, the resource and the
+// object, never its contents.
+func (l *Live) describe(err error, resource, where string) error {
+	target := strings.TrimSpace(resource + " " + where)
+	var status apierrors.APIStatus
+	switch {
+	case apierrors.IsForbidden(err):
+		who := "the kubeconfig user"
+		if m := forbiddenUser.FindStringSubmatch(err.Error()); m != nil {
+			who = fmt.Sprintf("user %q", m[1])
+		} else if l.user != "" {
+			who = fmt.Sprintf("kubeconfig user %q", l.user)
+		}
+		return fmt.Errorf("live cluster %s: forbidden: %s cannot get %s (RBAC)", l.server, who, target)
+	case apierrors.IsUnauthorized(err):
+		who := "the kubeconfig credentials"
+		if l.user != "" {
+			who = fmt.Sprintf("the credentials of kubeconfig user %q", l.user)
+		}
+		return fmt.Errorf("live cluster %s: unauthorized: the server rejected %s (expired or wrong token or certificate?)", l.server, who)
+	case apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err):
+		return fmt.Errorf("live cluster %s: get %s: the server timed out", l.server, target)
+	case errors.As(err, &status):
+		st := status.Status()
+		return fmt.Errorf("live cluster %s: get %s: HTTP %d %s: %s", l.server, target, st.Code, st.Reason, st.Message)
+	}
+	// no HTTP answer: unreachable (refused, no route, DNS, TLS, timeout); later calls fail at once
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		err = uerr.Err
+	}
+	msg := err.Error()
+	if strings.HasPrefix(msg, "getting credentials") { // a kubeconfig exec plugin failed
+		return fmt.Errorf("live cluster %s: kubeconfig credentials: %s", l.server, msg)
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		msg = fmt.Sprintf("no answer within %s", l.timeout)
+	}
+	down := fmt.Errorf("cluster %s unreachable: %s", l.server, msg)
+	l.mu.Lock()
+	if l.down == nil {
+		l.down = down
+	}
+	l.mu.Unlock()
+	return down
+}
+
+func groupVersionPath(gv schema.GroupVersion) string {
+	if gv.Group == "" {
+		return "/api/" + gv.Version
+	}
+	return "/apis/" + gv.Group + "/" + gv.Version
+}
+
+func resourceName(gv schema.GroupVersion, resource string) string {
+	if gv.Group == "" {
+		return resource
+	}
+	return resource + "." + gv.Group
+}
+
+// checkSegment refuses names that would change the request path.
+func checkSegment(what, s string) error {
+	if s == "" {
+		return fmt.Errorf("empty %s", what)
+	}
+	if s == "." || s == ".." || strings.ContainsAny(s, "/%?#") {
+		return fmt.Errorf("invalid %s %q", what, s)
+	}
+	return nil
+}
+
+// readOnlyTransport refuses every request but GET, so that nothing in this package can
+// write to a cluster, whatever client code is added later.
+type readOnlyTransport struct{ next http.RoundTripper }
+
+func (t readOnlyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodGet {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		return nil, fmt.Errorf("live cluster reader is read-only: refusing %s %s", req.Method, req.URL.Path)
+	}
+	return t.next.RoundTrip(req)
+}
+
+// WrappedRoundTripper lets client-go see through the wrapper (for connection management).
+func (t readOnlyTransport) WrappedRoundTripper() http.RoundTripper { return t.next }
