@@ -384,6 +384,50 @@ func (c *Cluster) GrantReader(t testing.TB, namespace string, resources []string
 			t.Fatalf("GrantReader: %s %s: %v", o.GetKind(), name, err)
 		}
 	}
+	// the RBAC authorizer reads bindings from an informer cache: wait until it allows every
+	// granted verb, so that tests never race the grant
+	for _, g := range groups {
+		for _, res := range byGroup[g] {
+			for _, v := range verbs {
+				c.waitAllowed(t, namespace, g, res.(string), v)
+			}
+		}
+	}
+}
+
+// waitAllowed polls a SubjectAccessReview (as the admin) until the reader may use verb on
+// the resource, for at most 30 seconds.
+func (c *Cluster) waitAllowed(t testing.TB, namespace, group, resource, verb string) {
+	t.Helper()
+	review := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "authorization.k8s.io/v1",
+		"kind":       "SubjectAccessReview",
+		"spec": map[string]any{
+			"user": ReaderUser,
+			"resourceAttributes": map[string]any{
+				"namespace": namespace, "group": group, "resource": resource, "verb": verb,
+			},
+		},
+	}}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ri, err := c.client(ctx, schema.GroupVersionKind{Group: "authorization.k8s.io", Version: "v1", Kind: "SubjectAccessReview"}, "", false)
+		var out *unstructured.Unstructured
+		if err == nil {
+			out, err = ri.Create(ctx, review.DeepCopy(), metav1.CreateOptions{})
+		}
+		cancel()
+		if err == nil {
+			if allowed, _, _ := unstructured.NestedBool(out.Object, "status", "allowed"); allowed {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GrantReader: %s %s in %q not effective after 30s (last error: %v)", verb, resource, namespace, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // Delete deletes an object as the admin (NotFound is not an error). Namespaces never finish
