@@ -43,6 +43,9 @@ func TestGoldenCasesThroughTheFunction(t *testing.T) {
 			if c.Explain {
 				fc += "  explain: true\n"
 			}
+			if c.BindInfoSecrets != "" {
+				fc += "  bindinfoSecrets: " + c.BindInfoSecrets + "\n"
+			}
 			out, err := execute(t, resourceList(t, c.Input(), fc))
 			errs := c.ExpectedResults(t, "error")
 			if len(errs) > 0 {

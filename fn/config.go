@@ -28,10 +28,11 @@ const (
 //	  pending: warn           # warn | error: required template values that exist only at run time
 //	  secrets: inline         # inline | forbid: Secret values outside Secrets
 //	  explain: false          # info results naming every template value's sources
+//	  bindinfoSecrets: copy   # copy | external-secrets | skip
 //
 // A ConfigMap (as `kpt fn eval -- key=value` makes) carries the same as data keys
 // `catalogs` and `snapshots` (comma-separated), `keep-inputs`, `namespace`, `pending`,
-// `secrets` and `explain`. A live cluster is a CLI-only choice: functions stay hermetic.
+// `secrets`, `explain` and `bindinfo-secrets`. A live cluster is a CLI-only choice: functions stay hermetic.
 type config struct {
 	Catalogs   []string `json:"catalogs,omitempty" yaml:"catalogs,omitempty"`
 	KeepInputs bool     `json:"keepInputs,omitempty" yaml:"keepInputs,omitempty"`
@@ -40,12 +41,15 @@ type config struct {
 	Pending    string   `json:"pending,omitempty" yaml:"pending,omitempty"`
 	Secrets    string   `json:"secrets,omitempty" yaml:"secrets,omitempty"`
 	Explain    bool     `json:"explain,omitempty" yaml:"explain,omitempty"`
+	// BindInfoSecrets is copy, external-secrets or skip.
+	BindInfoSecrets string `json:"bindinfoSecrets,omitempty" yaml:"bindinfoSecrets,omitempty"`
 }
 
 // knownFields are the RenderConfig spec fields and their ConfigMap data keys.
 var knownFields = map[string]string{
 	"catalogs": "catalogs", "keepInputs": "keep-inputs", "namespace": "namespace",
 	"snapshots": "snapshots", "pending": "pending", "secrets": "secrets", "explain": "explain",
+	"bindinfoSecrets": "bindinfo-secrets",
 }
 
 // check validates the enumerated settings (empty means the default).
@@ -59,6 +63,11 @@ func (c config) check() error {
 	case "", "inline", "forbid":
 	default:
 		return fmt.Errorf("functionConfig: secrets must be inline or forbid, not %q", c.Secrets)
+	}
+	switch c.BindInfoSecrets {
+	case "", "copy", "external-secrets", "skip":
+	default:
+		return fmt.Errorf("functionConfig: bindinfoSecrets must be copy, external-secrets or skip, not %q", c.BindInfoSecrets)
 	}
 	return nil
 }
@@ -84,7 +93,7 @@ func parseConfig(fc *yaml.RNode) (config, error) {
 		}
 		for k := range extra {
 			if _, ok := knownFields[k]; !ok {
-				return c, fmt.Errorf("functionConfig %s: unknown field spec.%s (known: catalogs, keepInputs, namespace, snapshots, pending, secrets, explain)", ConfigKind, k)
+				return c, fmt.Errorf("functionConfig %s: unknown field spec.%s (known: catalogs, keepInputs, namespace, snapshots, pending, secrets, explain, bindinfoSecrets)", ConfigKind, k)
 			}
 		}
 		if err := spec.Value.YNode().Decode(&c); err != nil {
@@ -122,8 +131,10 @@ func parseConfig(fc *yaml.RNode) (config, error) {
 				c.Pending = v
 			case "secrets":
 				c.Secrets = v
+			case "bindinfo-secrets", "bindinfoSecrets":
+				c.BindInfoSecrets = v
 			default:
-				return c, fmt.Errorf("functionConfig ConfigMap: unknown key data.%s (known: catalogs, keep-inputs, namespace, snapshots, pending, secrets, explain)", k)
+				return c, fmt.Errorf("functionConfig ConfigMap: unknown key data.%s (known: catalogs, keep-inputs, namespace, snapshots, pending, secrets, explain, bindinfo-secrets)", k)
 			}
 		}
 		return c, c.check()

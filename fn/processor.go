@@ -77,6 +77,7 @@ func (processor) Process(rl *framework.ResourceList) error {
 		Pending:          cfg.Pending,
 		Secrets:          cfg.Secrets,
 		Explain:          cfg.Explain,
+		BindInfoSecrets:  cfg.BindInfoSecrets,
 	})
 	rl.Results = toResults(out.Results)
 	if out.Results.HasErrors() {

@@ -95,6 +95,8 @@ type Case struct {
 	Pending   string   `yaml:"pending"`
 	Secrets   string   `yaml:"secrets"`
 	Explain   bool     `yaml:"explain"`
+	// BindInfoSecrets is copy, external-secrets or skip.
+	BindInfoSecrets string `yaml:"bindinfoSecrets"`
 }
 
 // SnapshotPaths returns the case's snapshot paths.

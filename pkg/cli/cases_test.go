@@ -38,6 +38,9 @@ func TestGoldenCasesThroughTheCLI(t *testing.T) {
 			if c.Explain {
 				args = append(args, "--explain")
 			}
+			if c.BindInfoSecrets != "" {
+				args = append(args, "--bindinfo-secrets", c.BindInfoSecrets)
+			}
 			code, out, stderr := run(t, "", args...)
 			stderr = strings.ReplaceAll(stderr, c.Dir+"/", "")
 			errs := c.ExpectedResults(t, "error")

@@ -79,6 +79,7 @@ type renderFlags struct {
 	explain    bool
 	pending    string
 	secrets    string
+	bindinfo   string
 	live       bool
 	kubeconfig string
 	context    string
@@ -113,6 +114,11 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 			if f.secrets != render.SecretsInline && f.secrets != render.SecretsForbid {
 				return usageError{fmt.Errorf("--secrets must be inline or forbid, not %q", f.secrets)}
 			}
+			switch f.bindinfo {
+			case render.BindInfoCopy, render.BindInfoExternalSecrets, render.BindInfoSkip:
+			default:
+				return usageError{fmt.Errorf("--bindinfo-secrets must be copy, external-secrets or skip, not %q", f.bindinfo)}
+			}
 			if !f.live && (f.kubeconfig != "" || f.context != "") {
 				return usageError{errors.New("--kubeconfig and --context only apply with --live")}
 			}
@@ -128,6 +134,7 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 	cmd.Flags().BoolVar(&f.explain, "explain", false, "say where every templatingValueFrom value came from (never a Secret's value)")
 	cmd.Flags().StringVar(&f.pending, "pending", render.PendingWarn, "required template values that exist only once the output is applied: warn (render the rest) or error")
 	cmd.Flags().StringVar(&f.secrets, "secrets", render.SecretsInline, "values templates read from Secrets: inline (as ODLM does) or forbid (an error outside a Secret)")
+	cmd.Flags().StringVar(&f.bindinfo, "bindinfo-secrets", render.BindInfoCopy, "what an OperandBindInfo copy of a Secret becomes: copy (with its data, as ODLM does), external-secrets (an ExternalSecret reading the source at run time: no data in the output) or skip")
 	cmd.Flags().BoolVar(&f.live, "live", false, "also read template references from the cluster of the kubeconfig (GET requests only), after the inputs and snapshots")
 	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig for --live (default: $KUBECONFIG, then ~/.kube/config)")
 	cmd.Flags().StringVar(&f.context, "context", "", "kubeconfig context for --live (default: the current context)")
@@ -160,6 +167,7 @@ func runRender(f renderFlags, paths []string, stdin io.Reader, stdout, stderr io
 		Pending:          f.pending,
 		Secrets:          f.secrets,
 		Explain:          f.explain,
+		BindInfoSecrets:  f.bindinfo,
 	})
 	printResults(stderr, out.Results, f.verbose || f.explain)
 	if out.Results.HasErrors() {

@@ -44,7 +44,7 @@ func loadCaseOrdered(t testing.TB, dir string, order func([]*manifest.Object)) (
 	}
 	return render.Inputs{Objects: set.Resources, Catalog: cat},
 		render.Options{KeepInputs: cfg.KeepInputs, DefaultNamespace: cfg.Namespace, Sources: sources,
-			Pending: cfg.Pending, Secrets: cfg.Secrets, Explain: cfg.Explain}
+			Pending: cfg.Pending, Secrets: cfg.Secrets, Explain: cfg.Explain, BindInfoSecrets: cfg.BindInfoSecrets}
 }
 
 // resultLines prints results with their severity, with paths relative to the case folder

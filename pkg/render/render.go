@@ -40,6 +40,9 @@ type Options struct {
 	Secrets string
 	// Explain adds an info result for every resolved template, naming its sources.
 	Explain bool
+	// BindInfoSecrets is what an OperandBindInfo copy of a Secret becomes: BindInfoCopy
+	// (default), BindInfoExternalSecrets or BindInfoSkip.
+	BindInfoSecrets string
 }
 
 // Output is the result of a render. When Results has errors, Objects must not be written.
@@ -63,5 +66,6 @@ func Render(in Inputs, opts Options) Output {
 	r.buildSubscriptions()
 	r.buildOperatorGroups()
 	r.renderOperands()
+	r.renderBindInfos()
 	return r.output()
 }

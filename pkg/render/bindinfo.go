@@ -1,0 +1,407 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/odlm-render/odlm-render/pkg/api"
+	"github.com/odlm-render/odlm-render/pkg/diag"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/pkg/merge"
+	"github.com/odlm-render/odlm-render/pkg/naming"
+	"github.com/odlm-render/odlm-render/pkg/objpath"
+)
+
+// Bind-info Secret modes: what a copied Secret becomes.
+const (
+	// BindInfoCopy copies the Secret with its data, as ODLM does (default).
+	BindInfoCopy = "copy"
+	// BindInfoExternalSecrets emits an External Secrets Operator ExternalSecret (and the
+	// SecretStore and RBAC it needs) that reads the source at run time: no data in the output.
+	BindInfoExternalSecrets = "external-secrets"
+	// BindInfoSkip emits nothing for Secrets.
+	BindInfoSkip = "skip"
+)
+
+var bindingKeyRe = regexp.MustCompile(`^(public|private|protected)`)
+
+// operandBindInfo is a decoded OperandBindInfo.
+type operandBindInfo struct {
+	obj  *manifest.Object
+	key  key
+	spec api.OperandBindInfoSpec
+}
+
+// renderBindInfos renders the copies ODLM makes for every OperandBindInfo (section 8): into
+// the namespace of every OperandRequest that names the bind info's operand under its
+// registry, from the registry namespace.
+func (r *run) renderBindInfos() {
+	for _, o := range r.odlmInputs(api.KindOperandBindInfo) {
+		bi := &operandBindInfo{obj: o, key: key{o.Namespace(), o.Name()}}
+		if !r.decodeSpec(o, &bi.spec) {
+			continue
+		}
+		r.renderBindInfo(bi)
+	}
+}
+
+func (r *run) renderBindInfo(bi *operandBindInfo) {
+	o := bi.obj
+	if bi.spec.Operand == "" || bi.spec.Registry == "" {
+		for _, f := range [][2]string{{"operand", bi.spec.Operand}, {"registry", bi.spec.Registry}} {
+			if f[1] == "" {
+				r.add(diag.Errorf(o, "spec."+f[0], "is required"))
+			}
+		}
+		return
+	}
+	regNs := bi.spec.RegistryNamespace
+	if regNs == "" {
+		regNs = bi.key.Namespace
+	}
+	reg, ok := r.registries[key{regNs, bi.spec.Registry}]
+	if !ok {
+		r.add(diag.Errorf(o, "spec.registry", "OperandRegistry %s/%s not found among the inputs", regNs, bi.spec.Registry))
+		return
+	}
+	if _, ok := reg.byName[bi.spec.Operand]; !ok {
+		r.add(diag.Errorf(o, "spec.operand", "operator %q is not in OperandRegistry %s", bi.spec.Operand, reg.key))
+		return
+	}
+	keys := manifest.SortedKeys(bi.spec.Bindings)
+	for _, k := range keys {
+		if !bindingKeyRe.MatchString(k) {
+			r.add(diag.Warnf(o, manifest.Field("spec.bindings", k), "ignored: ODLM only copies bindings whose key starts with public, private or protected"))
+		}
+	}
+	for _, req := range r.requestsOf(reg.key, bi.spec.Operand) {
+		for _, k := range keys {
+			if bindingKeyRe.MatchString(k) {
+				r.copyBinding(bi, reg, req, k)
+			}
+		}
+	}
+}
+
+// requestsOf lists the OperandRequests with a block for the registry that names the operand
+// (ODLM's registry status; scope, no-op and userManaged do not matter here).
+func (r *run) requestsOf(reg key, operand string) []*operandRequest {
+	var out []*operandRequest
+	for _, req := range r.requests {
+		for _, w := range req.wants {
+			if w.registry.key == reg && w.operand.Name == operand {
+				out = append(out, req)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// requestTargets returns the target names a request gives for a binding key: its blocks
+// whose registry name equals the bind info's (ODLM does not compare the namespace) and
+// operands named like the bind info's operand; later entries override earlier ones.
+func requestTargets(req *operandRequest, bi *operandBindInfo, bindingKey string) (secret, configmap string) {
+	for _, w := range req.wants {
+		if w.registry.key.Name != bi.spec.Registry || w.operand.Name != bi.spec.Operand {
+			continue
+		}
+		if b, ok := w.operand.Bindings[bindingKey]; ok {
+			if b.Secret != "" {
+				secret = b.Secret
+			}
+			if b.Configmap != "" {
+				configmap = b.Configmap
+			}
+		}
+	}
+	return secret, configmap
+}
+
+func (r *run) copyBinding(bi *operandBindInfo, reg *registry, req *operandRequest, bindingKey string) {
+	b := bi.spec.Bindings[bindingKey]
+	sourceNs, targetNs := reg.key.Namespace, req.key.Namespace
+	if strings.HasPrefix(bindingKey, "private") && targetNs != sourceNs {
+		return
+	}
+	public := strings.HasPrefix(bindingKey, "public")
+	secretTarget, configmapTarget := requestTargets(req, bi, bindingKey)
+	field := manifest.Field("spec.bindings", bindingKey)
+	for _, c := range []struct {
+		kind, source, target, field string
+	}{
+		{"Secret", b.Secret, secretTarget, field + ".secret"},
+		{"ConfigMap", b.Configmap, configmapTarget, field + ".configmap"},
+	} {
+		if c.source == "" {
+			continue
+		}
+		target := c.target
+		if target == "" {
+			if !public {
+				continue // private and protected bindings need a name from the request
+			}
+			target = bi.key.Name + "-" + c.source
+		}
+		if target == c.source && targetNs == sourceNs {
+			continue
+		}
+		r.copyObject(bi, c.field, req, c.kind, sourceNs, c.source, targetNs, target)
+	}
+	if !public {
+		return
+	}
+	if b.Route != nil && b.Route.Name != "" {
+		r.fieldConfigMap(bi, field+".route", req, "route.openshift.io/v1", "Route", sourceNs, b.Route.Name, b.Route.Data)
+	}
+	if b.Service != nil && b.Service.Name != "" {
+		r.fieldConfigMap(bi, field+".service", req, "v1", "Service", sourceNs, b.Service.Name, b.Service.Data)
+	}
+}
+
+// bindInfoLabels are the source's labels with ODLM's copy labels on top.
+func bindInfoLabels(bi *operandBindInfo, source map[string]any, watched bool) map[string]any {
+	labels := map[string]any{}
+	if l, ok := manifest.Get(source, "metadata", "labels").(map[string]any); ok {
+		for k, v := range l {
+			labels[k] = v
+		}
+	}
+	labels[bi.key.Namespace+"."+bi.key.Name+"/bindinfo"] = "true"
+	labels[naming.ManagedByOpbiLabel] = "copy"
+	if watched {
+		labels[naming.WatchedByODLMLabel] = "true"
+	}
+	return labels
+}
+
+// copyObject copies a Secret or ConfigMap from the registry namespace into the requester's.
+func (r *run) copyObject(bi *operandBindInfo, field string, req *operandRequest, kind, sourceNs, source, targetNs, target string) {
+	src, _, found, err := r.lookup("v1", kind, sourceNs, source)
+	if err != nil {
+		r.add(diag.Errorf(bi.obj, field, "reading %s %s/%s: %v", kind, sourceNs, source, err))
+		return
+	}
+	if !found {
+		r.add(diag.Warnf(bi.obj, field, "%s %s/%s not found (inputs, snapshot or cluster): no copy into namespace %s for OperandRequest %s", kind, sourceNs, source, targetNs, req.key))
+		return
+	}
+	if kind == "Secret" {
+		switch r.opts.BindInfoSecrets {
+		case BindInfoSkip:
+			r.add(diag.Infof(bi.obj, field, "Secret %s/%s is not copied to %s/%s (--bindinfo-secrets skip)", sourceNs, source, targetNs, target))
+			return
+		case BindInfoExternalSecrets:
+			r.externalSecret(bi, src, sourceNs, source, targetNs, target)
+			return
+		}
+	}
+	obj := manifest.New(map[string]any{
+		"apiVersion": "v1",
+		"kind":       kind,
+		"metadata": map[string]any{
+			"name":      target,
+			"namespace": targetNs,
+			"labels":    bindInfoLabels(bi, src, true),
+		},
+	})
+	fields := []string{"data", "binaryData"}
+	if kind == "Secret" {
+		fields = []string{"type", "data", "stringData"}
+	}
+	for _, f := range fields {
+		if v, ok := src[f]; ok {
+			obj.Map[f] = merge.DeepCopy(v)
+		}
+	}
+	r.emitCopy(bi, field, obj)
+}
+
+// emitCopy adds a bind-info copy, replacing an input of the same identity (ODLM overwrites
+// an existing target) and keeping the first of two different copies to one target.
+func (r *run) emitCopy(bi *operandBindInfo, field string, obj *manifest.Object) {
+	k := obj.Ref().Key()
+	if prev, ok := r.rendered[k]; ok {
+		if !merge.Equal(prev.Map, obj.Map) {
+			r.add(diag.Warnf(bi.obj, field, "%s is also rendered from another source; the first one is kept", obj.Ref()))
+		}
+		return
+	}
+	if in, ok := r.byRef[k]; ok {
+		obj.Source = in.Source
+		r.replaced[in] = obj
+		r.rendered[k] = obj
+		return
+	}
+	r.emit(obj)
+}
+
+// fieldConfigMap is a route or service binding: a ConfigMap named <bindinfo>-<name> whose
+// data maps each key to a field of the Route's or Service's spec.
+func (r *run) fieldConfigMap(bi *operandBindInfo, field string, req *operandRequest, apiVersion, kind, sourceNs, name string, data map[string]string) {
+	src, _, found, err := r.lookup(apiVersion, kind, sourceNs, name)
+	if err != nil {
+		r.add(diag.Errorf(bi.obj, field, "reading %s %s/%s: %v", kind, sourceNs, name, err))
+		return
+	}
+	if !found {
+		r.add(diag.Warnf(bi.obj, field, "%s %s/%s not found (inputs, snapshot or cluster): no ConfigMap of its fields in namespace %s for OperandRequest %s", kind, sourceNs, name, req.key.Namespace, req.key))
+		return
+	}
+	out := map[string]any{}
+	for _, k := range manifest.SortedKeys(data) {
+		var v string
+		var err error
+		if kind == "Route" {
+			v, err = routeField(src, data[k])
+		} else {
+			v, err = objpath.Evaluate(data[k], src)
+			if err == nil && v == "" {
+				err = fmt.Errorf("no field %s", data[k])
+			}
+		}
+		if err != nil {
+			r.add(diag.Errorf(bi.obj, manifest.Field(field+".data", k), "%s %s/%s: %v", kind, sourceNs, name, err))
+			return
+		}
+		out[k] = v
+	}
+	r.emitCopy(bi, field, manifest.New(map[string]any{
+		"apiVersion": "v1",
+		"kind":       "ConfigMap",
+		"metadata": map[string]any{
+			"name":      bi.key.Name + "-" + name,
+			"namespace": req.key.Namespace,
+			"labels":    bindInfoLabels(bi, src, false),
+		},
+		"data": out,
+	}))
+}
+
+// routeField reads a dotted path that must start with .spec. from a Route, printing basic
+// types as ODLM does (integers %d, floats %f, booleans true/false).
+func routeField(route map[string]any, path string) (string, error) {
+	if !strings.HasPrefix(path, ".spec.") {
+		return "", fmt.Errorf("path %q must start with .spec.", path)
+	}
+	var cur any = route
+	for _, part := range strings.Split(strings.TrimPrefix(path, "."), ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return "", fmt.Errorf("no field %s", path)
+		}
+		if cur, ok = m[part]; !ok {
+			return "", fmt.Errorf("no field %s", path)
+		}
+	}
+	switch v := cur.(type) {
+	case string:
+		return v, nil
+	case bool:
+		return strconv.FormatBool(v), nil
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return strconv.FormatInt(i, 10), nil
+		}
+		f, err := v.Float64()
+		if err != nil {
+			return "", fmt.Errorf("field %s: %v", path, err)
+		}
+		return strconv.FormatFloat(f, 'f', 6, 64), nil
+	}
+	return "", fmt.Errorf("field %s is not a string, number or boolean", path)
+}
+
+// externalSecret emits, instead of a copy with data, an External Secrets Operator
+// ExternalSecret that reads the source Secret at run time through a SecretStore of ESO's
+// kubernetes provider, with the least RBAC it needs: a ServiceAccount in the target
+// namespace allowed to get exactly the source Secrets in the source namespace.
+func (r *run) externalSecret(bi *operandBindInfo, src map[string]any, sourceNs, source, targetNs, target string) {
+	store := "odlm-bindinfo-" + sourceNs
+	template := map[string]any{
+		"metadata": map[string]any{"labels": bindInfoLabels(bi, src, true)},
+	}
+	if t, ok := src["type"].(string); ok && t != "" {
+		template["type"] = t
+	}
+	r.emitCopy(bi, "", manifest.New(map[string]any{
+		"apiVersion": "external-secrets.io/v1",
+		"kind":       "ExternalSecret",
+		"metadata":   map[string]any{"name": target, "namespace": targetNs},
+		"spec": map[string]any{
+			"refreshInterval": "1h",
+			"secretStoreRef":  map[string]any{"kind": "SecretStore", "name": store},
+			"target": map[string]any{
+				"name":           target,
+				"creationPolicy": "Owner",
+				"template":       template,
+			},
+			"dataFrom": []any{map[string]any{"extract": map[string]any{"key": source}}},
+		},
+	}))
+	r.emit(manifest.New(map[string]any{
+		"apiVersion": "external-secrets.io/v1",
+		"kind":       "SecretStore",
+		"metadata":   map[string]any{"name": store, "namespace": targetNs},
+		"spec": map[string]any{
+			"provider": map[string]any{
+				"kubernetes": map[string]any{
+					"remoteNamespace": sourceNs,
+					"server": map[string]any{
+						"caProvider": map[string]any{"type": "ConfigMap", "name": "kube-root-ca.crt", "key": "ca.crt"},
+					},
+					"auth": map[string]any{"serviceAccount": map[string]any{"name": store}},
+				},
+			},
+		},
+	}))
+	r.emit(manifest.New(map[string]any{
+		"apiVersion": "v1",
+		"kind":       "ServiceAccount",
+		"metadata":   map[string]any{"name": store, "namespace": targetNs},
+	}))
+	r.grantSecretRead(sourceNs, targetNs, store, source)
+}
+
+// grantSecretRead adds source to the Role in sourceNs that lets the target namespace's
+// ServiceAccount get exactly the Secrets copied to it.
+func (r *run) grantSecretRead(sourceNs, targetNs, serviceAccount, source string) {
+	name := "odlm-bindinfo-" + targetNs
+	role := manifest.Ref{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role", Namespace: sourceNs, Name: name}
+	obj, ok := r.rendered[role.Key()]
+	if !ok {
+		obj = manifest.New(map[string]any{
+			"apiVersion": role.APIVersion,
+			"kind":       "Role",
+			"metadata":   map[string]any{"name": name, "namespace": sourceNs},
+			"rules": []any{map[string]any{
+				"apiGroups":     []any{""},
+				"resources":     []any{"secrets"},
+				"verbs":         []any{"get"},
+				"resourceNames": []any{},
+			}},
+		})
+		r.emit(obj)
+		r.emit(manifest.New(map[string]any{
+			"apiVersion": role.APIVersion,
+			"kind":       "RoleBinding",
+			"metadata":   map[string]any{"name": name, "namespace": sourceNs},
+			"roleRef":    map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
+			"subjects":   []any{map[string]any{"kind": "ServiceAccount", "name": serviceAccount, "namespace": targetNs}},
+		}))
+	}
+	rule := obj.Map["rules"].([]any)[0].(map[string]any)
+	names := rule["resourceNames"].([]any)
+	for _, n := range names {
+		if n == source {
+			return
+		}
+	}
+	names = append(names, source)
+	sort.Slice(names, func(i, j int) bool { return names[i].(string) < names[j].(string) })
+	rule["resourceNames"] = names
+}
