@@ -116,3 +116,22 @@ func withoutFileAnnotations(t *testing.T, rl string, keepInputs bool) string {
 	require.NoError(t, manifest.WriteYAML(&buf, objs))
 	return buf.String()
 }
+
+// TestResultsNeverCarrySecretValues runs the bind-info and templating cases with every
+// diagnostic on and checks the ResourceList results (not the items) for the planted values.
+func TestResultsNeverCarrySecretValues(t *testing.T) {
+	for _, c := range golden.Cases(t, "../testdata/render") {
+		if !strings.HasPrefix(c.Name(), "bindinfo-") && !strings.HasPrefix(c.Name(), "template-") {
+			continue
+		}
+		for _, mode := range []string{"copy", "external-secrets"} {
+			fc := "apiVersion: odlm-render.io/v1alpha1\nkind: RenderConfig\nmetadata: {name: render}\nspec:\n  explain: true\n  bindinfoSecrets: " + mode + "\n"
+			fc += "  catalogs: [" + strings.Join(c.CatalogPaths("../testdata/catalogs"), ", ") + "]\n"
+			out, _ := execute(t, resourceList(t, c.Input(), fc))
+			results := strings.Join(resultMessages(t, out), "\n")
+			for _, planted := range []string{"s3cr3t", "czNjcjN0", "do-not-leak-me", "ZG8tbm90LWxlYWstbWU="} {
+				assert.NotContains(t, results, planted, "%s (%s)", c.Name(), mode)
+			}
+		}
+	}
+}

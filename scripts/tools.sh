@@ -36,4 +36,14 @@ EOM
       GONOSUMDB=github.com/GoogleContainerTools/kpt GOFLAGS=-mod=mod go build -o "$bin/kpt" github.com/GoogleContainerTools/kpt >&2)
   fi
 fi
+# CRDs of the External Secrets Operator, for validating what --bindinfo-secrets
+# external-secrets renders (from the pinned Go module: data, not code we build)
+ESO_VERSION=v0.20.4
+crds="$PWD/.cache/tools/crds/external-secrets-$ESO_VERSION"
+if [ ! -f "$crds/external-secrets.io_secretstores.yaml" ]; then
+  echo "fetching External Secrets Operator $ESO_VERSION CRDs" >&2
+  dir=$(cd "$(mktemp -d)" && GOFLAGS=-mod=mod go mod download -json "github.com/external-secrets/external-secrets@$ESO_VERSION" | sed -n 's/.*"Dir": "\(.*\)",*/\1/p')
+  mkdir -p "$crds"
+  cp "$dir/config/crds/bases/external-secrets.io_externalsecrets.yaml" "$dir/config/crds/bases/external-secrets.io_secretstores.yaml" "$crds/"
+fi
 echo "$bin"

@@ -281,6 +281,21 @@ func (c *Cluster) Apply(t testing.TB, yaml string) {
 	}
 }
 
+// DryRunCreate asks the API server to validate creating obj (server-side dry run, as the
+// admin): the object's schema is checked against its CRD, nothing is stored. It returns the
+// server's answer.
+func (c *Cluster) DryRunCreate(obj map[string]any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	u := &unstructured.Unstructured{Object: obj}
+	ri, err := c.client(ctx, u.GroupVersionKind(), u.GetNamespace(), true)
+	if err != nil {
+		return err
+	}
+	_, err = ri.Create(ctx, u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
+	return err
+}
+
 func (c *Cluster) apply(obj *unstructured.Unstructured) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -165,3 +165,104 @@ func TestLiveFlagsNeedLive(t *testing.T) {
 	assert.Equal(t, cli.ExitUsage, code)
 	assert.Contains(t, stderr, "only apply with --live")
 }
+
+// esoCRDs returns the External Secrets Operator CRDs that scripts/tools.sh fetched.
+func esoCRDs(t *testing.T) []string {
+	t.Helper()
+	dir := "../../.cache/tools/crds/external-secrets-v0.20.4"
+	var out []string
+	for _, f := range []string{"external-secrets.io_secretstores.yaml", "external-secrets.io_externalsecrets.yaml"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			if os.Getenv("ODLM_RENDER_REQUIRE_TOOLS") == "1" {
+				t.Fatalf("ESO CRDs missing (scripts/tools.sh fetches them): %v", err)
+			}
+			t.Skipf("ESO CRDs missing (scripts/tools.sh fetches them): %v", err)
+		}
+		out = append(out, string(b))
+	}
+	return out
+}
+
+func TestExternalSecretsOutputIsValidAgainstESOCRDs(t *testing.T) {
+	c := testcluster.Start(t)
+	for _, crd := range esoCRDs(t) {
+		c.Apply(t, crd)
+	}
+	c.Apply(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: apps}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: cs}\n")
+	code, out, stderr := run(t, "", "render", "../../testdata/render/bindinfo-secrets-external-secrets/input", "--bindinfo-secrets", "external-secrets")
+	require.Equal(t, cli.ExitOK, code, stderr)
+	objs, err := manifest.Decode("out", []byte(out))
+	require.NoError(t, err)
+	validated := map[string]int{}
+	for _, o := range objs {
+		switch o.Kind() {
+		case "ExternalSecret", "SecretStore", "ServiceAccount", "Role", "RoleBinding", "ConfigMap":
+			require.NoError(t, c.DryRunCreate(o.Map), "%s", o.Ref())
+			validated[o.Kind()]++
+		}
+	}
+	assert.Equal(t, map[string]int{"ExternalSecret": 2, "SecretStore": 1, "ServiceAccount": 1, "Role": 1, "RoleBinding": 1, "ConfigMap": 2}, validated)
+	for _, o := range objs {
+		assert.False(t, o.Kind() == "Secret" && o.Namespace() == "apps", "no Secret with data is copied in this mode: %s", o.Ref())
+	}
+
+	// the validation is real: a broken ExternalSecret is refused
+	for _, o := range objs {
+		if o.Kind() == "ExternalSecret" {
+			o.Map["spec"].(map[string]any)["refreshInterval"] = map[string]any{"not": "a duration"}
+			require.Error(t, c.DryRunCreate(o.Map))
+			break
+		}
+	}
+}
+
+func TestBindInfoCopiesALiveSource(t *testing.T) {
+	c := testcluster.Start(t)
+	src, dst := c.Namespace(t), c.Namespace(t)
+	c.Apply(t, strings.ReplaceAll("apiVersion: v1\nkind: Secret\nmetadata: {name: db-credentials, namespace: NS, labels: {app: db}}\ntype: Opaque\nstringData: {password: live-bindinfo-secret}\n", "NS", src))
+	dir := t.TempDir()
+	doc := strings.NewReplacer("SRC", src, "DST", dst).Replace(`apiVersion: operator.ibm.com/v1alpha1
+kind: OperandRegistry
+metadata: {name: common-service, namespace: SRC}
+spec:
+  operators:
+  - {name: db, packageName: db-operator, channel: stable, scope: public, sourceName: catalog, sourceNamespace: olm}
+---
+apiVersion: operator.ibm.com/v1alpha1
+kind: OperandBindInfo
+metadata: {name: db-bindinfo, namespace: SRC}
+spec:
+  operand: db
+  registry: common-service
+  bindings:
+    public: {secret: db-credentials}
+---
+apiVersion: operator.ibm.com/v1alpha1
+kind: OperandRequest
+metadata: {name: app, namespace: DST}
+spec:
+  requests:
+  - registry: common-service
+    registryNamespace: SRC
+    operands:
+    - name: db
+`)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "odlm.yaml"), []byte(doc), 0o644))
+	code, out, stderr := run(t, "", "render", dir, "--live", "--kubeconfig", c.AdminKubeconfig(), "-v")
+	require.Equal(t, cli.ExitOK, code, stderr)
+	objs, err := manifest.Decode("out", []byte(out))
+	require.NoError(t, err)
+	var copied *manifest.Object
+	for _, o := range objs {
+		if o.Kind() == "Secret" && o.Namespace() == dst {
+			copied = o
+		}
+	}
+	require.NotNil(t, copied, "the copy of the live Secret is rendered")
+	assert.Equal(t, "db-bindinfo-db-credentials", copied.Name())
+	assert.Equal(t, map[string]any{"password": "bGl2ZS1iaW5kaW5mby1zZWNyZXQ="}, copied.Map["data"])
+	assert.Equal(t, "db", copied.Labels()["app"])
+	assert.NotContains(t, stderr, "live-bindinfo-secret")
+	assert.NotContains(t, stderr, "bGl2ZS1iaW5kaW5mby1zZWNyZXQ=")
+}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/odlm-render/odlm-render/pkg/cli"
 )
 
 // TestSecretValuesNeverReachStderr plants a Secret value, renders with every diagnostic
@@ -31,4 +33,19 @@ func TestSecretValuesNeverReachStderr(t *testing.T) {
 	// inline (the default) does write the value where ODLM would: into the rendered objects
 	_, out, _ := run(t, "", "render", "../../testdata/render/template-secrets-forbid/input", "--catalog", "../../testdata/catalogs/community/nfs-provisioner-operator")
 	assert.Contains(t, out, planted)
+}
+
+// TestBindInfoSecretValuesNeverReachStderr: the source Secret of the bind-info cases holds
+// "s3cr3t" (base64 czNjcjN0); with every mode and every diagnostic on, stderr has neither.
+func TestBindInfoSecretValuesNeverReachStderr(t *testing.T) {
+	for _, mode := range []string{"copy", "external-secrets", "skip"} {
+		for _, dir := range []string{"bindinfo-public-default-names", "bindinfo-missing-source-warns", "bindinfo-existing-target-is-overwritten"} {
+			t.Run(mode+"/"+dir, func(t *testing.T) {
+				code, _, stderr := run(t, "", "render", "-v", "--explain", "--bindinfo-secrets", mode, "../../testdata/render/"+dir+"/input")
+				assert.Equal(t, cli.ExitOK, code, stderr)
+				assert.NotContains(t, stderr, "s3cr3t")
+				assert.NotContains(t, stderr, "czNjcjN0")
+			})
+		}
+	}
 }
