@@ -52,3 +52,30 @@ func (c Chain) GetWithOrigin(apiVersion, kind, namespace, name string) (map[stri
 	}
 	return nil, "", false, nil
 }
+
+// Lister lists the objects of a kind a Reader holds. Snapshots can; a live cluster is only
+// ever asked for named objects (GET), so it does not list.
+type Lister interface {
+	List(apiVersion, kind string) []map[string]any
+}
+
+// List returns the objects of a kind from every source that can list, in source order
+// (the same object from two sources is returned from the first).
+func (c Chain) List(apiVersion, kind string) []map[string]any {
+	var out []map[string]any
+	seen := map[string]bool{}
+	for _, s := range c {
+		l, ok := s.Reader.(Lister)
+		if !ok {
+			continue
+		}
+		for _, o := range l.List(apiVersion, kind) {
+			k := objectKey(o)
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}

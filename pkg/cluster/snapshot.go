@@ -1,6 +1,9 @@
 package cluster
 
 import (
+	"sort"
+	"strings"
+
 	"github.com/odlm-render/odlm-render/pkg/inputs"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
@@ -57,4 +60,31 @@ func (s *Snapshot) Get(apiVersion, kind, namespace, name string) (map[string]any
 		}
 	}
 	return nil, false, nil
+}
+
+// List implements Lister: the objects of the group and kind of apiVersion/kind, sorted by
+// namespace and name.
+func (s *Snapshot) List(apiVersion, kind string) []map[string]any {
+	group, _, found := strings.Cut(apiVersion, "/")
+	if !found {
+		group = "" // the core group
+	}
+	prefix := group + "|" + kind + "|" // manifest.Ref.Key is group|kind|namespace|name
+	var keys []string
+	for k := range s.objects {
+		if strings.HasPrefix(k, prefix) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	out := make([]map[string]any, len(keys))
+	for i, k := range keys {
+		out[i] = s.objects[k]
+	}
+	return out
+}
+
+// objectKey identifies a value-tree object like manifest.Ref.Key.
+func objectKey(o map[string]any) string {
+	return (&manifest.Object{Map: o}).Ref().Key()
 }

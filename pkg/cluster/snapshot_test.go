@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/pkg/cluster"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
 
 const export = `apiVersion: v1
@@ -72,4 +73,25 @@ func TestChainPrefersEarlierSources(t *testing.T) {
 	_, _, found, err := chain.GetWithOrigin("v1", "ConfigMap", "ns", "zzz")
 	require.NoError(t, err)
 	assert.False(t, found)
+}
+
+func TestSnapshotListsAKind(t *testing.T) {
+	objs, err := manifest.Decode("s.yaml", []byte(`apiVersion: operators.coreos.com/v1alpha1
+kind: CatalogSource
+metadata: {name: b, namespace: olm}
+---
+apiVersion: operators.coreos.com/v1alpha1
+kind: CatalogSource
+metadata: {name: a, namespace: olm}
+---
+apiVersion: operators.coreos.com/v1alpha1
+kind: Subscription
+metadata: {name: a, namespace: olm}
+`))
+	require.NoError(t, err)
+	chain := cluster.Chain{{Origin: cluster.OriginSnapshot, Reader: cluster.NewSnapshot(objs)}, {Origin: cluster.OriginLive, Reader: fixed{}}}
+	got := chain.List("operators.coreos.com/v1alpha1", "CatalogSource")
+	require.Len(t, got, 2)
+	assert.Equal(t, "a", manifest.Get(got[0], "metadata", "name"))
+	assert.Equal(t, "b", manifest.Get(got[1], "metadata", "name"))
 }
