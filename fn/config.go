@@ -1,13 +1,17 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/odlm-render/odlm-render/pkg/inputs"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
 
 // ConfigAPIVersion and ConfigKind name the function's own functionConfig kind.
@@ -43,13 +47,87 @@ type config struct {
 	Explain    bool     `json:"explain,omitempty" yaml:"explain,omitempty"`
 	// BindInfoSecrets is copy, external-secrets or skip.
 	BindInfoSecrets string `json:"bindinfoSecrets,omitempty" yaml:"bindinfoSecrets,omitempty"`
+
+	Pin                bool   `json:"pin,omitempty" yaml:"pin,omitempty"`
+	ManualApproval     bool   `json:"manualApproval,omitempty" yaml:"manualApproval,omitempty"`
+	CheckPins          bool   `json:"checkPins,omitempty" yaml:"checkPins,omitempty"`
+	FailOnDeprecated   bool   `json:"failOnDeprecated,omitempty" yaml:"failOnDeprecated,omitempty"`
+	EmitCatalogSources bool   `json:"emitCatalogSources,omitempty" yaml:"emitCatalogSources,omitempty"`
+	KubeVersion        string `json:"kubeVersion,omitempty" yaml:"kubeVersion,omitempty"`
 }
 
 // knownFields are the RenderConfig spec fields and their ConfigMap data keys.
 var knownFields = map[string]string{
 	"catalogs": "catalogs", "keepInputs": "keep-inputs", "namespace": "namespace",
 	"snapshots": "snapshots", "pending": "pending", "secrets": "secrets", "explain": "explain",
-	"bindinfoSecrets": "bindinfo-secrets",
+	"bindinfoSecrets": "bindinfo-secrets", "pin": "pin", "manualApproval": "manual-approval",
+	"checkPins": "check-pins", "failOnDeprecated": "fail-on-deprecated",
+	"emitCatalogSources": "emit-catalogsources", "kubeVersion": "kube-version",
+}
+
+// configFromData reads a ConfigMap's data: each key is a RenderConfig field under its
+// spec name or its dashed name (keep-inputs); lists are comma-separated, booleans parsed.
+func configFromData(data map[string]string) (config, error) {
+	var c config
+	spec := map[string]any{}
+	fields := map[string]reflect.StructField{}
+	t := reflect.TypeOf(c)
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		fields[name] = t.Field(i)
+	}
+	for _, k := range manifest.SortedKeys(data) {
+		name := k
+		for specName, dashed := range knownFields {
+			if k == dashed {
+				name = specName
+			}
+		}
+		if name == "catalog" {
+			name = "catalogs"
+		}
+		f, ok := fields[name]
+		if !ok {
+			return c, fmt.Errorf("functionConfig ConfigMap: unknown key data.%s (known: %s)", k, strings.Join(dashedKeys(), ", "))
+		}
+		v := data[k]
+		switch f.Type.Kind() {
+		case reflect.Bool:
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return c, fmt.Errorf("functionConfig ConfigMap data.%s: %q is not a boolean", k, v)
+			}
+			spec[name] = b
+		case reflect.Slice:
+			var l []string
+			for _, p := range strings.Split(v, ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					l = append(l, p)
+				}
+			}
+			spec[name] = l
+		default:
+			spec[name] = v
+		}
+	}
+	b, err := json.Marshal(spec)
+	if err == nil {
+		err = json.Unmarshal(b, &c)
+	}
+	if err != nil {
+		return c, fmt.Errorf("functionConfig ConfigMap: %w", err)
+	}
+	return c, c.check()
+}
+
+// dashedKeys are the ConfigMap keys, sorted.
+func dashedKeys() []string {
+	var out []string
+	for _, d := range knownFields {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // check validates the enumerated settings (empty means the default).
@@ -93,7 +171,7 @@ func parseConfig(fc *yaml.RNode) (config, error) {
 		}
 		for k := range extra {
 			if _, ok := knownFields[k]; !ok {
-				return c, fmt.Errorf("functionConfig %s: unknown field spec.%s (known: catalogs, keepInputs, namespace, snapshots, pending, secrets, explain, bindinfoSecrets)", ConfigKind, k)
+				return c, fmt.Errorf("functionConfig %s: unknown field spec.%s (known: %s)", ConfigKind, k, strings.Join(manifest.SortedKeys(knownFields), ", "))
 			}
 		}
 		if err := spec.Value.YNode().Decode(&c); err != nil {
@@ -101,43 +179,7 @@ func parseConfig(fc *yaml.RNode) (config, error) {
 		}
 		return c, c.check()
 	case meta.Kind == "ConfigMap" && (meta.APIVersion == "v1" || meta.APIVersion == ""):
-		for k, v := range fc.GetDataMap() {
-			switch k {
-			case "catalogs", "catalog":
-				for _, p := range strings.Split(v, ",") {
-					if p = strings.TrimSpace(p); p != "" {
-						c.Catalogs = append(c.Catalogs, p)
-					}
-				}
-			case "snapshots":
-				for _, p := range strings.Split(v, ",") {
-					if p = strings.TrimSpace(p); p != "" {
-						c.Snapshots = append(c.Snapshots, p)
-					}
-				}
-			case "keep-inputs", "keepInputs", "explain":
-				b, err := strconv.ParseBool(v)
-				if err != nil {
-					return c, fmt.Errorf("functionConfig ConfigMap data.%s: %q is not a boolean", k, v)
-				}
-				if k == "explain" {
-					c.Explain = b
-				} else {
-					c.KeepInputs = b
-				}
-			case "namespace":
-				c.Namespace = v
-			case "pending":
-				c.Pending = v
-			case "secrets":
-				c.Secrets = v
-			case "bindinfo-secrets", "bindinfoSecrets":
-				c.BindInfoSecrets = v
-			default:
-				return c, fmt.Errorf("functionConfig ConfigMap: unknown key data.%s (known: catalogs, keep-inputs, namespace, snapshots, pending, secrets, explain, bindinfo-secrets)", k)
-			}
-		}
-		return c, c.check()
+		return configFromData(fc.GetDataMap())
 	default:
 		return c, fmt.Errorf("functionConfig must be %s %s or a v1 ConfigMap, not %s %s", ConfigAPIVersion, ConfigKind, meta.APIVersion, meta.Kind)
 	}

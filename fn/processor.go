@@ -71,13 +71,19 @@ func (processor) Process(rl *framework.ResourceList) error {
 		sources = cluster.Chain{{Origin: cluster.OriginSnapshot, Reader: snap}}
 	}
 	out := render.Render(render.Inputs{Objects: resObjs, Catalog: cat}, render.Options{
-		KeepInputs:       cfg.KeepInputs,
-		DefaultNamespace: cfg.Namespace,
-		Sources:          sources,
-		Pending:          cfg.Pending,
-		Secrets:          cfg.Secrets,
-		Explain:          cfg.Explain,
-		BindInfoSecrets:  cfg.BindInfoSecrets,
+		KeepInputs:         cfg.KeepInputs,
+		DefaultNamespace:   cfg.Namespace,
+		Sources:            sources,
+		Pending:            cfg.Pending,
+		Secrets:            cfg.Secrets,
+		Explain:            cfg.Explain,
+		BindInfoSecrets:    cfg.BindInfoSecrets,
+		Pin:                cfg.Pin,
+		ManualApproval:     cfg.ManualApproval,
+		CheckPins:          cfg.CheckPins,
+		FailOnDeprecated:   cfg.FailOnDeprecated,
+		EmitCatalogSources: cfg.EmitCatalogSources,
+		KubeVersion:        cfg.KubeVersion,
 	})
 	rl.Results = toResults(out.Results)
 	if out.Results.HasErrors() {

@@ -97,6 +97,13 @@ type Case struct {
 	Explain   bool     `yaml:"explain"`
 	// BindInfoSecrets is copy, external-secrets or skip.
 	BindInfoSecrets string `yaml:"bindinfoSecrets"`
+
+	Pin                bool   `yaml:"pin"`
+	ManualApproval     bool   `yaml:"manualApproval"`
+	CheckPins          bool   `yaml:"checkPins"`
+	FailOnDeprecated   bool   `yaml:"failOnDeprecated"`
+	EmitCatalogSources bool   `yaml:"emitCatalogSources"`
+	KubeVersion        string `yaml:"kubeVersion"`
 }
 
 // SnapshotPaths returns the case's snapshot paths.

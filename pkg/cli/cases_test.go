@@ -41,6 +41,15 @@ func TestGoldenCasesThroughTheCLI(t *testing.T) {
 			if c.BindInfoSecrets != "" {
 				args = append(args, "--bindinfo-secrets", c.BindInfoSecrets)
 			}
+			for _, f := range []struct {
+				on   bool
+				flag string
+			}{{c.Pin, "--pin"}, {c.ManualApproval, "--manual-approval"}, {c.CheckPins, "--check-pins"}, {c.FailOnDeprecated, "--fail-on-deprecated"}, {c.EmitCatalogSources, "--emit-catalogsources"}} {
+				if f.on {
+					args = append(args, f.flag)
+				}
+			}
+			args = append(args, "--kube-version="+c.KubeVersion)
 			code, out, stderr := run(t, "", args...)
 			stderr = strings.ReplaceAll(stderr, c.Dir+"/", "")
 			errs := c.ExpectedResults(t, "error")

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -80,6 +81,12 @@ type renderFlags struct {
 	pending    string
 	secrets    string
 	bindinfo   string
+	pin        bool
+	manual     bool
+	checkPins  bool
+	failDeprec bool
+	emitCS     bool
+	kubeVer    string
 	live       bool
 	kubeconfig string
 	context    string
@@ -119,6 +126,9 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 			default:
 				return usageError{fmt.Errorf("--bindinfo-secrets must be copy, external-secrets or skip, not %q", f.bindinfo)}
 			}
+			if f.manual && !f.pin {
+				return usageError{errors.New("--manual-approval goes with --pin")}
+			}
 			if !f.live && (f.kubeconfig != "" || f.context != "") {
 				return usageError{errors.New("--kubeconfig and --context only apply with --live")}
 			}
@@ -135,6 +145,12 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 	cmd.Flags().StringVar(&f.pending, "pending", render.PendingWarn, "required template values that exist only once the output is applied: warn (render the rest) or error")
 	cmd.Flags().StringVar(&f.secrets, "secrets", render.SecretsInline, "values templates read from Secrets: inline (as ODLM does) or forbid (an error outside a Secret)")
 	cmd.Flags().StringVar(&f.bindinfo, "bindinfo-secrets", render.BindInfoCopy, "what an OperandBindInfo copy of a Secret becomes: copy (with its data, as ODLM does), external-secrets (an ExternalSecret reading the source at run time: no data in the output) or skip")
+	cmd.Flags().BoolVar(&f.pin, "pin", false, "set each Subscription's startingCSV to the head of its channel in the catalog (a reproducible version lock)")
+	cmd.Flags().BoolVar(&f.manual, "manual-approval", false, "with --pin: also set installPlanApproval: Manual")
+	cmd.Flags().BoolVar(&f.checkPins, "check-pins", false, "warn about startingCSVs that are no longer channel heads or that OLM cannot reach from the installed CSV (from the inputs or --snapshot)")
+	cmd.Flags().BoolVar(&f.failDeprec, "fail-on-deprecated", false, "make olm.deprecations of a package, channel or bundle in use an error, not a warning")
+	cmd.Flags().BoolVar(&f.emitCS, "emit-catalogsources", false, "emit the CatalogSources the Subscriptions use (from the inputs or --snapshot), olm.catalogImageTemplate resolved for --kube-version")
+	cmd.Flags().StringVar(&f.kubeVer, "kube-version", os.Getenv("KUBE_VERSION"), "the cluster's Kubernetes version (1.28.3), for olm.catalogImageTemplate (default $KUBE_VERSION)")
 	cmd.Flags().BoolVar(&f.live, "live", false, "also read template references from the cluster of the kubeconfig (GET requests only), after the inputs and snapshots")
 	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig for --live (default: $KUBECONFIG, then ~/.kube/config)")
 	cmd.Flags().StringVar(&f.context, "context", "", "kubeconfig context for --live (default: the current context)")
@@ -161,13 +177,19 @@ func runRender(f renderFlags, paths []string, stdin io.Reader, stdout, stderr io
 		return err
 	}
 	out := render.Render(render.Inputs{Objects: set.Resources, Catalog: cat}, render.Options{
-		KeepInputs:       f.keepInputs,
-		DefaultNamespace: f.namespace,
-		Sources:          sources,
-		Pending:          f.pending,
-		Secrets:          f.secrets,
-		Explain:          f.explain,
-		BindInfoSecrets:  f.bindinfo,
+		KeepInputs:         f.keepInputs,
+		DefaultNamespace:   f.namespace,
+		Sources:            sources,
+		Pending:            f.pending,
+		Secrets:            f.secrets,
+		Explain:            f.explain,
+		BindInfoSecrets:    f.bindinfo,
+		Pin:                f.pin,
+		ManualApproval:     f.manual,
+		CheckPins:          f.checkPins,
+		FailOnDeprecated:   f.failDeprec,
+		EmitCatalogSources: f.emitCS,
+		KubeVersion:        f.kubeVer,
 	})
 	printResults(stderr, out.Results, f.verbose || f.explain)
 	if out.Results.HasErrors() {

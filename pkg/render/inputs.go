@@ -51,6 +51,9 @@ type run struct {
 	sourceCache       map[string]cachedRead
 	providedKinds     map[string]bool
 	installNamespaces map[string]bool
+
+	// CatalogSources from the inputs and snapshots (catalogsource.go), listed once
+	knownCatalogSources []*catalogSource
 }
 
 func newRun(in Inputs, opts Options) *run {

@@ -43,6 +43,20 @@ type Options struct {
 	// BindInfoSecrets is what an OperandBindInfo copy of a Secret becomes: BindInfoCopy
 	// (default), BindInfoExternalSecrets or BindInfoSkip.
 	BindInfoSecrets string
+
+	// Pin sets each Subscription's startingCSV to the head of its channel; ManualApproval
+	// then also sets installPlanApproval: Manual (a reproducible version lock).
+	Pin, ManualApproval bool
+	// CheckPins reports startingCSVs that are no longer heads, or that OLM cannot reach from
+	// the installed CSV (a Subscription's status in the inputs or a snapshot).
+	CheckPins bool
+	// FailOnDeprecated turns olm.deprecations warnings into errors.
+	FailOnDeprecated bool
+	// EmitCatalogSources writes the CatalogSources the Subscriptions use (from the inputs or
+	// snapshots), their olm.catalogImageTemplate resolved for KubeVersion.
+	EmitCatalogSources bool
+	// KubeVersion is the cluster's Kubernetes version (1.28.3), for image templates.
+	KubeVersion string
 }
 
 // Output is the result of a render. When Results has errors, Objects must not be written.
@@ -65,7 +79,9 @@ func Render(in Inputs, opts Options) Output {
 	r.planSubscriptions()
 	r.buildSubscriptions()
 	r.buildOperatorGroups()
+	r.catalogChecks()
 	r.renderOperands()
 	r.renderBindInfos()
+	r.emitCatalogSources()
 	return r.output()
 }

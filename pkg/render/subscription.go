@@ -169,6 +169,10 @@ func (r *run) userManagedExisting(w *want, existing *manifest.Object) {
 func (r *run) resolveChannel(w *want, forCreate bool) bool {
 	e := w.entry
 	o := e.registry.obj
+	if (e.SourceName == "" || e.SourceNamespace == "") && forCreate {
+		// ODLM picks among the catalogs it can see (2.2 case 4); a lone sourceName is ignored
+		r.chooseCatalogSource(e)
+	}
 	if e.SourceName == "" || e.SourceNamespace == "" {
 		if forCreate {
 			r.add(diag.Errorf(o, e.field("sourceName"), "operator %q has no sourceName/sourceNamespace: ODLM cannot find a CatalogSource for its Subscription (requested by %s)", e.Name, w.request.key))

@@ -1,0 +1,241 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/blang/semver/v4"
+
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/pkg/diag"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+)
+
+// catalogChecks applies what a catalog knows to every Subscription the render writes:
+// version pins (--pin), deprecations, the CSV's install modes against its OperatorGroup, and
+// (--check-pins) whether a pin is still the head and reachable from what is installed.
+func (r *run) catalogChecks() {
+	if r.catalog == nil {
+		if r.opts.Pin || r.opts.CheckPins {
+			r.add(diag.Errorf(nil, "", "--pin and --check-pins need a catalog (--catalog)"))
+		}
+		return
+	}
+	for _, p := range r.subscriptions {
+		if p.obj == nil {
+			continue
+		}
+		pkg, ok := r.catalog.Package(p.obj.String("spec", "name"))
+		if !ok {
+			continue // reported where the package was resolved
+		}
+		ch := p.obj.String("spec", "channel")
+		head, err := pkg.HeadBundle(ch)
+		if err != nil {
+			r.add(diag.Errorf(p.obj, "spec.channel", "%v", err))
+			continue
+		}
+		if r.opts.Pin {
+			r.pin(p, head)
+		}
+		r.deprecations(p, pkg, ch)
+		if p.existing == nil {
+			r.checkInstallModes(p, head)
+		}
+		if r.opts.CheckPins {
+			r.checkPin(p, pkg, ch, head)
+		}
+	}
+}
+
+// about returns the object results about a Subscription should point at: its registry
+// entry (an input with a file and line) when there is one.
+func (p *subscriptionPlan) about() (*manifest.Object, string) {
+	if len(p.contributions) > 0 {
+		e := p.contributions[0].entry
+		return e.registry.obj, e.field("packageName")
+	}
+	return p.obj, "spec"
+}
+
+// csvName is the CSV name of a bundle (the bundle name by FBC convention).
+func csvName(b *catalog.Bundle) string {
+	if b.CSVName != "" {
+		return b.CSVName
+	}
+	return b.Name
+}
+
+// pin locks a Subscription to the head of its channel: startingCSV, and Manual approval when
+// asked, so that a render is a reproducible version lock.
+func (r *run) pin(p *subscriptionPlan, head *catalog.Bundle) {
+	spec := manifest.EnsureMap(p.obj.Map, "spec")
+	want := csvName(head)
+	if cur, _ := spec["startingCSV"].(string); cur != "" && cur != want {
+		obj, field := p.about()
+		r.add(diag.Warnf(obj, field, "--pin replaces startingCSV %q of Subscription %s/%s with the channel head %q", cur, p.namespace, p.name, want))
+	}
+	spec["startingCSV"] = want
+	if r.opts.ManualApproval {
+		spec["installPlanApproval"] = "Manual"
+	}
+}
+
+// deprecations warns (or errs, with FailOnDeprecated) about olm.deprecations entries of the
+// package, the channel or the bundle a Subscription installs.
+func (r *run) deprecations(p *subscriptionPlan, pkg *catalog.Package, ch string) {
+	sev := diag.Warning
+	if r.opts.FailOnDeprecated {
+		sev = diag.Error
+	}
+	obj, field := p.about()
+	bundle := p.obj.String("spec", "startingCSV")
+	if bundle == "" {
+		if head, err := pkg.HeadBundle(ch); err == nil {
+			bundle = head.Name
+		}
+	}
+	for _, ref := range [][2]string{{"olm.package", ""}, {"olm.channel", ch}, {"olm.bundle", bundle}} {
+		if d, ok := pkg.DeprecationFor(ref[0], ref[1]); ok {
+			what := "package " + pkg.Name
+			if ref[1] != "" {
+				what = strings.TrimPrefix(ref[0], "olm.") + " " + ref[1] + " of package " + pkg.Name
+			}
+			r.add(diag.About(sev, obj, field, "%s is deprecated: %s", what, d.Message))
+		}
+	}
+}
+
+// checkInstallModes compares the OperatorGroup a new Subscription lands in with the install
+// modes the CSV supports (OLM refuses the CSV otherwise).
+func (r *run) checkInstallModes(p *subscriptionPlan, head *catalog.Bundle) {
+	if len(head.InstallModes) == 0 {
+		return
+	}
+	mode, og := r.installModeOf(p.namespace)
+	if mode == "" {
+		return
+	}
+	for _, m := range head.InstallModes {
+		if m.Type == mode && m.Supported {
+			return
+		}
+	}
+	var supported []string
+	for _, m := range head.InstallModes {
+		if m.Supported {
+			supported = append(supported, m.Type)
+		}
+	}
+	obj, field := p.about()
+	r.add(diag.Warnf(obj, field, "the CSV %s supports install modes %s, but %s makes it %s: OLM will refuse it (use installMode cluster for AllNamespaces, or targetNamespaces)", csvName(head), strings.Join(supported, ", "), og, mode))
+}
+
+// installModeOf says which install mode the OperatorGroup of a namespace gives its
+// operators: AllNamespaces in openshift-operators or for a group without targets,
+// OwnNamespace for its own namespace, SingleNamespace or MultiNamespace otherwise.
+func (r *run) installModeOf(namespace string) (string, string) {
+	if namespace == clusterInstallNamespace {
+		return "AllNamespaces", "installing into " + clusterInstallNamespace
+	}
+	var og *manifest.Object
+	for _, o := range append(append([]*manifest.Object{}, r.operatorGroups...), r.objects...) {
+		if o.Kind() == "OperatorGroup" && o.Group() == olmGroup && o.Namespace() == namespace {
+			og = o
+			break
+		}
+	}
+	if og == nil {
+		return "", ""
+	}
+	desc := fmt.Sprintf("OperatorGroup %s/%s", og.Namespace(), og.Name())
+	targets, _ := manifest.Get(og.Map, "spec", "targetNamespaces").([]any)
+	if _, hasSelector := manifest.Get(og.Map, "spec", "selector").(map[string]any); hasSelector {
+		return "", "" // a label selector: targets known only in the cluster
+	}
+	switch {
+	case len(targets) == 0:
+		return "AllNamespaces", desc
+	case len(targets) > 1:
+		return "MultiNamespace", desc
+	case targets[0] == namespace:
+		return "OwnNamespace", desc
+	default:
+		return "SingleNamespace", desc
+	}
+}
+
+// checkPin reports a startingCSV that is no longer the channel head, or that OLM cannot
+// reach from the version installed (the Subscription's status in the inputs or a snapshot)
+// along replaces, skips and skipRange.
+func (r *run) checkPin(p *subscriptionPlan, pkg *catalog.Package, ch string, head *catalog.Bundle) {
+	pin := p.obj.String("spec", "startingCSV")
+	if pin == "" {
+		return
+	}
+	obj, field := p.about()
+	if pin != csvName(head) {
+		r.add(diag.Warnf(obj, field, "pin %s of Subscription %s/%s is no longer the head of channel %s (the head is %s)", pin, p.namespace, p.name, ch, csvName(head)))
+	}
+	sub, _, found, err := r.lookup(subscriptionAPIVersion, "Subscription", p.namespace, p.name)
+	if err != nil || !found {
+		return
+	}
+	installed, _ := manifest.Get(sub, "status", "installedCSV").(string)
+	if installed == "" || installed == pin {
+		return
+	}
+	channel := pkg.Channels[ch]
+	if channel == nil {
+		return
+	}
+	if !reachable(pkg, channel, installed, pin) {
+		r.add(diag.Warnf(obj, field, "pin %s of Subscription %s/%s cannot be reached from the installed %s along channel %s (replaces, skips, skipRange): OLM will not upgrade to it", pin, p.namespace, p.name, installed, ch))
+	}
+}
+
+// reachable reports whether OLM can go from one bundle to another in a channel: an entry is a
+// successor of every bundle it replaces or skips, and of every bundle whose version is in its
+// skipRange.
+func reachable(pkg *catalog.Package, ch *catalog.Channel, from, to string) bool {
+	version := func(name string) (semver.Version, bool) {
+		b, ok := pkg.Bundles[name]
+		if !ok {
+			return semver.Version{}, false
+		}
+		v, err := semver.ParseTolerant(b.Version)
+		return v, err == nil
+	}
+	successors := func(name string) []string {
+		var out []string
+		v, hasVersion := version(name)
+		for _, e := range ch.Entries {
+			switch {
+			case e.Replaces == name, slices.Contains(e.Skips, name):
+				out = append(out, e.Name)
+			case e.SkipRange != "" && hasVersion:
+				if rng, err := semver.ParseRange(e.SkipRange); err == nil && rng(v) {
+					out = append(out, e.Name)
+				}
+			}
+		}
+		return out
+	}
+	seen := map[string]bool{from: true}
+	queue := []string{from}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, next := range successors(cur) {
+			if next == to {
+				return true
+			}
+			if !seen[next] {
+				seen[next] = true
+				queue = append(queue, next)
+			}
+		}
+	}
+	return false
+}

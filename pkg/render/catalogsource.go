@@ -1,0 +1,228 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/odlm-render/odlm-render/pkg/diag"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/pkg/merge"
+)
+
+const catalogSourceAPIVersion = olmGroup + "/v1alpha1"
+
+// excludedCatalogSourceAnnotation on an OperandRegistry lists CatalogSource names ODLM never
+// picks (comma-separated, not trimmed: ODLM compares the raw pieces).
+const excludedCatalogSourceAnnotation = "excluded-catalogsource"
+
+// catalogImageTemplateAnnotation is OLM's image template of a CatalogSource.
+const catalogImageTemplateAnnotation = "olm.catalogImageTemplate"
+
+// catalogSource is a CatalogSource known from the inputs or a snapshot.
+type catalogSource struct {
+	namespace, name string
+	priority        int
+	obj             map[string]any
+	input           *manifest.Object // when it is an input
+}
+
+// catalogSources lists the CatalogSources among the inputs, then those only in snapshots.
+func (r *run) catalogSources() []*catalogSource {
+	if r.knownCatalogSources != nil {
+		return r.knownCatalogSources
+	}
+	seen := map[string]bool{}
+	add := func(m map[string]any, in *manifest.Object) {
+		o := &manifest.Object{Map: m}
+		k := o.Namespace() + "/" + o.Name()
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		cs := &catalogSource{namespace: o.Namespace(), name: o.Name(), obj: m, input: in}
+		if p, ok := manifest.Get(m, "spec", "priority").(json.Number); ok {
+			if n, err := strconv.Atoi(string(p)); err == nil {
+				cs.priority = n
+			}
+		}
+		r.knownCatalogSources = append(r.knownCatalogSources, cs)
+	}
+	for _, o := range r.objects {
+		if o.Kind() == "CatalogSource" && o.Group() == olmGroup {
+			add(o.Map, o)
+		}
+	}
+	for _, m := range r.opts.Sources.List(catalogSourceAPIVersion, "CatalogSource") {
+		add(m, nil)
+	}
+	if r.knownCatalogSources == nil {
+		r.knownCatalogSources = []*catalogSource{}
+	}
+	return r.knownCatalogSources
+}
+
+// chooseCatalogSource is ODLM's choice for an entry without sourceName/sourceNamespace
+// (2.2 case 4): every CatalogSource the registry does not exclude is a candidate; those in
+// the entry's namespace first, then higher priority, then (same namespace) by name, else by
+// namespace. It says which it chose and why, and returns false when there is none.
+func (r *run) chooseCatalogSource(e *entry) bool {
+	excluded := map[string]bool{}
+	if a := e.registry.obj.Annotations()[excludedCatalogSourceAnnotation]; a != "" {
+		for _, name := range strings.Split(a, ",") {
+			excluded[name] = true
+		}
+	}
+	var candidates []*catalogSource
+	for _, cs := range r.catalogSources() {
+		if !excluded[cs.name] {
+			candidates = append(candidates, cs)
+		}
+	}
+	if len(candidates) == 0 {
+		return false
+	}
+	sort.SliceStable(candidates, func(i, j int) bool {
+		a, b := candidates[i], candidates[j]
+		if (a.namespace == e.Namespace) != (b.namespace == e.Namespace) {
+			return a.namespace == e.Namespace
+		}
+		if a.priority != b.priority {
+			return a.priority > b.priority
+		}
+		if a.namespace == b.namespace {
+			return a.name < b.name
+		}
+		return a.namespace < b.namespace
+	})
+	chosen := candidates[0]
+	var why string
+	switch {
+	case len(candidates) == 1:
+		why = "the only CatalogSource known (inputs and snapshots)"
+	case chosen.namespace == e.Namespace && candidates[1].namespace != e.Namespace:
+		why = "the only candidate in the operator's namespace " + e.Namespace
+	case chosen.priority != candidates[1].priority:
+		why = fmt.Sprintf("the highest priority (%d)", chosen.priority)
+	default:
+		why = "first by namespace and name among equal priorities"
+	}
+	var names []string
+	for _, c := range candidates {
+		names = append(names, c.namespace+"/"+c.name)
+	}
+	r.add(diag.Infof(e.registry.obj, e.field("sourceName"), "operator %q names no CatalogSource: using %s/%s, %s (candidates in ODLM's order: %s)", e.Name, chosen.namespace, chosen.name, why, strings.Join(names, ", ")))
+	e.SourceName, e.SourceNamespace = chosen.name, chosen.namespace
+	return true
+}
+
+var templateVarRe = regexp.MustCompile(`\{kube_(major|minor|patch)_version\}`)
+
+// imageRefRe is a loose check of a container image pull spec.
+var imageRefRe = regexp.MustCompile(`^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)+(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$`)
+
+// resolveImageTemplate applies OLM's olm.catalogImageTemplate rules: the kube version
+// variables are replaced; a result that is not a usable pull spec falls back to spec.image.
+func resolveImageTemplate(template, kubeVersion string) (string, bool) {
+	if kubeVersion == "" {
+		return "", false
+	}
+	parts := strings.SplitN(strings.TrimPrefix(kubeVersion, "v"), ".", 3)
+	for len(parts) < 3 {
+		parts = append(parts, "0")
+	}
+	if i := strings.IndexAny(parts[2], "-+"); i >= 0 {
+		parts[2] = parts[2][:i]
+	}
+	for _, p := range parts {
+		if _, err := strconv.Atoi(p); err != nil {
+			return "", false
+		}
+	}
+	out := templateVarRe.ReplaceAllStringFunc(template, func(v string) string {
+		switch v {
+		case "{kube_major_version}":
+			return parts[0]
+		case "{kube_minor_version}":
+			return parts[1]
+		default:
+			return parts[2]
+		}
+	})
+	if strings.ContainsAny(out, "{}") || !imageRefRe.MatchString(out) {
+		return "", false
+	}
+	return out, true
+}
+
+// emitCatalogSources writes the CatalogSources the rendered Subscriptions use, with the
+// image template resolved for Options.KubeVersion, so that OLM has nothing to rewrite and a
+// GitOps tool nothing to fight over. An input CatalogSource is replaced; one known only from
+// a snapshot is emitted without its cluster-managed fields.
+func (r *run) emitCatalogSources() {
+	if !r.opts.EmitCatalogSources {
+		return
+	}
+	used := map[string]*subscriptionPlan{}
+	var order []string
+	for _, p := range r.subscriptions {
+		if p.obj == nil {
+			continue
+		}
+		k := p.obj.String("spec", "sourceNamespace") + "/" + p.obj.String("spec", "source")
+		if _, ok := used[k]; !ok {
+			order = append(order, k)
+		}
+		used[k] = p
+	}
+	sort.Strings(order)
+	byKey := map[string]*catalogSource{}
+	for _, cs := range r.catalogSources() {
+		byKey[cs.namespace+"/"+cs.name] = cs
+	}
+	for _, k := range order {
+		about, field := used[k].about()
+		cs, ok := byKey[k]
+		if !ok {
+			r.add(diag.Warnf(about, field, "CatalogSource %s is not among the inputs or snapshots: not emitted (--emit-catalogsources)", k))
+			continue
+		}
+		obj := manifest.New(cleanClusterFields(merge.DeepCopy(cs.obj).(map[string]any)))
+		if tmpl := obj.Annotations()[catalogImageTemplateAnnotation]; tmpl != "" {
+			image, ok := resolveImageTemplate(tmpl, r.opts.KubeVersion)
+			switch {
+			case ok:
+				manifest.EnsureMap(obj.Map, "spec")["image"] = image
+			case obj.String("spec", "image") != "":
+				r.add(diag.Warnf(about, field, "CatalogSource %s: %s %q does not resolve to an image for Kubernetes %q: spec.image is kept, as OLM falls back to it", k, catalogImageTemplateAnnotation, tmpl, r.opts.KubeVersion))
+			default:
+				r.add(diag.Errorf(about, field, "CatalogSource %s has no spec.image and %s %q does not resolve for Kubernetes %q (give --kube-version)", k, catalogImageTemplateAnnotation, tmpl, r.opts.KubeVersion))
+				continue
+			}
+		}
+		if cs.input != nil {
+			obj.Source = cs.input.Source
+			r.replaced[cs.input] = obj
+			continue
+		}
+		r.emit(obj)
+	}
+}
+
+// cleanClusterFields drops what a cluster adds to an object (status, uid, resourceVersion,
+// managedFields…), so that an object exported from a cluster can be applied again.
+func cleanClusterFields(m map[string]any) map[string]any {
+	delete(m, "status")
+	if md, ok := m["metadata"].(map[string]any); ok {
+		for _, f := range []string{"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink", "ownerReferences"} {
+			delete(md, f)
+		}
+		if a, ok := md["annotations"].(map[string]any); ok {
+			delete(a, "kubectl.kubernetes.io/last-applied-configuration")
+		}
+	}
+	return m
+}

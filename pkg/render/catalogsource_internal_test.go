@@ -1,0 +1,78 @@
+package render
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+)
+
+func TestResolveImageTemplate(t *testing.T) {
+	for _, tc := range []struct {
+		name, template, kube, want string
+		ok                         bool
+	}{
+		{"major.minor as in OLM's example", "quay.io/example-org/example-catalog:v{kube_major_version}.{kube_minor_version}", "1.28.3", "quay.io/example-org/example-catalog:v1.28", true},
+		{"all three, with a v prefix and metadata", "quay.io/org/cat:v{kube_major_version}.{kube_minor_version}.{kube_patch_version}", "v1.33.4+k3s1", "quay.io/org/cat:v1.33.4", true},
+		{"no kube version: unresolved", "quay.io/org/cat:v{kube_major_version}", "", "", false},
+		{"unknown variable stays: not a pull spec", "quay.io/org/cat:{ocp_version}", "1.28.0", "", false},
+		{"not an image reference", "not an image {kube_major_version}", "1.28.0", "", false},
+		{"bad version", "quay.io/org/cat:v{kube_major_version}", "one.two", "", false},
+		{"registry with port and digest-free tag", "registry.local:5000/idx/cat:{kube_minor_version}", "1.30", "registry.local:5000/idx/cat:30", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := resolveImageTemplate(tc.template, tc.kube)
+			assert.Equal(t, tc.ok, ok)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestReachableAlongTheUpgradeGraph(t *testing.T) {
+	cat, err := catalog.Load("../../testdata/catalogs/community/kube-green")
+	require.NoError(t, err)
+	pkg, _ := cat.Package("kube-green")
+	ch := pkg.Channels["alpha"]
+	for _, tc := range []struct {
+		from, to string
+		want     bool
+	}{
+		{"kube-green.v0.3.0", "kube-green.v0.7.1", true},
+		{"kube-green.v0.6.0", "kube-green.v0.7.0", true},
+		{"kube-green.v0.7.1", "kube-green.v0.5.0", false},
+		{"kube-green.v0.5.0", "not-in-channel", false},
+	} {
+		assert.Equal(t, tc.want, reachable(pkg, ch, tc.from, tc.to), "%s -> %s", tc.from, tc.to)
+	}
+}
+
+func TestReachableThroughSkipsAndSkipRange(t *testing.T) {
+	b := catalog.NewBuilder(catalog.LoadOptions{})
+	require.NoError(t, b.AddBytes("c.yaml", []byte(`schema: olm.package
+name: p
+defaultChannel: s
+---
+schema: olm.channel
+package: p
+name: s
+entries:
+- {name: p.v1.0.0}
+- {name: p.v1.1.0, replaces: p.v1.0.0}
+- {name: p.v2.0.0, skipRange: ">=1.0.0 <2.0.0", skips: [p.v1.5.0]}
+---
+{schema: olm.bundle, name: p.v1.0.0, package: p, image: x, properties: [{type: olm.package, value: {packageName: p, version: 1.0.0}}]}
+---
+{schema: olm.bundle, name: p.v1.1.0, package: p, image: x, properties: [{type: olm.package, value: {packageName: p, version: 1.1.0}}]}
+---
+{schema: olm.bundle, name: p.v2.0.0, package: p, image: x, properties: [{type: olm.package, value: {packageName: p, version: 2.0.0}}]}
+`)))
+	cat, err := b.Catalog()
+	require.NoError(t, err)
+	pkg, _ := cat.Package("p")
+	ch := pkg.Channels["s"]
+	assert.True(t, reachable(pkg, ch, "p.v1.0.0", "p.v2.0.0"), "skipRange covers 1.0.0")
+	assert.True(t, reachable(pkg, ch, "p.v1.5.0", "p.v2.0.0"), "skips")
+	assert.False(t, reachable(pkg, ch, "p.v2.0.0", "p.v1.1.0"))
+}
