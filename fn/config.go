@@ -54,6 +54,8 @@ type config struct {
 	FailOnDeprecated   bool   `json:"failOnDeprecated,omitempty" yaml:"failOnDeprecated,omitempty"`
 	EmitCatalogSources bool   `json:"emitCatalogSources,omitempty" yaml:"emitCatalogSources,omitempty"`
 	KubeVersion        string `json:"kubeVersion,omitempty" yaml:"kubeVersion,omitempty"`
+	// Ordering is "", argocd or kpt.
+	Ordering string `json:"ordering,omitempty" yaml:"ordering,omitempty"`
 }
 
 // knownFields are the RenderConfig spec fields and their ConfigMap data keys.
@@ -62,7 +64,7 @@ var knownFields = map[string]string{
 	"snapshots": "snapshots", "pending": "pending", "secrets": "secrets", "explain": "explain",
 	"bindinfoSecrets": "bindinfo-secrets", "pin": "pin", "manualApproval": "manual-approval",
 	"checkPins": "check-pins", "failOnDeprecated": "fail-on-deprecated",
-	"emitCatalogSources": "emit-catalogsources", "kubeVersion": "kube-version",
+	"emitCatalogSources": "emit-catalogsources", "kubeVersion": "kube-version", "ordering": "ordering",
 }
 
 // configFromData reads a ConfigMap's data: each key is a RenderConfig field under its
@@ -141,6 +143,11 @@ func (c config) check() error {
 	case "", "inline", "forbid":
 	default:
 		return fmt.Errorf("functionConfig: secrets must be inline or forbid, not %q", c.Secrets)
+	}
+	switch c.Ordering {
+	case "", "argocd", "kpt":
+	default:
+		return fmt.Errorf("functionConfig: ordering must be argocd or kpt, not %q", c.Ordering)
 	}
 	switch c.BindInfoSecrets {
 	case "", "copy", "external-secrets", "skip":

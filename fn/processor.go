@@ -84,6 +84,7 @@ func (processor) Process(rl *framework.ResourceList) error {
 		FailOnDeprecated:   cfg.FailOnDeprecated,
 		EmitCatalogSources: cfg.EmitCatalogSources,
 		KubeVersion:        cfg.KubeVersion,
+		Ordering:           cfg.Ordering,
 	})
 	rl.Results = toResults(out.Results)
 	if out.Results.HasErrors() {

@@ -104,6 +104,7 @@ type Case struct {
 	FailOnDeprecated   bool   `yaml:"failOnDeprecated"`
 	EmitCatalogSources bool   `yaml:"emitCatalogSources"`
 	KubeVersion        string `yaml:"kubeVersion"`
+	Ordering           string `yaml:"ordering"`
 }
 
 // SnapshotPaths returns the case's snapshot paths.

@@ -87,6 +87,7 @@ type renderFlags struct {
 	failDeprec bool
 	emitCS     bool
 	kubeVer    string
+	ordering   string
 	live       bool
 	kubeconfig string
 	context    string
@@ -126,6 +127,11 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 			default:
 				return usageError{fmt.Errorf("--bindinfo-secrets must be copy, external-secrets or skip, not %q", f.bindinfo)}
 			}
+			switch f.ordering {
+			case "", render.OrderingArgoCD, render.OrderingKpt:
+			default:
+				return usageError{fmt.Errorf("--ordering must be argocd or kpt, not %q", f.ordering)}
+			}
 			if f.manual && !f.pin {
 				return usageError{errors.New("--manual-approval goes with --pin")}
 			}
@@ -151,6 +157,7 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 	cmd.Flags().BoolVar(&f.failDeprec, "fail-on-deprecated", false, "make olm.deprecations of a package, channel or bundle in use an error, not a warning")
 	cmd.Flags().BoolVar(&f.emitCS, "emit-catalogsources", false, "emit the CatalogSources the Subscriptions use (from the inputs or --snapshot), olm.catalogImageTemplate resolved for --kube-version")
 	cmd.Flags().StringVar(&f.kubeVer, "kube-version", os.Getenv("KUBE_VERSION"), "the cluster's Kubernetes version (1.28.3), for olm.catalogImageTemplate (default $KUBE_VERSION)")
+	cmd.Flags().StringVar(&f.ordering, "ordering", "", "ordering annotations on rendered objects: argocd (sync waves, SkipDryRunOnMissingResource) or kpt (depends-on); none by default")
 	cmd.Flags().BoolVar(&f.live, "live", false, "also read template references from the cluster of the kubeconfig (GET requests only), after the inputs and snapshots")
 	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig for --live (default: $KUBECONFIG, then ~/.kube/config)")
 	cmd.Flags().StringVar(&f.context, "context", "", "kubeconfig context for --live (default: the current context)")
@@ -190,6 +197,7 @@ func runRender(f renderFlags, paths []string, stdin io.Reader, stdout, stderr io
 		FailOnDeprecated:   f.failDeprec,
 		EmitCatalogSources: f.emitCS,
 		KubeVersion:        f.kubeVer,
+		Ordering:           f.ordering,
 	})
 	printResults(stderr, out.Results, f.verbose || f.explain)
 	if out.Results.HasErrors() {

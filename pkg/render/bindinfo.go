@@ -224,6 +224,7 @@ func (r *run) copyObject(bi *operandBindInfo, field string, req *operandRequest,
 // emitCopy adds a bind-info copy, replacing an input of the same identity (ODLM overwrites
 // an existing target) and keeping the first of two different copies to one target.
 func (r *run) emitCopy(bi *operandBindInfo, field string, obj *manifest.Object) {
+	r.copies[obj] = true
 	k := obj.Ref().Key()
 	if prev, ok := r.rendered[k]; ok {
 		if !merge.Equal(prev.Map, obj.Map) {
@@ -343,7 +344,7 @@ func (r *run) externalSecret(bi *operandBindInfo, src map[string]any, sourceNs, 
 			"dataFrom": []any{map[string]any{"extract": map[string]any{"key": source}}},
 		},
 	}))
-	r.emit(manifest.New(map[string]any{
+	r.emitBindInfoObject(manifest.New(map[string]any{
 		"apiVersion": "external-secrets.io/v1",
 		"kind":       "SecretStore",
 		"metadata":   map[string]any{"name": store, "namespace": targetNs},
@@ -359,12 +360,18 @@ func (r *run) externalSecret(bi *operandBindInfo, src map[string]any, sourceNs, 
 			},
 		},
 	}))
-	r.emit(manifest.New(map[string]any{
+	r.emitBindInfoObject(manifest.New(map[string]any{
 		"apiVersion": "v1",
 		"kind":       "ServiceAccount",
 		"metadata":   map[string]any{"name": store, "namespace": targetNs},
 	}))
 	r.grantSecretRead(sourceNs, targetNs, store, source)
+}
+
+// emitBindInfoObject emits an object that belongs to bind-info output (for ordering).
+func (r *run) emitBindInfoObject(o *manifest.Object) {
+	r.copies[o] = true
+	r.emit(o)
 }
 
 // grantSecretRead adds source to the Role in sourceNs that lets the target namespace's
@@ -385,8 +392,8 @@ func (r *run) grantSecretRead(sourceNs, targetNs, serviceAccount, source string)
 				"resourceNames": []any{},
 			}},
 		})
-		r.emit(obj)
-		r.emit(manifest.New(map[string]any{
+		r.emitBindInfoObject(obj)
+		r.emitBindInfoObject(manifest.New(map[string]any{
 			"apiVersion": role.APIVersion,
 			"kind":       "RoleBinding",
 			"metadata":   map[string]any{"name": name, "namespace": sourceNs},

@@ -54,6 +54,12 @@ type run struct {
 
 	// CatalogSources from the inputs and snapshots (catalogsource.go), listed once
 	knownCatalogSources []*catalogSource
+
+	// ordering (ordering.go): the Subscription whose operands are being rendered, the
+	// Subscription each operand object waits for, and the bind-info copies
+	installing *subscriptionPlan
+	operatorOf map[*manifest.Object]*subscriptionPlan
+	copies     map[*manifest.Object]bool
 }
 
 func newRun(in Inputs, opts Options) *run {
@@ -70,6 +76,8 @@ func newRun(in Inputs, opts Options) *run {
 		configs:     map[key]*operandConfig{},
 		rendered:    map[string]*manifest.Object{},
 		sourceCache: map[string]cachedRead{},
+		operatorOf:  map[*manifest.Object]*subscriptionPlan{},
+		copies:      map[*manifest.Object]bool{},
 	}
 }
 

@@ -83,6 +83,9 @@ func (r *run) renderWant(w *want, doneServices map[string]bool) {
 			return
 		}
 	}
+	// what this operand renders waits for its operator (ordering annotations)
+	r.installing = sub
+	defer func() { r.installing = nil }()
 	if w.operand.Kind != "" {
 		r.requestCR(w)
 		return
@@ -347,6 +350,9 @@ func (r *run) emit(o *manifest.Object) {
 	}
 	r.rendered[k] = o
 	r.renderedList = append(r.renderedList, o)
+	if r.installing != nil {
+		r.operatorOf[o] = r.installing
+	}
 }
 
 // requestCR renders the CR an OperandRequest operand defines itself (5.3).

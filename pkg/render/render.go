@@ -57,6 +57,8 @@ type Options struct {
 	EmitCatalogSources bool
 	// KubeVersion is the cluster's Kubernetes version (1.28.3), for image templates.
 	KubeVersion string
+	// Ordering is "" (none), OrderingArgoCD or OrderingKpt.
+	Ordering string
 }
 
 // Output is the result of a render. When Results has errors, Objects must not be written.

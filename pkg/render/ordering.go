@@ -1,0 +1,135 @@
+package render
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+)
+
+// Ordering styles for the rendered objects.
+const (
+	// OrderingArgoCD adds Argo CD sync waves, and SkipDryRunOnMissingResource on CRs whose
+	// CRD an operator being installed provides.
+	OrderingArgoCD = "argocd"
+	// OrderingKpt adds config.kubernetes.io/depends-on for kpt live apply / Config Sync.
+	OrderingKpt = "kpt"
+)
+
+const (
+	syncWaveAnnotation    = "argocd.argoproj.io/sync-wave"
+	syncOptionsAnnotation = "argocd.argoproj.io/sync-options"
+	skipDryRun            = "SkipDryRunOnMissingResource=true"
+	dependsOnAnnotation   = "config.kubernetes.io/depends-on"
+)
+
+// Sync waves: CatalogSource < OperatorGroup < Subscription < operands and resources <
+// bind-info copies.
+const (
+	waveCatalogSource = iota + 1
+	waveOperatorGroup
+	waveSubscription
+	waveOperand
+	waveBindInfo
+)
+
+// order decorates the generated objects for the ordering style; inputs that pass through
+// keep whatever ordering their author gave them.
+func (r *run) order(objs []*manifest.Object, generated map[*manifest.Object]bool) {
+	switch r.opts.Ordering {
+	case OrderingArgoCD:
+		for _, o := range objs {
+			if generated[o] {
+				r.argoCDWave(o)
+			}
+		}
+	case OrderingKpt:
+		for _, o := range objs {
+			if generated[o] {
+				r.kptDependsOn(o, objs)
+			}
+		}
+	}
+}
+
+func (r *run) waveOf(o *manifest.Object) int {
+	switch {
+	case o.Group() == olmGroup && o.Kind() == "CatalogSource":
+		return waveCatalogSource
+	case o.Group() == olmGroup && o.Kind() == "OperatorGroup":
+		return waveOperatorGroup
+	case o.Group() == olmGroup && o.Kind() == "Subscription":
+		return waveSubscription
+	case r.copies[o]:
+		return waveBindInfo
+	default:
+		return waveOperand
+	}
+}
+
+func (r *run) argoCDWave(o *manifest.Object) {
+	o.SetMetadataString("annotations", syncWaveAnnotation, strconv.Itoa(r.waveOf(o)))
+	if r.waveOf(o) == waveOperand && r.crdFromOperator(o) {
+		opts := o.Annotations()[syncOptionsAnnotation]
+		if !strings.Contains(opts, skipDryRun) {
+			if opts != "" {
+				opts += ","
+			}
+			o.SetMetadataString("annotations", syncOptionsAnnotation, opts+skipDryRun)
+		}
+	}
+}
+
+// crdFromOperator reports an object whose kind a bundle being installed provides (its CRD
+// does not exist until the operator is installed, so Argo CD's dry run would fail), or, when
+// the catalog does not say, any operand CR of a Subscription the render creates.
+func (r *run) crdFromOperator(o *manifest.Object) bool {
+	if r.providedKinds[o.Group()+"|"+o.Kind()] {
+		return true
+	}
+	if _, ok := r.operatorOf[o]; !ok {
+		return false
+	}
+	switch o.Group() {
+	case "", "apps", "batch", "rbac.authorization.k8s.io", "networking.k8s.io", "policy", "route.openshift.io":
+		return false // built-in kinds: their CRDs, if any, do not come from the operator
+	}
+	return true
+}
+
+// kptDependsOn lists what an object waits for: a Subscription its OperatorGroup and
+// CatalogSource, an operand the Subscription of its operator.
+func (r *run) kptDependsOn(o *manifest.Object, objs []*manifest.Object) {
+	var deps []string
+	switch r.waveOf(o) {
+	case waveSubscription:
+		for _, d := range objs {
+			switch {
+			case d.Group() == olmGroup && d.Kind() == "OperatorGroup" && d.Namespace() == o.Namespace():
+				deps = append(deps, dependsOnRef(d))
+			case d.Group() == olmGroup && d.Kind() == "CatalogSource" &&
+				d.Namespace() == o.String("spec", "sourceNamespace") && d.Name() == o.String("spec", "source"):
+				deps = append(deps, dependsOnRef(d))
+			}
+		}
+	case waveOperand:
+		if sub, ok := r.operatorOf[o]; ok && sub.obj != nil {
+			deps = append(deps, dependsOnRef(sub.obj))
+		}
+	}
+	if len(deps) == 0 {
+		return
+	}
+	sort.Strings(deps)
+	o.SetMetadataString("annotations", dependsOnAnnotation, strings.Join(deps, ","))
+}
+
+// dependsOnRef is kpt's object reference: <group>/namespaces/<namespace>/<kind>/<name>, or
+// <group>/<kind>/<name> for a cluster-scoped object (the core group is empty).
+func dependsOnRef(o *manifest.Object) string {
+	if o.Namespace() == "" {
+		return o.Group() + "/" + o.Kind() + "/" + o.Name()
+	}
+	return o.Group() + "/namespaces/" + o.Namespace() + "/" + o.Kind() + "/" + o.Name()
+}
