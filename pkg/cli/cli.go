@@ -62,7 +62,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newRenderCmd(stdin, stdout, stderr), &cobra.Command{
+	root.AddCommand(newRenderCmd(stdin, stdout, stderr), newArgoCDCmd(stdin, stdout, stderr, os.Getenv), &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
 		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(stdout, Version) },
@@ -88,6 +88,7 @@ type renderFlags struct {
 	emitCS     bool
 	kubeVer    string
 	ordering   string
+	failEmpty  bool
 	live       bool
 	kubeconfig string
 	context    string
@@ -158,6 +159,8 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 	cmd.Flags().BoolVar(&f.emitCS, "emit-catalogsources", false, "emit the CatalogSources the Subscriptions use (from the inputs or --snapshot), olm.catalogImageTemplate resolved for --kube-version")
 	cmd.Flags().StringVar(&f.kubeVer, "kube-version", os.Getenv("KUBE_VERSION"), "the cluster's Kubernetes version (1.28.3), for olm.catalogImageTemplate (default $KUBE_VERSION)")
 	cmd.Flags().StringVar(&f.ordering, "ordering", "", "ordering annotations on rendered objects: argocd (sync waves, SkipDryRunOnMissingResource) or kpt (depends-on); none by default")
+	cmd.Flags().BoolVar(&f.failEmpty, "fail-empty", false, "fail when the render produces no objects")
+	_ = cmd.Flags().MarkHidden("fail-empty")
 	cmd.Flags().BoolVar(&f.live, "live", false, "also read template references from the cluster of the kubeconfig (GET requests only), after the inputs and snapshots")
 	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig for --live (default: $KUBECONFIG, then ~/.kube/config)")
 	cmd.Flags().StringVar(&f.context, "context", "", "kubeconfig context for --live (default: the current context)")
@@ -202,6 +205,9 @@ func runRender(f renderFlags, paths []string, stdin io.Reader, stdout, stderr io
 	printResults(stderr, out.Results, f.verbose || f.explain)
 	if out.Results.HasErrors() {
 		return errReported
+	}
+	if f.failEmpty && len(out.Objects) == 0 {
+		return errEmptyRender
 	}
 	var buf bytes.Buffer
 	if f.output == "json" {
