@@ -101,22 +101,36 @@ spec:
 	return dir
 }
 
-func TestKustomizeBuildRunsTheFunction(t *testing.T) {
+// exampleRepo copies examples/ into a temporary repository root with the built function at
+// bin/odlm-render-fn, where the examples expect it.
+func exampleRepo(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	copyTree(t, "../examples", filepath.Join(root, "examples"))
+	b, err := os.ReadFile(buildFunction(t))
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "bin"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "bin", "odlm-render-fn"), b, 0o755))
+	return root
+}
+
+func TestKustomizeBuildRunsTheExample(t *testing.T) {
 	kustomize := tool(t, "kustomize")
-	dir := kustomizeDir(t, quickstart+"/manifests")
+	root := exampleRepo(t)
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(kustomize, "build", "--enable-alpha-plugins", "--enable-exec", dir)
+	cmd := exec.Command(kustomize, "build", "--enable-alpha-plugins", "--enable-exec", filepath.Join(root, "examples", "kustomize"))
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Run(), stderr.String())
 
 	got, err := manifest.Decode("kustomize", stdout.Bytes())
 	require.NoError(t, err)
-	// the same objects as the engine renders directly
-	docs, err := inputs.ReadPaths([]string{quickstart + "/manifests"}, nil)
+	// the same objects as the engine renders directly (kustomize passes the RenderConfig's
+	// options through; it strips path annotations)
+	docs, err := inputs.ReadPaths([]string{"../examples/kustomize/registry.yaml", "../examples/kustomize/requests.yaml"}, nil)
 	require.NoError(t, err)
 	cat, err := inputs.LoadCatalog([]string{quickstart + "/catalog"}, nil)
 	require.NoError(t, err)
-	want := render.Render(render.Inputs{Objects: docs, Catalog: cat}, render.Options{})
+	want := render.Render(render.Inputs{Objects: docs, Catalog: cat}, render.Options{Ordering: render.OrderingArgoCD})
 	require.False(t, want.Results.HasErrors())
 	manifest.Sort(got)
 	var a, b bytes.Buffer
@@ -124,6 +138,12 @@ func TestKustomizeBuildRunsTheFunction(t *testing.T) {
 	require.NoError(t, manifest.WriteYAML(&b, got))
 	assert.Equal(t, a.String(), b.String())
 	assert.Contains(t, b.String(), "kind: Subscription")
+
+	// without --enable-exec kustomize skips the function silently: the objects are missing
+	cmd = exec.Command(kustomize, "build", "--enable-alpha-plugins", filepath.Join(root, "examples", "kustomize"))
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	assert.NotContains(t, string(out), "kind: Subscription")
 }
 
 func TestKustomizeBuildFailsOnErrorResults(t *testing.T) {
