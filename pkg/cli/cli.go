@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/odlm-render/odlm-render/health"
 	"github.com/odlm-render/odlm-render/pkg/cluster"
 	"github.com/odlm-render/odlm-render/pkg/diag"
 	"github.com/odlm-render/odlm-render/pkg/inputs"
@@ -62,7 +63,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newRenderCmd(stdin, stdout, stderr), newArgoCDCmd(stdin, stdout, stderr, os.Getenv), &cobra.Command{
+	root.AddCommand(newRenderCmd(stdin, stdout, stderr), newArgoCDCmd(stdin, stdout, stderr, os.Getenv), newHealthCmd(stdout), &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
 		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(stdout, Version) },
@@ -240,6 +241,28 @@ func readSources(f renderFlags) (cluster.Chain, error) {
 		chain = append(chain, cluster.Source{Origin: cluster.OriginLive, Reader: live})
 	}
 	return chain, nil
+}
+
+// newHealthCmd prints the Argo CD health checks for OLM's and ODLM's kinds.
+func newHealthCmd(stdout io.Writer) *cobra.Command {
+	var configMap bool
+	cmd := &cobra.Command{
+		Use:   "health-checks",
+		Short: "Print Argo CD health checks (Lua) for Subscription, CSV, InstallPlan, OperatorGroup and the ODLM kinds",
+		Long: `health-checks prints the resource.customizations.health.* keys to add to Argo CD's
+argocd-cm ConfigMap, or with --configmap a whole ConfigMap to merge into it.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if configMap {
+				_, err := io.WriteString(stdout, health.ConfigMap())
+				return err
+			}
+			_, err := io.WriteString(stdout, health.Snippet())
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&configMap, "configmap", false, "print a whole argocd-cm ConfigMap (to merge) instead of its data keys")
+	return cmd
 }
 
 func printResults(w io.Writer, results diag.Results, verbose bool) {

@@ -114,3 +114,14 @@ func TestVersion(t *testing.T) {
 	assert.Equal(t, cli.ExitOK, code)
 	assert.NotEmpty(t, strings.TrimSpace(out))
 }
+
+func TestHealthChecksCommand(t *testing.T) {
+	code, out, _ := run(t, "", "health-checks")
+	assert.Equal(t, cli.ExitOK, code)
+	assert.Contains(t, out, "resource.customizations.health.operators.coreos.com_Subscription: |")
+	assert.Contains(t, out, "resource.customizations.health.operator.ibm.com_OperandRequest: |")
+	code, out, _ = run(t, "", "health-checks", "--configmap")
+	assert.Equal(t, cli.ExitOK, code)
+	assert.Contains(t, out, "kind: ConfigMap")
+	assert.Contains(t, out, "name: argocd-cm")
+}

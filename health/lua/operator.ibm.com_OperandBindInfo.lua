@@ -1,0 +1,55 @@
+-- Argo CD health check for operator.ibm.com/OperandBindInfo (odlm-render, health/), for
+-- clusters that keep the ODLM controller. Completed (the Secrets and ConfigMaps were copied
+-- to the requesting namespaces) is Healthy; Failed is Degraded; Initialized, Updating and
+-- "Waiting for Secret and/or Configmap from provider" are Progressing.
+-- Uses only Lua's base and table libraries and checks every field's type.
+
+local function str(v)
+  if type(v) == "string" then return v end
+  return ""
+end
+
+local function tbl(v)
+  if type(v) == "table" then return v end
+  return nil
+end
+
+local progressing = {
+  Initialized = true,
+  Updating = true,
+  ["Waiting for Secret and/or Configmap from provider"] = true,
+}
+
+local function assess(obj)
+  obj = tbl(obj) or {}
+  local status = tbl(obj.status)
+  local phase = ""
+  if status ~= nil then phase = str(status.phase) end
+  if phase == "" then
+    return "Progressing", "Waiting for ODLM to reconcile the OperandBindInfo"
+  end
+
+  if phase == "Completed" then
+    local namespaces = {}
+    if type(status.requestNamespaces) == "table" then
+      for _, ns in ipairs(status.requestNamespaces) do
+        if type(ns) == "string" and ns ~= "" then namespaces[#namespaces + 1] = ns end
+      end
+    end
+    if #namespaces == 0 then return "Healthy", "Completed" end
+    return "Healthy", "Shared with " .. table.concat(namespaces, ", ")
+  end
+  if phase == "Failed" then
+    return "Degraded", "OperandBindInfo failed to share its Secrets and ConfigMaps"
+  end
+  if progressing[phase] then
+    return "Progressing", phase
+  end
+  return "Unknown", "Unrecognised OperandBindInfo phase " .. phase
+end
+
+local ok, status, message = pcall(assess, obj)
+if not ok then
+  return {status = "Unknown", message = "health check error: " .. tostring(status)}
+end
+return {status = status, message = message}

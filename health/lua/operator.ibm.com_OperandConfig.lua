@@ -1,0 +1,86 @@
+-- Argo CD health check for operator.ibm.com/OperandConfig (odlm-render, health/), for
+-- clusters that keep the ODLM controller. Running is Healthy, and so is Initialized: an
+-- OperandConfig only holds configuration, and stays Initialized until an OperandRequest
+-- asks for one of its services. Creating is Progressing; Failed is Degraded and names the
+-- failed custom resources from status.serviceStatus.
+-- Uses only Lua's base and table libraries and checks every field's type.
+
+local function str(v)
+  if type(v) == "string" then return v end
+  return ""
+end
+
+local function tbl(v)
+  if type(v) == "table" then return v end
+  return nil
+end
+
+-- Sorted string keys of a map.
+local function keys(v)
+  local out = {}
+  if type(v) == "table" then
+    for k, _ in pairs(v) do
+      if type(k) == "string" then out[#out + 1] = k end
+    end
+  end
+  table.sort(out)
+  return out
+end
+
+-- "service/resource" for every custom resource in the given phase, sorted.
+local function inPhase(serviceStatus, wanted)
+  local out = {}
+  local services = tbl(serviceStatus) or {}
+  for _, service in ipairs(keys(services)) do
+    local crs = tbl((tbl(services[service]) or {}).customResourceStatus) or {}
+    for _, cr in ipairs(keys(crs)) do
+      if crs[cr] == wanted then out[#out + 1] = service .. "/" .. cr end
+    end
+  end
+  return out
+end
+
+local function list(entries)
+  local shown = {}
+  for i, e in ipairs(entries) do
+    if i > 5 then break end
+    shown[#shown + 1] = e
+  end
+  local text = table.concat(shown, ", ")
+  if #entries > 5 then text = text .. " and " .. (#entries - 5) .. " more" end
+  return text
+end
+
+local function assess(obj)
+  obj = tbl(obj) or {}
+  local status = tbl(obj.status)
+  local phase = ""
+  if status ~= nil then phase = str(status.phase) end
+  if phase == "" then
+    return "Progressing", "Waiting for ODLM to reconcile the OperandConfig"
+  end
+
+  if phase == "Failed" then
+    local failed = inPhase(status.serviceStatus, "Failed")
+    if #failed == 0 then return "Degraded", "OperandConfig failed" end
+    return "Degraded", "Failed: " .. list(failed)
+  end
+  if phase == "Running" then
+    return "Healthy", "Running"
+  end
+  if phase == "Initialized" then
+    return "Healthy", "Initialized; no requested operand is running yet"
+  end
+  if phase == "Creating" then
+    local creating = inPhase(status.serviceStatus, "Creating")
+    if #creating == 0 then return "Progressing", "Creating" end
+    return "Progressing", "Creating: " .. list(creating)
+  end
+  return "Unknown", "Unrecognised OperandConfig phase " .. phase
+end
+
+local ok, status, message = pcall(assess, obj)
+if not ok then
+  return {status = "Unknown", message = "health check error: " .. tostring(status)}
+end
+return {status = status, message = message}

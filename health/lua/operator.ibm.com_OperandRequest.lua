@@ -1,0 +1,115 @@
+-- Argo CD health check for operator.ibm.com/OperandRequest (odlm-render, health/), for
+-- clusters that keep the ODLM controller. status.phase Running is Healthy, Failed is
+-- Degraded, Pending/Creating/Installing/Updating are Progressing and name the members not
+-- yet running. A member whose operator or operand is Failed, or "Not Found" in the
+-- OperandRegistry, makes the request Degraded whatever the phase (ODLM leaves such members
+-- out of its phase summary). Uses only Lua's base and table libraries and checks every
+-- field's type.
+
+local function str(v)
+  if type(v) == "string" then return v end
+  return ""
+end
+
+local function tbl(v)
+  if type(v) == "table" then return v end
+  return nil
+end
+
+local function items(v)
+  local out = {}
+  if type(v) == "table" then
+    for _, item in ipairs(v) do
+      if type(item) == "table" then out[#out + 1] = item end
+    end
+  end
+  return out
+end
+
+local function join(sep, ...)
+  local parts = {}
+  for i = 1, select("#", ...) do
+    local p = select(i, ...)
+    if type(p) == "string" and p ~= "" then parts[#parts + 1] = p end
+  end
+  return table.concat(parts, sep)
+end
+
+-- "a (operator Installing), b (operand Creating)" for at most five members.
+local function list(entries)
+  local shown = {}
+  for i, e in ipairs(entries) do
+    if i > 5 then break end
+    shown[#shown + 1] = e
+  end
+  local text = table.concat(shown, ", ")
+  if #entries > 5 then text = text .. " and " .. (#entries - 5) .. " more" end
+  return text
+end
+
+local progressing = {Pending = true, Creating = true, Installing = true, Updating = true}
+
+local function assess(obj)
+  obj = tbl(obj) or {}
+  local status = tbl(obj.status)
+  local phase = ""
+  if status ~= nil then phase = str(status.phase) end
+  if phase == "" then
+    return "Progressing", "Waiting for ODLM to reconcile the OperandRequest"
+  end
+
+  local members = items(status.members)
+  local failed, missing, waiting = {}, {}, {}
+  for _, m in ipairs(members) do
+    local name = str(m.name)
+    if name == "" then name = "(unnamed)" end
+    local p = tbl(m.phase) or {}
+    local operator, operand = str(p.operatorPhase), str(p.operandPhase)
+    local phases = {}
+    if operator ~= "" then phases[#phases + 1] = "operator " .. operator end
+    if operand ~= "" then phases[#phases + 1] = "operand " .. operand end
+    local entry = name
+    if #phases > 0 then entry = name .. " (" .. table.concat(phases, ", ") .. ")" end
+    if operator == "Failed" or operand == "Failed" then
+      failed[#failed + 1] = entry
+    elseif operator == "Not Found" or operand == "Not Found" then
+      missing[#missing + 1] = name
+    elseif operator ~= "Running" or (operand ~= "" and operand ~= "Running") then
+      waiting[#waiting + 1] = entry
+    end
+  end
+
+  if #failed > 0 then
+    return "Degraded", "Failed: " .. list(failed)
+  end
+  if phase == "Failed" then
+    return "Degraded", "OperandRequest failed"
+  end
+  if #missing > 0 then
+    return "Degraded", "Not found in the OperandRegistry: " .. list(missing)
+  end
+  if phase == "Running" then
+    if #members == 0 then return "Healthy", "Running" end
+    return "Healthy", #members .. " member(s) running"
+  end
+  if progressing[phase] then
+    if #members == 0 then
+      for _, c in ipairs(items(status.conditions)) do
+        local t = str(c.type)
+        if (t == "NotFound" or t == "OutofScope") and str(c.status) == "True" then
+          return "Degraded", join(": ", t, str(c.message))
+        end
+      end
+      return "Progressing", phase
+    end
+    if #waiting == 0 then return "Progressing", phase end
+    return "Progressing", phase .. ": waiting for " .. list(waiting)
+  end
+  return "Unknown", "Unrecognised OperandRequest phase " .. phase
+end
+
+local ok, status, message = pcall(assess, obj)
+if not ok then
+  return {status = "Unknown", message = "health check error: " .. tostring(status)}
+end
+return {status = status, message = message}

@@ -1,0 +1,118 @@
+-- Argo CD health check for operators.coreos.com/ClusterServiceVersion (odlm-render, health/).
+-- Succeeded is Healthy and Failed is Degraded (OLM's own verdicts). Pending, InstallReady and
+-- Installing are Progressing, since OLM keeps retrying them, except for reasons that need a
+-- change before OLM can go on (operator group problems, conflicts, invalid strategy), which
+-- are Degraded in any phase. Replacing and Deleting (an old CSV during an upgrade) are
+-- Progressing. Uses only Lua's base and table libraries and checks every field's type.
+
+local function str(v)
+  if type(v) == "string" then return v end
+  return ""
+end
+
+local function tbl(v)
+  if type(v) == "table" then return v end
+  return nil
+end
+
+local function items(v)
+  local out = {}
+  if type(v) == "table" then
+    for _, item in ipairs(v) do
+      if type(item) == "table" then out[#out + 1] = item end
+    end
+  end
+  return out
+end
+
+local function join(sep, ...)
+  local parts = {}
+  for i = 1, select("#", ...) do
+    local p = select(i, ...)
+    if type(p) == "string" and p ~= "" then parts[#parts + 1] = p end
+  end
+  return table.concat(parts, sep)
+end
+
+-- Reasons OLM sets when the CSV cannot install until something else changes.
+local blocking = {
+  OwnerConflict = true,
+  InstallComponentFailedNoRetry = true,
+  InvalidInstallStrategy = true,
+  InvalidInstallModes = true,
+  NoTargetNamespaces = true,
+  UnsupportedOperatorGroup = true,
+  NoOperatorGroup = true,
+  TooManyOperatorGroups = true,
+  InterOperatorGroupOwnerConflict = true,
+  CannotModifyStaticOperatorGroupProvidedAPIs = true,
+  InvalidWebhookDescription = true,
+  APIServiceInstallFailed = true,
+}
+
+local progressing = {
+  Pending = true,
+  InstallReady = true,
+  Installing = true,
+  Replacing = true,
+  Deleting = true,
+}
+
+-- Requirements (CRDs, APIs, permissions) that are not Present, at most three.
+local function unmet(v)
+  local names = {}
+  local extra = 0
+  for _, r in ipairs(items(v)) do
+    local s = str(r.status)
+    if s ~= "" and s ~= "Present" then
+      if #names < 3 then
+        names[#names + 1] = join(" ", join("/", str(r.kind), str(r.name)), s)
+      else
+        extra = extra + 1
+      end
+    end
+  end
+  if #names == 0 then return "" end
+  local text = "unmet: " .. table.concat(names, ", ")
+  if extra > 0 then text = text .. " and " .. extra .. " more" end
+  return text
+end
+
+local function assess(obj)
+  obj = tbl(obj) or {}
+  local status = tbl(obj.status)
+  local phase = ""
+  if status ~= nil then phase = str(status.phase) end
+  if phase == "" then
+    return "Progressing", "Waiting for OLM to process the ClusterServiceVersion"
+  end
+
+  local reason = str(status.reason)
+  local message = str(status.message)
+  local head = phase
+  if reason ~= "" then head = phase .. " (" .. reason .. ")" end
+  local summary = join(": ", head, message)
+
+  if phase == "Succeeded" then
+    return "Healthy", summary
+  end
+  if phase == "Failed" or blocking[reason] then
+    return "Degraded", summary
+  end
+  if phase == "Pending" and reason == "RequirementsNotMet" then
+    return "Progressing", join("; ", summary, unmet(status.requirementStatus))
+  end
+  if progressing[phase] then
+    return "Progressing", summary
+  end
+  if phase == "Unknown" then
+    return "Unknown", summary
+  end
+  return "Unknown", "Unrecognised ClusterServiceVersion phase " .. phase
+end
+
+local ok, status, message = pcall(assess, obj)
+if not ok then
+  return {status = "Unknown", message = "health check error: " .. tostring(status)}
+end
+return {status = status, message = message}

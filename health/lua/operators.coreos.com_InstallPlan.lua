@@ -1,0 +1,96 @@
+-- Argo CD health check for operators.coreos.com/InstallPlan (odlm-render, health/).
+-- Complete is Healthy, Failed is Degraded, Planning and Installing are Progressing, and
+-- RequiresApproval is Suspended until someone sets spec.approved: true. InstallPlans are
+-- created by OLM and owned by their Subscription, so Argo CD shows them in the resource
+-- tree; the Subscription's own check decides whether a wave may go on.
+-- Uses only Lua's base and table libraries and checks every field's type.
+
+local function str(v)
+  if type(v) == "string" then return v end
+  return ""
+end
+
+local function tbl(v)
+  if type(v) == "table" then return v end
+  return nil
+end
+
+local function items(v)
+  local out = {}
+  if type(v) == "table" then
+    for _, item in ipairs(v) do
+      if type(item) == "table" then out[#out + 1] = item end
+    end
+  end
+  return out
+end
+
+local function join(sep, ...)
+  local parts = {}
+  for i = 1, select("#", ...) do
+    local p = select(i, ...)
+    if type(p) == "string" and p ~= "" then parts[#parts + 1] = p end
+  end
+  return table.concat(parts, sep)
+end
+
+local function names(v)
+  local out = {}
+  if type(v) == "table" then
+    for _, n in ipairs(v) do
+      if type(n) == "string" and n ~= "" then out[#out + 1] = n end
+    end
+  end
+  if #out == 0 then return "the planned operators" end
+  return table.concat(out, ", ")
+end
+
+local function failure(status)
+  for _, ctype in ipairs({"Installed", "Resolved"}) do
+    for _, c in ipairs(items(status.conditions)) do
+      if str(c.type) == ctype and str(c.status) == "False" then
+        local text = join(": ", str(c.reason), str(c.message))
+        if text ~= "" then return text end
+      end
+    end
+  end
+  return str(status.message)
+end
+
+local function assess(obj)
+  obj = tbl(obj) or {}
+  local spec = tbl(obj.spec) or {}
+  local status = tbl(obj.status)
+  local phase = ""
+  if status ~= nil then phase = str(status.phase) end
+  local csvs = names(spec.clusterServiceVersionNames)
+
+  if phase == "" then
+    return "Progressing", "Waiting for OLM to plan the install of " .. csvs
+  end
+  if phase == "Complete" then
+    return "Healthy", "Installed " .. csvs
+  end
+  if phase == "Failed" then
+    return "Degraded", join(": ", "Install of " .. csvs .. " failed", failure(status))
+  end
+  if phase == "RequiresApproval" then
+    if spec.approved == true then
+      return "Progressing", "Approved; waiting for OLM to install " .. csvs
+    end
+    return "Suspended", "Install of " .. csvs .. " awaits manual approval (set spec.approved: true)"
+  end
+  if phase == "Planning" then
+    return "Progressing", "Planning the install of " .. csvs
+  end
+  if phase == "Installing" then
+    return "Progressing", join(": ", "Installing " .. csvs, str(status.message))
+  end
+  return "Unknown", "Unrecognised InstallPlan phase " .. phase
+end
+
+local ok, status, message = pcall(assess, obj)
+if not ok then
+  return {status = "Unknown", message = "health check error: " .. tostring(status)}
+end
+return {status = status, message = message}
