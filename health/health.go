@@ -50,6 +50,26 @@ type Check struct {
 // Key is the check's argocd-cm key: resource.customizations.health.<group>_<Kind>.
 func (c Check) Key() string { return KeyPrefix + c.Group + "_" + c.Kind }
 
+// assemble makes a self-contained script (argocd-cm cannot share code between checks): the
+// kind's leading comment, the shared prelude, the kind's code, the shared epilogue.
+func assemble(kindScript string) string {
+	prelude, err := scripts.ReadFile("lua/prelude.lua")
+	if err != nil {
+		panic(err)
+	}
+	epilogue, err := scripts.ReadFile("lua/epilogue.lua")
+	if err != nil {
+		panic(err)
+	}
+	lines := strings.SplitAfter(kindScript, "\n")
+	n := 0
+	for n < len(lines) && strings.HasPrefix(lines[n], "--") {
+		n++
+	}
+	header, body := strings.Join(lines[:n], ""), strings.Join(lines[n:], "")
+	return header + "\n" + string(prelude) + "\n" + strings.TrimLeft(body, "\n") + "\n" + string(epilogue)
+}
+
 // Checks returns every embedded check, sorted by group then kind.
 func Checks() []Check { return append([]Check(nil), loadChecks()...) }
 
@@ -69,7 +89,7 @@ var loadChecks = sync.OnceValue(func() []Check {
 		if err != nil {
 			panic(err)
 		}
-		checks = append(checks, Check{Group: name[:i], Kind: name[i+1:], Script: string(b)})
+		checks = append(checks, Check{Group: name[:i], Kind: name[i+1:], Script: assemble(string(b))})
 	}
 	sort.Slice(checks, func(a, b int) bool {
 		if checks[a].Group != checks[b].Group {

@@ -4,16 +4,6 @@
 -- "Waiting for Secret and/or Configmap from provider" are Progressing.
 -- Uses only Lua's base and table libraries and checks every field's type.
 
-local function str(v)
-  if type(v) == "string" then return v end
-  return ""
-end
-
-local function tbl(v)
-  if type(v) == "table" then return v end
-  return nil
-end
-
 local progressing = {
   Initialized = true,
   Updating = true,
@@ -47,9 +37,3 @@ local function assess(obj)
   end
   return "Unknown", "Unrecognised OperandBindInfo phase " .. phase
 end
-
-local ok, status, message = pcall(assess, obj)
-if not ok then
-  return {status = "Unknown", message = "health check error: " .. tostring(status)}
-end
-return {status = status, message = message}

@@ -5,16 +5,6 @@
 -- failed custom resources from status.serviceStatus.
 -- Uses only Lua's base and table libraries and checks every field's type.
 
-local function str(v)
-  if type(v) == "string" then return v end
-  return ""
-end
-
-local function tbl(v)
-  if type(v) == "table" then return v end
-  return nil
-end
-
 -- Sorted string keys of a map.
 local function keys(v)
   local out = {}
@@ -38,17 +28,6 @@ local function inPhase(serviceStatus, wanted)
     end
   end
   return out
-end
-
-local function list(entries)
-  local shown = {}
-  for i, e in ipairs(entries) do
-    if i > 5 then break end
-    shown[#shown + 1] = e
-  end
-  local text = table.concat(shown, ", ")
-  if #entries > 5 then text = text .. " and " .. (#entries - 5) .. " more" end
-  return text
 end
 
 local function assess(obj)
@@ -78,9 +57,3 @@ local function assess(obj)
   end
   return "Unknown", "Unrecognised OperandConfig phase " .. phase
 end
-
-local ok, status, message = pcall(assess, obj)
-if not ok then
-  return {status = "Unknown", message = "health check error: " .. tostring(status)}
-end
-return {status = status, message = message}

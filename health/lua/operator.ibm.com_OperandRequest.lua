@@ -6,47 +6,7 @@
 -- out of its phase summary). Uses only Lua's base and table libraries and checks every
 -- field's type.
 
-local function str(v)
-  if type(v) == "string" then return v end
-  return ""
-end
-
-local function tbl(v)
-  if type(v) == "table" then return v end
-  return nil
-end
-
-local function items(v)
-  local out = {}
-  if type(v) == "table" then
-    for _, item in ipairs(v) do
-      if type(item) == "table" then out[#out + 1] = item end
-    end
-  end
-  return out
-end
-
-local function join(sep, ...)
-  local parts = {}
-  for i = 1, select("#", ...) do
-    local p = select(i, ...)
-    if type(p) == "string" and p ~= "" then parts[#parts + 1] = p end
-  end
-  return table.concat(parts, sep)
-end
-
 -- "a (operator Installing), b (operand Creating)" for at most five members.
-local function list(entries)
-  local shown = {}
-  for i, e in ipairs(entries) do
-    if i > 5 then break end
-    shown[#shown + 1] = e
-  end
-  local text = table.concat(shown, ", ")
-  if #entries > 5 then text = text .. " and " .. (#entries - 5) .. " more" end
-  return text
-end
-
 local progressing = {Pending = true, Creating = true, Installing = true, Updating = true}
 
 local function assess(obj)
@@ -107,9 +67,3 @@ local function assess(obj)
   end
   return "Unknown", "Unrecognised OperandRequest phase " .. phase
 end
-
-local ok, status, message = pcall(assess, obj)
-if not ok then
-  return {status = "Unknown", message = "health check error: " .. tostring(status)}
-end
-return {status = status, message = message}

@@ -5,35 +5,6 @@
 -- Uses only Lua's base and table libraries (what Argo CD opens for argocd-cm scripts)
 -- and checks every field's type, so no object shape can raise an error.
 
-local function str(v)
-  if type(v) == "string" then return v end
-  return ""
-end
-
-local function tbl(v)
-  if type(v) == "table" then return v end
-  return nil
-end
-
-local function items(v)
-  local out = {}
-  if type(v) == "table" then
-    for _, item in ipairs(v) do
-      if type(item) == "table" then out[#out + 1] = item end
-    end
-  end
-  return out
-end
-
-local function join(sep, ...)
-  local parts = {}
-  for i = 1, select("#", ...) do
-    local p = select(i, ...)
-    if type(p) == "string" and p ~= "" then parts[#parts + 1] = p end
-  end
-  return table.concat(parts, sep)
-end
-
 -- First condition of each type whose status is "True".
 local function trueConditions(v)
   local found = {}
@@ -165,9 +136,3 @@ local function assess(obj)
   end
   return "Progressing", withWarnings(join(" ", "Waiting for OLM to resolve", str(spec.name)))
 end
-
-local ok, status, message = pcall(assess, obj)
-if not ok then
-  return {status = "Unknown", message = "health check error: " .. tostring(status)}
-end
-return {status = status, message = message}
