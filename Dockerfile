@@ -1,21 +1,51 @@
-# odlm-render images. Default target: the KRM function (kustomize/kpt container functions run
-# it as user nobody). Target `cli`: the odlm-render command.
+# odlm-render images. Default target `function`: the KRM function (kustomize and kpt run
+# container functions as user nobody). Target `cli`: the odlm-render command.
+#
+#   docker build .                    # the function, compiled in golang:1.26
+#   docker build --target cli .       # the CLI
+#   scripts/docker.sh build           # offline: the same image from bin/odlm-render-fn
+#                                     # (FROM_STAGE=prebuilt, a context of host files; no pulls)
+#
+# Both ways end in the same stages below: FROM scratch with /etc/passwd and /etc/group
+# (root, nobody 65534), /etc/ssl/certs/ca-certificates.crt, the binary in /usr/local/bin,
+# USER 65534:65534. Build with BuildKit: it skips the stage that is not selected.
+
+# where the runtime files come from: `build` (compile here) or `prebuilt` (the build context)
+ARG FROM_STAGE=build
+
+# the build context is a folder laid out like the image: usr/local/bin/odlm-render-fn,
+# etc/passwd, etc/group, etc/ssl/certs/ca-certificates.crt (scripts/docker.sh writes it)
+FROM scratch AS prebuilt
+COPY . /out/
+
 FROM golang:1.26 AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
+ARG VERSION=dev
 ENV CGO_ENABLED=0 GOTOOLCHAIN=local
-RUN go build -trimpath -ldflags '-s -w' -o /out/odlm-render ./cmd/odlm-render && \
-    go build -trimpath -ldflags '-s -w' -o /out/odlm-render-fn ./fn
+RUN ldflags="-s -w -X github.com/odlm-render/odlm-render/pkg/cli.Version=${VERSION}" && \
+    go build -trimpath -ldflags "$ldflags" -o /out/usr/local/bin/odlm-render ./cmd/odlm-render && \
+    go build -trimpath -ldflags "$ldflags" -o /out/usr/local/bin/odlm-render-fn ./fn && \
+    mkdir -p /out/etc/ssl/certs && \
+    cp /etc/ssl/certs/ca-certificates.crt /out/etc/ssl/certs/ && \
+    printf 'root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n' > /out/etc/passwd && \
+    printf 'root:x:0:\nnobody:x:65534:\n' > /out/etc/group
 
-FROM gcr.io/distroless/static-debian12:nonroot AS cli
-COPY --from=build /out/odlm-render /usr/local/bin/odlm-render
+FROM ${FROM_STAGE} AS files
+
+FROM scratch AS cli
+COPY --from=files /out/etc/passwd /out/etc/group /etc/
+COPY --from=files /out/etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/
+COPY --from=files /out/usr/local/bin/odlm-render /usr/local/bin/odlm-render
 USER 65534:65534
 ENTRYPOINT ["/usr/local/bin/odlm-render"]
 
-# distroless/static ships /etc/passwd with user nobody (65534), which kpt and kustomize ask for
-FROM gcr.io/distroless/static-debian12:nonroot AS function
-COPY --from=build /out/odlm-render-fn /usr/local/bin/odlm-render-fn
+# kpt and kustomize run it with --user nobody: /etc/passwd must name that user
+FROM scratch AS function
+COPY --from=files /out/etc/passwd /out/etc/group /etc/
+COPY --from=files /out/etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/
+COPY --from=files /out/usr/local/bin/odlm-render-fn /usr/local/bin/odlm-render-fn
 USER 65534:65534
 ENTRYPOINT ["/usr/local/bin/odlm-render-fn"]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every Go test with the pinned external tools: kustomize and kpt (scripts/tools.sh)
-# and one real kube-apiserver + etcd on loopback shared by all packages
+# Runs every Go test with the pinned external tools: kustomize and kpt (scripts/tools.sh),
+# a local dockerd without network (scripts/docker.sh) and one real kube-apiserver + etcd on
+# loopback shared by all packages
 # (scripts/apiserver.sh; the first build takes about 8 minutes, then it is cached in .cache/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,6 +9,9 @@ export GOTOOLCHAIN=local GOFLAGS=-mod=mod
 scripts/tools.sh >/dev/null
 scripts/apiserver.sh build >/dev/null
 dir=$(scripts/apiserver.sh start)
-trap 'scripts/apiserver.sh stop "$dir" >/dev/null 2>&1 || true' EXIT
+trap 'scripts/apiserver.sh stop "$dir" >/dev/null 2>&1 || true; scripts/docker.sh stop >/dev/null 2>&1 || true' EXIT
+# a local dockerd without network, for the container-function tests (images are built locally)
+DOCKER_HOST=$(scripts/docker.sh start)
+export DOCKER_HOST
 export ODLM_RENDER_APISERVER_DIR="$dir" ODLM_RENDER_REQUIRE_TOOLS=1
 go test -count=1 "$@" ./...
