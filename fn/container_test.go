@@ -3,8 +3,6 @@ package main
 import (
 	"archive/tar"
 	"bytes"
-	"context"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -12,10 +10,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/odlm-render/odlm-render/internal/testtools"
 )
 
 // The function as a container image, built from the Dockerfile's offline path
@@ -28,70 +27,17 @@ const testImage = "localhost/odlm-render-fn:gotest"
 var (
 	imageOnce sync.Once
 	imageErr  error
-	imageOut  string
 )
-
-// docker returns the docker CLI once a daemon answers; else the test is skipped, unless
-// ODLM_RENDER_REQUIRE_TOOLS=1 makes that a failure.
-func docker(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("docker")
-	if err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		var out []byte
-		out, err = exec.CommandContext(ctx, path, "version", "--format", "{{.Server.Version}}").CombinedOutput()
-		if err == nil {
-			return path
-		}
-		err = errors.New(strings.TrimSpace(string(out)))
-	}
-	if os.Getenv("ODLM_RENDER_REQUIRE_TOOLS") == "1" {
-		t.Fatalf("docker is not available (scripts/docker.sh start, then export DOCKER_HOST): %v", err)
-	}
-	t.Skipf("docker is not available (scripts/docker.sh start, then export DOCKER_HOST): %v", err)
-	return ""
-}
-
-// dockerRun runs the docker CLI and returns its stdout.
-func dockerRun(t *testing.T, args ...string) string {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(docker(t), args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	require.NoError(t, cmd.Run(), "docker %s\n%s", strings.Join(args, " "), stderr.String())
-	return stdout.String()
-}
 
 // functionImage builds the function image once per test binary (about a second) from the
 // function compiled for this test run, and returns its tag. The image the tag named before
 // is removed, so that repeated runs leave nothing behind.
 func functionImage(t *testing.T) string {
 	t.Helper()
-	d := docker(t)
+	d := testtools.Docker(t)
 	fn := buildFunction(t)
-	imageOnce.Do(func() {
-		old, _ := exec.Command(d, "image", "inspect", "--format", "{{.Id}}", testImage).Output()
-		script, err := filepath.Abs("../scripts/docker.sh")
-		if err != nil {
-			imageErr = err
-			return
-		}
-		cmd := exec.Command("bash", script, "build")
-		cmd.Env = append(os.Environ(), "ODLM_RENDER_BINARY="+fn, "ODLM_RENDER_IMAGE="+testImage, "ODLM_RENDER_TARGET=function")
-		var out []byte
-		out, imageErr = cmd.CombinedOutput()
-		imageOut = string(out)
-		if imageErr != nil {
-			return
-		}
-		// BuildKit may give the same image again: remove the old one only when it differs
-		now, err := exec.Command(d, "image", "inspect", "--format", "{{.Id}}", testImage).Output()
-		if id := strings.TrimSpace(string(old)); err == nil && id != "" && id != strings.TrimSpace(string(now)) {
-			_ = exec.Command(d, "image", "rm", id).Run() // fails harmlessly while in use
-		}
-	})
-	require.NoError(t, imageErr, "%s", imageOut)
+	imageOnce.Do(func() { imageErr = testtools.BuildImage(d, "function", fn, testImage) })
+	require.NoError(t, imageErr)
 	return testImage
 }
 
@@ -203,11 +149,11 @@ func TestContainerKptFnRenderMatchesExec(t *testing.T) {
 	want := snapshot(t, filepath.Join(execRoot, "examples", "kpt"))
 
 	withCatalog := image + "-catalog"
-	id := strings.TrimSpace(dockerRun(t, "create", "--network", "none", image))
-	t.Cleanup(func() { _ = exec.Command(docker(t), "rm", id).Run() })
-	dockerRun(t, "cp", quickstart+"/catalog", id+":/catalog")
-	dockerRun(t, "commit", id, withCatalog)
-	t.Cleanup(func() { _ = exec.Command(docker(t), "image", "rm", withCatalog).Run() })
+	id := strings.TrimSpace(testtools.DockerRun(t, "create", "--network", "none", image))
+	t.Cleanup(func() { _ = exec.Command(testtools.Docker(t), "rm", id).Run() })
+	testtools.DockerRun(t, "cp", quickstart+"/catalog", id+":/catalog")
+	testtools.DockerRun(t, "commit", id, withCatalog)
+	t.Cleanup(func() { _ = exec.Command(testtools.Docker(t), "image", "rm", withCatalog).Run() })
 
 	root := exampleRepo(t)
 	dir := filepath.Join(root, "examples", "kpt")
@@ -233,14 +179,14 @@ func TestContainerKptFnRenderMatchesExec(t *testing.T) {
 // in /etc/passwd, defaults to it, and the function works under it on a read-only root.
 func TestContainerRunsAsNobody(t *testing.T) {
 	image := functionImage(t)
-	assert.Equal(t, "65534:65534", strings.TrimSpace(dockerRun(t, "image", "inspect", "--format", "{{.Config.User}}", image)))
-	assert.Equal(t, `["/usr/local/bin/odlm-render-fn"]`, strings.TrimSpace(dockerRun(t, "image", "inspect", "--format", "{{json .Config.Entrypoint}}", image)))
+	assert.Equal(t, "65534:65534", strings.TrimSpace(testtools.DockerRun(t, "image", "inspect", "--format", "{{.Config.User}}", image)))
+	assert.Equal(t, `["/usr/local/bin/odlm-render-fn"]`, strings.TrimSpace(testtools.DockerRun(t, "image", "inspect", "--format", "{{json .Config.Entrypoint}}", image)))
 
-	id := strings.TrimSpace(dockerRun(t, "create", "--network", "none", image))
-	t.Cleanup(func() { _ = exec.Command(docker(t), "rm", id).Run() })
+	id := strings.TrimSpace(testtools.DockerRun(t, "create", "--network", "none", image))
+	t.Cleanup(func() { _ = exec.Command(testtools.Docker(t), "rm", id).Run() })
 	files := map[string]string{}
 	for _, f := range []string{"/etc/passwd", "/etc/group"} {
-		tr := tar.NewReader(strings.NewReader(dockerRun(t, "cp", id+":"+f, "-")))
+		tr := tar.NewReader(strings.NewReader(testtools.DockerRun(t, "cp", id+":"+f, "-")))
 		_, err := tr.Next()
 		require.NoError(t, err)
 		b, err := io.ReadAll(tr)
@@ -260,7 +206,7 @@ func TestContainerRunsAsNobody(t *testing.T) {
 
 	// as kustomize and kpt run it, plus a read-only root file system
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(docker(t), "run", "--rm", "-i", "--network", "none", "--user", "nobody",
+	cmd := exec.Command(testtools.Docker(t), "run", "--rm", "-i", "--network", "none", "--user", "nobody",
 		"--security-opt=no-new-privileges", "--read-only",
 		"--mount", "type=bind,source="+catalog+",target="+catalog+",readonly", image)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(in), &stdout, &stderr

@@ -11,26 +11,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/testtools"
 	"github.com/odlm-render/odlm-render/pkg/inputs"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
-// tool finds a pinned external tool installed by scripts/tools.sh. Without it the test is
-// skipped, unless ODLM_RENDER_REQUIRE_TOOLS=1 (set by `make test`) makes that a failure.
-func tool(t *testing.T, name string) string {
-	t.Helper()
-	path, err := filepath.Abs(filepath.Join("..", ".cache", "tools", "bin", name))
-	require.NoError(t, err)
-	if _, err := os.Stat(path); err == nil {
-		return path
-	}
-	if os.Getenv("ODLM_RENDER_REQUIRE_TOOLS") == "1" {
-		t.Fatalf("%s is not installed: run scripts/tools.sh", name)
-	}
-	t.Skipf("%s is not installed (scripts/tools.sh installs it)", name)
-	return ""
-}
+// tool finds a pinned tool installed by scripts/tools.sh (see internal/testtools).
+func tool(t *testing.T, name string) string { return testtools.Tool(t, name) }
 
 var (
 	buildOnce sync.Once

@@ -127,7 +127,7 @@ build() {
   host="${DOCKER_HOST:-$host}"
   running || { echo "no daemon on $host: run $0 start" >&2; exit 1; }
   local target="${ODLM_RENDER_TARGET:-function}" bin
-  if [ "$target" = cli ]; then
+  if [ "$target" = cli ] || [ "$target" = argocd-cmp ]; then
     bin="${ODLM_RENDER_BINARY:-bin/odlm-render}"
   else
     bin="${ODLM_RENDER_BINARY:-bin/odlm-render-fn}"
@@ -140,9 +140,11 @@ build() {
   ctx=$(mktemp -d "$root/context.XXXXXX")
   trap 'rm -rf "$ctx"' EXIT
   mkdir -p "$ctx/usr/local/bin" "$ctx/etc/ssl/certs"
-  cp "$bin" "$ctx/usr/local/bin/$([ "$target" = cli ] && echo odlm-render || echo odlm-render-fn)"
-  printf 'root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n' > "$ctx/etc/passwd"
-  printf 'root:x:0:\nnobody:x:65534:\n' > "$ctx/etc/group"
+  cp "$bin" "$ctx/usr/local/bin/$([ "$target" = function ] && echo odlm-render-fn || echo odlm-render)"
+  mkdir -p "$ctx/home/argocd/cmp-server/config"
+  cp deploy/argocd/plugin.yaml "$ctx/home/argocd/cmp-server/config/plugin.yaml"
+  printf 'root:x:0:0:root:/root:/sbin/nologin\nargocd:x:999:999:argocd:/home/argocd:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n' > "$ctx/etc/passwd"
+  printf 'root:x:0:\nargocd:x:999:\nnobody:x:65534:\n' > "$ctx/etc/group"
   if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
     cp /etc/ssl/certs/ca-certificates.crt "$ctx/etc/ssl/certs/"
   else

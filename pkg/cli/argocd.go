@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/odlm-render/odlm-render/pkg/inputs"
 )
 
 // argoParameter is one entry of ARGOCD_APP_PARAMETERS (the Application's
@@ -60,6 +62,34 @@ results go to stderr; stdout holds only the manifests.`,
 			rc.SetOut(stdout)
 			rc.SetErr(stderr)
 			return rc.RunE(rc, rc.Flags().Args())
+		},
+	}
+}
+
+// newArgoCDDiscoverCmd is the discover command of the plugin: it prints the plugin's name
+// when the current directory holds ODLM inputs (Argo CD wants exit 0 and a non-empty
+// stdout), and nothing otherwise. No shell is needed in the sidecar image.
+func newArgoCDDiscoverCmd(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "argocd-discover [PATH]",
+		Short: "Tell Argo CD whether an application holds ODLM inputs (plugin discovery)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			path := "."
+			if len(args) == 1 {
+				path = args[0]
+			}
+			docs, err := inputs.ReadPaths([]string{path}, nil)
+			if err != nil {
+				return nil // not ours to render: Argo CD tries the next plugin
+			}
+			for _, d := range docs {
+				if d.Group() == inputs.ODLMGroup {
+					_, err := fmt.Fprintln(stdout, "odlm-render")
+					return err
+				}
+			}
+			return nil
 		},
 	}
 }

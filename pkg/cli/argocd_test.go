@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/odlm-render/odlm-render/internal/testtools"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
 
@@ -34,7 +35,9 @@ func cliBinary(t *testing.T) string {
 			return
 		}
 		cliBin = filepath.Join(dir, "odlm-render")
-		out, err := exec.Command("go", "build", "-o", cliBin, "../../cmd/odlm-render").CombinedOutput()
+		build := exec.Command("go", "build", "-o", cliBin, "../../cmd/odlm-render")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0") // static: it also runs in a scratch image
+		out, err := build.CombinedOutput()
 		if err != nil {
 			cliErr = err
 			cliBin = string(out)
@@ -185,8 +188,9 @@ func mustReadDir(t *testing.T, dir string) []string {
 func TestArgoCDPluginDiscover(t *testing.T) {
 	_, discover, _ := pluginSpec(t)
 	root := argoRepo(t)
+	require.Equal(t, "odlm-render", discover[0])
 	run := func(dir string) (string, error) {
-		cmd := exec.Command(discover[0], discover[1:]...)
+		cmd := exec.Command(cliBinary(t), discover[1:]...)
 		cmd.Dir = dir
 		out, err := cmd.Output()
 		return string(out), err
@@ -221,4 +225,39 @@ func TestArgoCDPluginAnnouncesEveryOption(t *testing.T) {
 	sort.Strings(flags)
 	sort.Strings(announced)
 	assert.Equal(t, flags, announced)
+}
+
+// TestArgoCDSidecarImage builds the Dockerfile's argocd-cmp target (offline, from the CLI
+// built for this test) and runs the plugin's commands in it the way the sidecar does: as
+// user 999, no network, cwd = the application's path in a read-only copy of the repository.
+func TestArgoCDSidecarImage(t *testing.T) {
+	docker := testtools.Docker(t)
+	const tag = "localhost/odlm-render-cmp:gotest"
+	require.NoError(t, testtools.BuildImage(docker, "argocd-cmp", cliBinary(t), tag))
+	root := argoRepo(t)
+	base := []string{"run", "--rm", "--network", "none", "--user", "999:999", "--read-only",
+		"-v", root + ":/repo:ro", "-w", "/repo/examples/argocd/platform"}
+	gen, discover, _ := pluginSpec(t)
+
+	out := testtools.DockerRun(t, append(base, tag, discover[1])...)
+	assert.Equal(t, "odlm-render\n", out, "discovery needs no shell in the image")
+
+	var env []string
+	for _, e := range argoEnv(`[{"array":["../catalog"],"name":"catalog"}]`) {
+		if !strings.HasPrefix(e, "PATH=") && !strings.HasPrefix(e, "HOME=") {
+			env = append(env, "-e", e)
+		}
+	}
+	args := append(append(append([]string{}, base...), env...), tag)
+	out = testtools.DockerRun(t, append(args, gen[1:]...)...)
+	objs, err := manifest.Decode("stdout", []byte(out))
+	require.NoError(t, err)
+	assert.NotEmpty(t, objs)
+	assert.Contains(t, out, "kind: Subscription")
+
+	// the plugin configuration is where cmp-server reads it
+	id := strings.TrimSpace(testtools.DockerRun(t, "create", tag))
+	defer testtools.DockerRun(t, "rm", id)
+	tarball := testtools.DockerRun(t, "cp", id+":/home/argocd/cmp-server/config/plugin.yaml", "-")
+	assert.Contains(t, tarball, "command: [odlm-render, argocd-generate]")
 }
