@@ -26,6 +26,7 @@ const (
 //	kind: RenderConfig
 //	spec:
 //	  catalogs: [path, ...]   # folders or files of FBC blobs, relative to the working directory
+//	  inputs: [path, ...]     # more inputs read from files (a kustomize generator gets no items)
 //	  keepInputs: false       # keep consumed ODLM inputs and catalog blobs
 //	  namespace: ""           # namespace for ODLM inputs that have none
 //	  snapshots: [path, ...]  # objects exported from a cluster, read by templates
@@ -38,7 +39,10 @@ const (
 // `catalogs` and `snapshots` (comma-separated), `keep-inputs`, `namespace`, `pending`,
 // `secrets`, `explain` and `bindinfo-secrets`. A live cluster is a CLI-only choice: functions stay hermetic.
 type config struct {
-	Catalogs   []string `json:"catalogs,omitempty" yaml:"catalogs,omitempty"`
+	Catalogs []string `json:"catalogs,omitempty" yaml:"catalogs,omitempty"`
+	// Inputs are files or folders of inputs to read besides the items (a kustomize
+	// generator gets no items), relative to the working directory.
+	Inputs     []string `json:"inputs,omitempty" yaml:"inputs,omitempty"`
 	KeepInputs bool     `json:"keepInputs,omitempty" yaml:"keepInputs,omitempty"`
 	Namespace  string   `json:"namespace,omitempty" yaml:"namespace,omitempty"`
 	Snapshots  []string `json:"snapshots,omitempty" yaml:"snapshots,omitempty"`
@@ -60,7 +64,7 @@ type config struct {
 
 // knownFields are the RenderConfig spec fields and their ConfigMap data keys.
 var knownFields = map[string]string{
-	"catalogs": "catalogs", "keepInputs": "keep-inputs", "namespace": "namespace",
+	"catalogs": "catalogs", "inputs": "inputs", "keepInputs": "keep-inputs", "namespace": "namespace",
 	"snapshots": "snapshots", "pending": "pending", "secrets": "secrets", "explain": "explain",
 	"bindinfoSecrets": "bindinfo-secrets", "pin": "pin", "manualApproval": "manual-approval",
 	"checkPins": "check-pins", "failOnDeprecated": "fail-on-deprecated",

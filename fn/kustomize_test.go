@@ -144,3 +144,36 @@ func TestKustomizeBuildFailsOnErrorResults(t *testing.T) {
 	assert.Contains(t, stderr.String(), "OperandRegistry apps/nowhere not found")
 	assert.Empty(t, stdout.String())
 }
+
+// TestKustomizeGeneratorReadsInputsFromFiles: as a generator the function gets no items, so
+// the RenderConfig names its inputs.
+func TestKustomizeGeneratorReadsInputsFromFiles(t *testing.T) {
+	kustomize := tool(t, "kustomize")
+	root := exampleRepo(t)
+	dir := filepath.Join(root, "examples", "generator")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte("generators:\n- render.yaml\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "render.yaml"), []byte(`apiVersion: odlm-render.io/v1alpha1
+kind: RenderConfig
+metadata:
+  name: render
+  annotations:
+    config.kubernetes.io/function: |
+      exec:
+        path: ../../bin/odlm-render-fn
+spec:
+  inputs: [../quickstart/manifests]
+  catalogs: [../quickstart/catalog]
+`), 0o644))
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(kustomize, "build", "--enable-alpha-plugins", "--enable-exec", dir)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), stderr.String())
+	got, err := manifest.Decode("kustomize", stdout.Bytes())
+	require.NoError(t, err)
+	kinds := map[string]int{}
+	for _, o := range got {
+		kinds[o.Kind()]++
+	}
+	assert.Equal(t, map[string]int{"Namespace": 2, "OperatorGroup": 1, "Subscription": 2, "ConfigMap": 1, "NFSProvisioner": 1, "SleepInfo": 2}, kinds)
+}

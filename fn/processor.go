@@ -58,6 +58,19 @@ func (processor) Process(rl *framework.ResourceList) error {
 	for _, r := range resources {
 		resObjs = append(resObjs, r.obj)
 	}
+	// inputs read from files: what a kustomize generator (which gets no items) renders
+	if len(cfg.Inputs) > 0 {
+		docs, err := inputs.ReadPaths(cfg.Inputs, nil)
+		if err != nil {
+			return resultsError(rl, framework.Result{Severity: framework.Error, Message: "inputs: " + err.Error()})
+		}
+		set, err := inputs.Classify(docs)
+		if err != nil {
+			return resultsError(rl, framework.Result{Severity: framework.Error, Message: "inputs: " + err.Error()})
+		}
+		resObjs = append(resObjs, set.Resources...)
+		blobObjs = append(blobObjs, set.CatalogBlobs...)
+	}
 	cat, err := inputs.LoadCatalog(cfg.Catalogs, blobObjs)
 	if err != nil {
 		return resultsError(rl, framework.Result{Severity: framework.Error, Message: err.Error()})

@@ -35,12 +35,14 @@ application's path) like "render", taking its options from Argo CD's environment
   ARGOCD_APP_PARAMETERS   the Application's plugin parameters (JSON); each parameter is a
                           render flag: {"name": "catalog", "array": ["catalog"]},
                           {"name": "pending", "string": "error"}, ...
+  PARAM_<FLAG>[_<i>]      the same parameters one by one (used when ARGOCD_APP_PARAMETERS
+                          is absent)
   ARGOCD_ENV_<FLAG>       the Application's plugin env, e.g. ARGOCD_ENV_CATALOG=catalog,
                           ARGOCD_ENV_BINDINFO_SECRETS=external-secrets (lists comma-separated)
   ARGOCD_APP_NAMESPACE    default namespace for ODLM inputs without one
   KUBE_VERSION            the cluster's Kubernetes version (for --emit-catalogsources)
 
-Parameters win over env. --ordering defaults to argocd here. An empty render is an error, so
+Parameters win over env; ARGOCD_APP_PARAMETERS over PARAM_*. --ordering defaults to argocd here. An empty render is an error, so
 that an auto-pruning Application never deletes everything because of a broken input. Logs and
 results go to stderr; stdout holds only the manifests.`,
 		Args: cobra.MaximumNArgs(1),
@@ -123,6 +125,22 @@ func argoRenderArgs(getenv func(string) string) ([]string, error) {
 			continue
 		}
 		values[name] = []string{v}
+	}
+	// PARAM_<NAME> (and PARAM_<NAME>_<i> for arrays) carry the same parameters as
+	// ARGOCD_APP_PARAMETERS, which wins when present
+	for _, name := range argoOptionNames(flags) {
+		key := "PARAM_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		if v := getenv(key); v != "" {
+			values[name] = []string{v}
+			continue
+		}
+		var list []string
+		for i := 0; getenv(fmt.Sprintf("%s_%d", key, i)) != ""; i++ {
+			list = append(list, getenv(fmt.Sprintf("%s_%d", key, i)))
+		}
+		if len(list) > 0 {
+			values[name] = list
+		}
 	}
 	if raw := getenv("ARGOCD_APP_PARAMETERS"); raw != "" && raw != "null" {
 		var params []argoParameter

@@ -145,6 +145,11 @@ func TestArgoCDPluginEnvAndParameters(t *testing.T) {
 	assert.Contains(t, out, "config.kubernetes.io/depends-on")
 	assert.NotContains(t, out, "argocd.argoproj.io/sync-wave")
 
+	// PARAM_* alone (an older Argo CD, or a wrapper that sets only those)
+	out, stderr, err = generate(t, root, argoEnv("", "PARAM_CATALOG_0=../catalog", "PARAM_ORDERING=kpt"), "argocd-generate")
+	require.NoError(t, err, stderr)
+	assert.Contains(t, out, "config.kubernetes.io/depends-on")
+
 	_, stderr, err = generate(t, root, argoEnv(`[{"name":"nonsense","string":"x"}]`, "ARGOCD_ENV_CATALOG=../catalog"), "argocd-generate")
 	require.Error(t, err)
 	assert.Contains(t, stderr, `unknown option "nonsense"`)
