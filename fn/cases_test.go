@@ -47,8 +47,8 @@ func TestGoldenCasesThroughTheFunction(t *testing.T) {
 			if c.BindInfoSecrets != "" {
 				fc += "  bindinfoSecrets: " + c.BindInfoSecrets + "\n"
 			}
-			fc += fmt.Sprintf("  pin: %v\n  manualApproval: %v\n  checkPins: %v\n  failOnDeprecated: %v\n  emitCatalogSources: %v\n  kubeVersion: %q\n  ordering: %q\n",
-				c.Pin, c.ManualApproval, c.CheckPins, c.FailOnDeprecated, c.EmitCatalogSources, c.KubeVersion, c.Ordering)
+			fc += fmt.Sprintf("  pin: %v\n  manualApproval: %v\n  checkPins: %v\n  failOnDeprecated: %v\n  emitCatalogSources: %v\n  kubeVersion: %q\n  ordering: %q\n  noOLM: %v\n",
+				c.Pin, c.ManualApproval, c.CheckPins, c.FailOnDeprecated, c.EmitCatalogSources, c.KubeVersion, c.Ordering, c.NoOLM)
 			out, err := execute(t, resourceList(t, c.Input(), fc))
 			errs := c.ExpectedResults(t, "error")
 			if len(errs) > 0 {

@@ -60,6 +60,8 @@ type config struct {
 	KubeVersion        string `json:"kubeVersion,omitempty" yaml:"kubeVersion,omitempty"`
 	// Ordering is "", argocd or kpt.
 	Ordering string `json:"ordering,omitempty" yaml:"ordering,omitempty"`
+	// NoOLM renders for ODLM's no-OLM mode.
+	NoOLM bool `json:"noOLM,omitempty" yaml:"noOLM,omitempty"`
 }
 
 // knownFields are the RenderConfig spec fields and their ConfigMap data keys.
@@ -68,7 +70,7 @@ var knownFields = map[string]string{
 	"snapshots": "snapshots", "pending": "pending", "secrets": "secrets", "explain": "explain",
 	"bindinfoSecrets": "bindinfo-secrets", "pin": "pin", "manualApproval": "manual-approval",
 	"checkPins": "check-pins", "failOnDeprecated": "fail-on-deprecated",
-	"emitCatalogSources": "emit-catalogsources", "kubeVersion": "kube-version", "ordering": "ordering",
+	"emitCatalogSources": "emit-catalogsources", "kubeVersion": "kube-version", "ordering": "ordering", "noOLM": "no-olm",
 }
 
 // configFromData reads a ConfigMap's data: each key is a RenderConfig field under its

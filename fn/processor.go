@@ -98,6 +98,7 @@ func (processor) Process(rl *framework.ResourceList) error {
 		EmitCatalogSources: cfg.EmitCatalogSources,
 		KubeVersion:        cfg.KubeVersion,
 		Ordering:           cfg.Ordering,
+		NoOLM:              cfg.NoOLM,
 	})
 	rl.Results = toResults(out.Results)
 	if out.Results.HasErrors() {

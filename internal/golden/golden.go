@@ -105,6 +105,7 @@ type Case struct {
 	EmitCatalogSources bool   `yaml:"emitCatalogSources"`
 	KubeVersion        string `yaml:"kubeVersion"`
 	Ordering           string `yaml:"ordering"`
+	NoOLM              bool   `yaml:"noOLM"`
 }
 
 // SnapshotPaths returns the case's snapshot paths.

@@ -90,6 +90,7 @@ type renderFlags struct {
 	kubeVer    string
 	ordering   string
 	failEmpty  bool
+	noOLM      bool
 	live       bool
 	kubeconfig string
 	context    string
@@ -160,6 +161,7 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 	cmd.Flags().BoolVar(&f.emitCS, "emit-catalogsources", false, "emit the CatalogSources the Subscriptions use (from the inputs or --snapshot), olm.catalogImageTemplate resolved for --kube-version")
 	cmd.Flags().StringVar(&f.kubeVer, "kube-version", os.Getenv("KUBE_VERSION"), "the cluster's Kubernetes version (1.28.3), for olm.catalogImageTemplate (default $KUBE_VERSION)")
 	cmd.Flags().StringVar(&f.ordering, "ordering", "", "ordering annotations on rendered objects: argocd (sync waves, SkipDryRunOnMissingResource) or kpt (depends-on); none by default")
+	cmd.Flags().BoolVar(&f.noOLM, "no-olm", false, "render what ODLM's no-OLM controller creates: tracking ConfigMaps instead of Subscriptions and OperatorGroups, alm-examples from the operator Deployment (inputs or --snapshot)")
 	cmd.Flags().BoolVar(&f.failEmpty, "fail-empty", false, "fail when the render produces no objects")
 	_ = cmd.Flags().MarkHidden("fail-empty")
 	cmd.Flags().BoolVar(&f.live, "live", false, "also read template references from the cluster of the kubeconfig (GET requests only), after the inputs and snapshots")
@@ -202,6 +204,7 @@ func runRender(f renderFlags, paths []string, stdin io.Reader, stdout, stderr io
 		EmitCatalogSources: f.emitCS,
 		KubeVersion:        f.kubeVer,
 		Ordering:           f.ordering,
+		NoOLM:              f.noOLM,
 	})
 	printResults(stderr, out.Results, f.verbose || f.explain)
 	if out.Results.HasErrors() {

@@ -79,7 +79,8 @@ func (r *run) renderWant(w *want, doneServices map[string]bool) {
 		if sub = r.subscriptionFor(w); sub == nil {
 			return
 		}
-		if !r.checkInstallStatus(w, sub) || !r.channelGate(w, sub) {
+		// no-OLM: no InstallPlan, CSV or channel to check (section 10)
+		if !r.opts.NoOLM && (!r.checkInstallStatus(w, sub) || !r.channelGate(w, sub)) {
 			return
 		}
 	}
@@ -110,6 +111,12 @@ func (r *run) renderWant(w *want, doneServices map[string]bool) {
 	}
 	r.renderResources(cfg, svc, si)
 	if e.UserManaged || len(svc.Spec) == 0 {
+		return
+	}
+	if r.opts.NoOLM {
+		if bundle := r.operatorDeployment(w); bundle != nil {
+			r.configCRs(w, cfg, svc, si, bundle)
+		}
 		return
 	}
 	if r.catalog == nil {

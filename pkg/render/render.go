@@ -59,6 +59,9 @@ type Options struct {
 	KubeVersion string
 	// Ordering is "" (none), OrderingArgoCD or OrderingKpt.
 	Ordering string
+	// NoOLM renders what ODLM's no-OLM controller creates: tracking ConfigMaps instead of
+	// Subscriptions and OperatorGroups, alm-examples from the operator Deployment.
+	NoOLM bool
 }
 
 // Output is the result of a render. When Results has errors, Objects must not be written.
@@ -78,12 +81,19 @@ func Render(in Inputs, opts Options) Output {
 	r.loadRegistries()
 	r.loadConfigs()
 	r.loadRequests()
-	r.planSubscriptions()
-	r.buildSubscriptions()
-	r.buildOperatorGroups()
-	r.catalogChecks()
+	if r.opts.NoOLM {
+		r.planTrackers()
+		r.buildTrackers()
+	} else {
+		r.planSubscriptions()
+		r.buildSubscriptions()
+		r.buildOperatorGroups()
+		r.catalogChecks()
+	}
 	r.renderOperands()
 	r.renderBindInfos()
-	r.emitCatalogSources()
+	if !r.opts.NoOLM {
+		r.emitCatalogSources()
+	}
 	return r.output()
 }

@@ -505,11 +505,13 @@ func (r *run) subscriptionFor(w *want) *subscriptionPlan {
 		if p.namespace != e.installNamespace() && p.namespace != w.registry.key.Namespace {
 			continue
 		}
-		pkg := ""
-		if p.obj != nil {
-			pkg = p.obj.String("spec", "name")
-		} else {
-			pkg = p.existing.String("spec", "name")
+		obj := p.obj
+		if obj == nil {
+			obj = p.existing
+		}
+		pkg := obj.String("spec", "name")
+		if pkg == "" { // a no-OLM tracking ConfigMap
+			pkg = obj.Annotations()[trackerPackageAnnotation]
 		}
 		if p.name == e.Name || pkg == e.PackageName {
 			return p

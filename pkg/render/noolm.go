@@ -1,0 +1,154 @@
+package render
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/odlm-render/odlm-render/pkg/api"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/pkg/diag"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/pkg/merge"
+	"github.com/odlm-render/odlm-render/pkg/naming"
+)
+
+// The no-OLM mode (ODLM with NO_OLM=true, spec section 10): no Subscriptions, OperatorGroups
+// or catalogs; ODLM tracks each operator with a ConfigMap and reads alm-examples from the
+// operator's Deployment.
+
+const (
+	trackerLabel             = "operator.ibm.com/operand-request-tracker"
+	trackerPackageAnnotation = "operator.ibm.com.common-service/packageName"
+	legacyPackageAnnotation  = "packageName"
+	deploymentAPIVersion     = "apps/v1"
+)
+
+// trackerName is the tracking ConfigMap of a package.
+func trackerName(pkg string) string { return "opreq-" + pkg }
+
+// findTracker is ODLM's search for an existing tracking ConfigMap: in the install and
+// registry namespaces, one annotated with the package name (or, as older ODLM versions made
+// them, labelled opreq-control with a packageName annotation). More than one is an error.
+func (r *run) findTracker(w *want) (*manifest.Object, bool) {
+	e := w.entry
+	var found []*manifest.Object
+	for _, o := range r.objects {
+		if o.Kind() != "ConfigMap" || o.Group() != "" {
+			continue
+		}
+		if o.Namespace() != e.installNamespace() && o.Namespace() != w.registry.key.Namespace {
+			continue
+		}
+		a := o.Annotations()
+		_, legacy := o.Labels()[naming.ControlLabel]
+		if a[trackerPackageAnnotation] == e.PackageName || (legacy && a[legacyPackageAnnotation] == e.PackageName) {
+			found = append(found, o)
+		}
+	}
+	if len(found) > 1 {
+		var names []string
+		for _, o := range found {
+			names = append(names, o.Namespace()+"/"+o.Name())
+		}
+		r.add(diag.Errorf(w.request.obj, w.field("name"), "several tracking ConfigMaps for package %q (%s): ODLM refuses to choose", e.PackageName, strings.Join(names, ", ")))
+		w.request.failed = true
+		return nil, false
+	}
+	if len(found) == 1 {
+		return found[0], true
+	}
+	return nil, true
+}
+
+// planTrackers is planSubscriptions for the no-OLM mode: one tracking ConfigMap per package
+// and install namespace, for every in-scope want that is not no-op or userManaged.
+func (r *run) planTrackers() {
+	plans := map[key]*subscriptionPlan{}
+	for _, w := range r.allWants() {
+		if !w.inScope || w.entry == nil || w.entry.UserManaged || w.entry.InstallMode == api.InstallModeNoOp {
+			continue
+		}
+		w.channel = w.entry.Channel
+		existing, ok := r.findTracker(w)
+		if !ok {
+			continue
+		}
+		k := key{w.entry.installNamespace(), trackerName(w.entry.PackageName)}
+		if existing != nil {
+			k = key{existing.Namespace(), existing.Name()}
+		}
+		p, ok := plans[k]
+		if !ok {
+			p = &subscriptionPlan{namespace: k.Namespace, name: k.Name, existing: existing}
+			plans[k] = p
+			r.subscriptions = append(r.subscriptions, p)
+		}
+		p.contributions = append(p.contributions, w)
+	}
+}
+
+// buildTrackers writes the tracking ConfigMaps: ODLM's labels, the Subscription-like
+// annotations of every request (the registry channel, no channel logic), and the package.
+func (r *run) buildTrackers() {
+	for _, p := range r.subscriptions {
+		var obj *manifest.Object
+		if p.existing != nil {
+			obj = manifest.New(merge.DeepCopy(p.existing.Map).(map[string]any))
+			obj.Source = p.existing.Source
+			r.replaced[p.existing] = obj
+		} else {
+			obj = manifest.New(map[string]any{
+				"apiVersion": "v1",
+				"kind":       "ConfigMap",
+				"metadata": map[string]any{
+					"name":      p.name,
+					"namespace": p.namespace,
+					"labels": map[string]any{
+						naming.ControlLabel:       "true",
+						naming.WatchedByODLMLabel: "true",
+						trackerLabel:              "true",
+					},
+				},
+				"data": map[string]any{},
+			})
+		}
+		r.annotate(obj, p)
+		obj.SetMetadataString("annotations", trackerPackageAnnotation, p.contributions[0].entry.PackageName)
+		p.obj = obj
+	}
+}
+
+// operatorDeployment is where the no-OLM mode reads alm-examples: the first Deployment (by
+// name) in the entry's namespace whose packageName annotation contains the package name,
+// from the inputs or a snapshot. nil, with a warning, when there is none (ODLM waits).
+func (r *run) operatorDeployment(w *want) *catalog.Bundle {
+	e := w.entry
+	var candidates []map[string]any
+	for _, o := range r.objects {
+		if o.Kind() == "Deployment" && o.Group() == "apps" && o.Namespace() == e.Namespace {
+			candidates = append(candidates, o.Map)
+		}
+	}
+	for _, m := range r.opts.Sources.List(deploymentAPIVersion, "Deployment") {
+		if (&manifest.Object{Map: m}).Namespace() == e.Namespace {
+			candidates = append(candidates, m)
+		}
+	}
+	sort.SliceStable(candidates, func(i, j int) bool {
+		return (&manifest.Object{Map: candidates[i]}).Name() < (&manifest.Object{Map: candidates[j]}).Name()
+	})
+	for _, m := range candidates {
+		d := &manifest.Object{Map: m}
+		if strings.Contains(d.Annotations()[legacyPackageAnnotation], e.PackageName) {
+			return &catalog.Bundle{
+				Name:        fmt.Sprintf("Deployment %s/%s", d.Namespace(), d.Name()),
+				Package:     e.PackageName,
+				Source:      catalog.Source{File: d.Source.File, Index: d.Source.Index, Line: d.Source.Line},
+				Annotations: map[string]string{"alm-examples": d.Annotations()["alm-examples"]},
+			}
+		}
+	}
+	r.add(diag.Warnf(e.registry.obj, e.field("packageName"), "no Deployment in namespace %s with a packageName annotation containing %q among the inputs or snapshots: ODLM (no-OLM mode) waits for the operator, so no operand CRs of %q are rendered", e.Namespace, e.PackageName, e.Name))
+	return nil
+}
