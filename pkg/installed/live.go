@@ -1,0 +1,277 @@
+package installed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/odlm-render/odlm-render/pkg/cluster"
+	"github.com/odlm-render/odlm-render/pkg/diag"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+)
+
+// listPageSize is the number of objects asked for per LIST request (continued until done).
+var listPageSize = 500
+
+// LiveOptions says which cluster a LiveLister reads, as cluster.LiveOptions does.
+type LiveOptions struct {
+	// Kubeconfig is the kubeconfig file; empty means what kubectl uses.
+	Kubeconfig string
+	// Context is the kubeconfig context; empty means the current context.
+	Context string
+	// Timeout bounds each request (default cluster.DefaultLiveTimeout).
+	Timeout time.Duration
+
+	// wrapTransport, for tests, wraps the HTTP transport under the read-only guard.
+	wrapTransport func(http.RoundTripper) http.RoundTripper
+}
+
+// LiveLister lists OLM objects of a live cluster with LIST requests (HTTP GET, paginated),
+// the way cluster.Live reads single objects: its transport refuses every method but GET,
+// and errors name the server and the resource, never object contents.
+type LiveLister struct {
+	server    string
+	user      string
+	namespace string // the kubeconfig context's namespace
+	timeout   time.Duration
+	client    rest.Interface
+}
+
+// resource is a kind this package lists, with its fixed REST path.
+type resource struct {
+	group, version, plural, kind string
+}
+
+func (r resource) path() string {
+	if r.group == "" {
+		return "/api/" + r.version + "/" + r.plural
+	}
+	return "/apis/" + r.group + "/" + r.version + "/" + r.plural
+}
+
+func (r resource) name() string {
+	if r.group == "" {
+		return r.plural
+	}
+	return r.plural + "." + r.group
+}
+
+func (r resource) apiVersion() string {
+	if r.group == "" {
+		return r.version
+	}
+	return r.group + "/" + r.version
+}
+
+var (
+	resSubscriptions  = resource{OLMGroup, "v1alpha1", "subscriptions", KindSubscription}
+	resCSVs           = resource{OLMGroup, "v1alpha1", "clusterserviceversions", KindCSV}
+	resOperatorGroups = resource{OLMGroup, operatorGroupVersion, "operatorgroups", KindOperatorGroup}
+	resNamespaces     = resource{"", "v1", "namespaces", "Namespace"}
+)
+
+// NewLiveLister loads the kubeconfig and prepares a client. It sends no request.
+func NewLiveLister(opts LiveOptions) (*LiveLister, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	where := "kubeconfig"
+	if opts.Kubeconfig != "" {
+		rules.ExplicitPath = opts.Kubeconfig
+		where = "kubeconfig " + opts.Kubeconfig
+	}
+	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: opts.Context})
+	cfg, err := loader.ClientConfig()
+	if err != nil {
+		if clientcmd.IsEmptyConfig(err) {
+			return nil, fmt.Errorf("live cluster: no %s found (set --kubeconfig or $KUBECONFIG, or create ~/.kube/config)", where)
+		}
+		return nil, fmt.Errorf("live cluster: %s: %w", where, err)
+	}
+	namespace, _, err := loader.Namespace()
+	if err != nil || namespace == "" {
+		namespace = "default"
+	}
+	user := ""
+	if raw, err := loader.RawConfig(); err == nil {
+		name := opts.Context
+		if name == "" {
+			name = raw.CurrentContext
+		}
+		if c, ok := raw.Contexts[name]; ok && c != nil {
+			user = c.AuthInfo
+		}
+	}
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = cluster.DefaultLiveTimeout
+	}
+	cfg = dynamic.ConfigFor(cfg)
+	cfg.AcceptContentTypes = "application/json"
+	cfg.Timeout = timeout
+	cfg.QPS, cfg.Burst = 50, 100
+	cfg.WarningHandler = rest.NoWarnings{}
+	dialer := &net.Dialer{Timeout: min(3*time.Second, timeout), KeepAlive: 30 * time.Second}
+	if cfg.Dial == nil && cfg.Proxy == nil {
+		cfg.Dial = dialer.DialContext
+	}
+	if opts.wrapTransport != nil {
+		cfg.Wrap(opts.wrapTransport)
+	}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return readOnlyTransport{rt} })
+	client, err := rest.UnversionedRESTClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("live cluster: %s: %w", where, err)
+	}
+	return &LiveLister{server: cfg.Host, user: user, namespace: namespace, timeout: timeout, client: client}, nil
+}
+
+// Server is the API server's URL, for messages.
+func (l *LiveLister) Server() string { return l.server }
+
+// Namespace is the kubeconfig context's namespace ("default" when it names none).
+func (l *LiveLister) Namespace() string { return l.namespace }
+
+// Read lists the Subscriptions, ClusterServiceVersions and OperatorGroups of all
+// namespaces, and with namespaces also the Namespaces (a failure to list those is a
+// warning: operators watching all namespaces are then shown in the namespaces that hold
+// OLM objects only).
+func (l *LiveLister) Read(namespaces bool) (Cluster, diag.Results, error) {
+	var c Cluster
+	var err error
+	if c.Subscriptions, err = l.list(resSubscriptions); err != nil {
+		return Cluster{}, nil, err
+	}
+	if c.CSVs, err = l.list(resCSVs); err != nil {
+		return Cluster{}, nil, err
+	}
+	if c.OperatorGroups, err = l.list(resOperatorGroups); err != nil {
+		return Cluster{}, nil, err
+	}
+	var rs diag.Results
+	if namespaces {
+		nss, err := l.list(resNamespaces)
+		if err != nil {
+			rs = append(rs, diag.Result{Severity: diag.Warning, Message: err.Error() + ": operators watching all namespaces are shown only in the namespaces holding OLM objects"})
+		}
+		for _, n := range nss {
+			c.Namespaces = append(c.Namespaces, n.Name())
+		}
+	}
+	c.sort()
+	return c, rs, nil
+}
+
+// list reads every object of a resource in all namespaces, page by page.
+func (l *LiveLister) list(r resource) ([]*manifest.Object, error) {
+	var out []*manifest.Object
+	cont := ""
+	for {
+		req := l.client.Get().AbsPath(r.path()).Param("limit", fmt.Sprint(listPageSize))
+		if cont != "" {
+			req = req.Param("continue", cont)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), l.timeout)
+		res := req.Do(ctx)
+		body, err := res.Raw()
+		cancel()
+		if err != nil {
+			return nil, l.describe(res.Error(), r)
+		}
+		v, err := manifest.DecodeJSONValue(body)
+		list, ok := v.(map[string]any)
+		if err != nil || !ok {
+			return nil, fmt.Errorf("live cluster %s: list %s: the response is not a JSON list", l.server, r.name())
+		}
+		items, _ := list["items"].([]any)
+		for _, it := range items {
+			m, ok := it.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("live cluster %s: list %s: an item is not an object", l.server, r.name())
+			}
+			// items of built-in lists come without apiVersion and kind
+			if _, ok := m["apiVersion"].(string); !ok {
+				m["apiVersion"] = r.apiVersion()
+			}
+			if _, ok := m["kind"].(string); !ok {
+				m["kind"] = r.kind
+			}
+			out = append(out, manifest.New(m))
+		}
+		cont, _ = manifest.Get(list, "metadata", "continue").(string)
+		if cont == "" {
+			return out, nil
+		}
+	}
+}
+
+var forbiddenUser = regexp.MustCompile(`User "([^"]*)"`)
+
+// describe turns a request error into a message naming the server and the resource.
+func (l *LiveLister) describe(err error, r resource) error {
+	var status apierrors.APIStatus
+	switch {
+	case apierrors.IsNotFound(err):
+		hint := ""
+		if r.group == OLMGroup {
+			hint = " (is OLM installed?)"
+		}
+		return fmt.Errorf("live cluster %s: the cluster does not serve %s %s%s", l.server, r.apiVersion(), r.plural, hint)
+	case apierrors.IsForbidden(err):
+		who := "the kubeconfig user"
+		if m := forbiddenUser.FindStringSubmatch(err.Error()); m != nil {
+			who = fmt.Sprintf("user %q", m[1])
+		} else if l.user != "" {
+			who = fmt.Sprintf("kubeconfig user %q", l.user)
+		}
+		return fmt.Errorf("live cluster %s: forbidden: %s cannot list %s in all namespaces (RBAC)", l.server, who, r.name())
+	case apierrors.IsUnauthorized(err):
+		who := "the kubeconfig credentials"
+		if l.user != "" {
+			who = fmt.Sprintf("the credentials of kubeconfig user %q", l.user)
+		}
+		return fmt.Errorf("live cluster %s: unauthorized: the server rejected %s (expired or wrong token or certificate?)", l.server, who)
+	case apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err):
+		return fmt.Errorf("live cluster %s: list %s: the server timed out", l.server, r.name())
+	case errors.As(err, &status):
+		st := status.Status()
+		return fmt.Errorf("live cluster %s: list %s: HTTP %d %s: %s", l.server, r.name(), st.Code, st.Reason, st.Message)
+	}
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		err = uerr.Err
+	}
+	msg := err.Error()
+	if strings.HasPrefix(msg, "getting credentials") {
+		return fmt.Errorf("live cluster %s: kubeconfig credentials: %s", l.server, msg)
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		msg = fmt.Sprintf("no answer within %s", l.timeout)
+	}
+	return fmt.Errorf("cluster %s unreachable: %s", l.server, msg)
+}
+
+// readOnlyTransport refuses every request but GET (a LIST is a GET).
+type readOnlyTransport struct{ next http.RoundTripper }
+
+func (t readOnlyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodGet {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		return nil, fmt.Errorf("live cluster lister is read-only: refusing %s %s", req.Method, req.URL.Path)
+	}
+	return t.next.RoundTrip(req)
+}
+
+// WrappedRoundTripper lets client-go see through the wrapper.
+func (t readOnlyTransport) WrappedRoundTripper() http.RoundTripper { return t.next }
