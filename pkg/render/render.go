@@ -76,6 +76,7 @@ type Output struct {
 // Render computes the output for the inputs. It never panics on bad input: problems are
 // error results naming the object, the field and the file.
 func Render(in Inputs, opts Options) Output {
+	in, meta := prepareMeta(in, opts) // Meta Operator inputs become ODLM ones (metaoperator.go)
 	r := newRun(in, opts)
 	r.classify()
 	r.loadRegistries()
@@ -95,5 +96,5 @@ func Render(in Inputs, opts Options) Output {
 	if !r.opts.NoOLM {
 		r.emitCatalogSources()
 	}
-	return r.output()
+	return r.finishMeta(meta, r.output())
 }
