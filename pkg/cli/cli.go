@@ -64,7 +64,8 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newRenderCmd(stdin, stdout, stderr), newArgoCDCmd(stdin, stdout, stderr, os.Getenv), newArgoCDDiscoverCmd(stdout), newHealthCmd(stdout),
-		newInstalledCmd(stdin, stdout, stderr), newConvertCmd(stdin, stdout, stderr), &cobra.Command{
+		newInstalledCmd(stdin, stdout, stderr), newConvertCmd(stdin, stdout, stderr),
+		newCollectionCmd(stdout, stderr), &cobra.Command{
 			Use:   "version",
 			Short: "Print the version",
 			Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(stdout, Version) },
