@@ -7,6 +7,8 @@
 #   scripts/apiserver.sh start [DIR]     start etcd + kube-apiserver (loopback only, free ports), wait for
 #                                        /readyz, write DIR/admin.kubeconfig and DIR/reader.kubeconfig.
 #                                        DIR defaults to a new temporary folder. Prints DIR (only line on stdout).
+#                                        Every request is audited at level Metadata (no bodies), one JSON
+#                                        line each in DIR/audit.log (policy: DIR/audit-policy.yaml).
 #   scripts/apiserver.sh stop [DIR]      stop kube-apiserver, wait, then etcd. DIR defaults to
 #                                        $ODLM_RENDER_APISERVER_DIR. Removes DIR/etcd-data, keeps the logs.
 #   scripts/apiserver.sh env [DIR]       print shell exports (ODLM_RENDER_APISERVER_DIR, KUBECONFIG)
@@ -186,6 +188,17 @@ gen_certs() {
   ) || die "openssl failed"
 }
 
+# who did what, never bodies: one event per request (ResponseComplete; RequestReceived is omitted)
+write_audit_policy() {
+  cat > "$1" <<'EOF'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+EOF
+}
+
 token() { head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
 
 write_kubeconfig() { # file user token
@@ -212,7 +225,7 @@ EOF
 # one attempt with the ports in KAS_PORT/ETCD_PORT/ETCD_PEER_PORT; returns 2 if a process died early
 # (a port conflict, most likely), 1 on other failures
 start_once() {
-  rm -rf "$RUN/etcd-data"
+  rm -rf "$RUN/etcd-data" "$RUN/audit.log"
   local fast=()   # throwaway data: skip fsync where this etcd can (3.5+; Debian's 3.4 cannot)
   if "$BIN/etcd" --help 2>&1 | grep -q -- '--unsafe-no-fsync'; then fast=(--unsafe-no-fsync); fi
   "$BIN/etcd" --name odlm-render-test --data-dir "$RUN/etcd-data" \
@@ -243,6 +256,8 @@ start_once() {
     --service-cluster-ip-range=10.96.0.0/24 \
     --disable-admission-plugins=ServiceAccount \
     --profiling=false \
+    --audit-policy-file="$RUN/audit-policy.yaml" \
+    --audit-log-path="$RUN/audit.log" --audit-log-format=json --audit-log-mode=blocking \
     </dev/null >"$RUN/kube-apiserver.log" 2>&1 &
   echo $! > "$RUN/kube-apiserver.pid"
 
@@ -267,6 +282,7 @@ start() {
   if alive "$RUN/kube-apiserver.pid" || alive "$RUN/etcd.pid"; then die "a cluster is already running in $RUN"; fi
 
   gen_certs "$RUN"
+  write_audit_policy "$RUN/audit-policy.yaml"
   ADMIN_TOKEN="$(token)"
   local reader_token
   reader_token="$(token)"

@@ -414,11 +414,16 @@ func (c *Cluster) GrantReader(t testing.TB, namespace string, resources []string
 // the resource, for at most 30 seconds.
 func (c *Cluster) waitAllowed(t testing.TB, namespace, group, resource, verb string) {
 	t.Helper()
+	c.waitAllowedUser(t, ReaderUser, namespace, group, resource, verb)
+}
+
+func (c *Cluster) waitAllowedUser(t testing.TB, user, namespace, group, resource, verb string) {
+	t.Helper()
 	review := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "authorization.k8s.io/v1",
 		"kind":       "SubjectAccessReview",
 		"spec": map[string]any{
-			"user": ReaderUser,
+			"user": user,
 			"resourceAttributes": map[string]any{
 				"namespace": namespace, "group": group, "resource": resource, "verb": verb,
 			},
@@ -439,7 +444,7 @@ func (c *Cluster) waitAllowed(t testing.TB, namespace, group, resource, verb str
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("GrantReader: %s %s in %q not effective after 30s (last error: %v)", verb, resource, namespace, err)
+			t.Fatalf("%s may not %s %s in %q after 30s (last error: %v)", user, verb, resource, namespace, err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
