@@ -120,13 +120,19 @@ func listFiles(root string) ([]string, error) {
 	if !info.IsDir() {
 		return []string{root}, nil
 	}
+	walkRoot := root
+	if l, err := os.Lstat(root); err == nil && l.Mode()&fs.ModeSymlink != 0 {
+		// A PATH that is a symlink to a folder is read (WalkDir would not enter it);
+		// symlinked folders inside it are still not followed.
+		walkRoot = root + string(filepath.Separator)
+	}
 	var files []string
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(walkRoot, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		name := d.Name()
-		if path != root && strings.HasPrefix(name, ".") {
+		if path != walkRoot && strings.HasPrefix(name, ".") {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}

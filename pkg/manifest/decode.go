@@ -45,7 +45,7 @@ func Decode(file string, data []byte) ([]*Object, error) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, yamlError(file, err)
+			return nil, yamlError(file, data, err)
 		}
 		if len(doc.Content) == 0 {
 			continue
@@ -100,7 +100,10 @@ func listItems(obj *Object) ([]*Object, bool, error) {
 	return out, true, nil
 }
 
-func yamlError(file string, err error) error {
+// unknownAnchorRe is the one yaml.v3 error that carries no line.
+var unknownAnchorRe = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
+
+func yamlError(file string, data []byte, err error) error {
 	msg := err.Error()
 	line := 0
 	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
@@ -117,7 +120,30 @@ func yamlError(file string, err error) error {
 			msg = m[2]
 		}
 	}
+	if m := unknownAnchorRe.FindStringSubmatch(msg); m != nil && line == 0 {
+		line = aliasLine(data, m[1])
+	}
 	return &SyntaxError{File: file, Line: line, Msg: "invalid YAML/JSON: " + msg}
+}
+
+// aliasLine is the line of the first alias *name in data (0 when there is none): where
+// yaml.v3 stopped on an unknown anchor.
+func aliasLine(data []byte, name string) int {
+	alias := []byte("*" + name)
+	for i, l := range bytes.Split(data, []byte("\n")) {
+		for rest := l; ; {
+			j := bytes.Index(rest, alias)
+			if j < 0 {
+				break
+			}
+			end := rest[j+len(alias):]
+			if len(end) == 0 || strings.ContainsRune(" \t\r,]}", rune(end[0])) {
+				return i + 1
+			}
+			rest = rest[j+1:]
+		}
+	}
+	return 0
 }
 
 type lineError struct {
