@@ -49,8 +49,10 @@ fuzz:
 	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzLoad -fuzztime 60s
 	$(GO) test ./pkg/render/ -run '^$$' -fuzz FuzzRender -fuzztime 60s
 
+# Scale benchmarks (go test -bench, kustomize, start-up, peak memory): one table and the
+# ratios against the targets; a few minutes. See scripts/bench.sh.
 bench:
-	$(GO) test ./pkg/render/ ./pkg/catalog/ -run '^$$' -bench . -benchmem
+	scripts/bench.sh
 
 clean:
 	rm -rf $(BIN)

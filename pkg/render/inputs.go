@@ -39,6 +39,7 @@ type run struct {
 	requests   []*operandRequest
 
 	subscriptions  []*subscriptionPlan
+	inputSubs      []*manifest.Object // the input Subscriptions, indexed once
 	operatorGroups []*manifest.Object
 	// rendered holds operand CRs and resources by manifest.Ref.Key(), in creation order
 	rendered     map[string]*manifest.Object

@@ -84,7 +84,7 @@ func (r *run) planTrackers() {
 			plans[k] = p
 			r.subscriptions = append(r.subscriptions, p)
 		}
-		p.contributions = append(p.contributions, w)
+		p.contribute(w)
 	}
 }
 

@@ -29,6 +29,8 @@ type want struct {
 	channel string
 	// inScope is false for a private operator requested from another namespace
 	inScope bool
+	// plan is the Subscription (or no-OLM tracker) this want reconciles, if any
+	plan *subscriptionPlan
 }
 
 func (w *want) field(sub string) string {

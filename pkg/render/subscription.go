@@ -32,6 +32,12 @@ type subscriptionPlan struct {
 	obj *manifest.Object
 }
 
+// contribute records that a want reconciles this Subscription.
+func (p *subscriptionPlan) contribute(w *want) {
+	p.contributions = append(p.contributions, w)
+	w.plan = p
+}
+
 func (p *subscriptionPlan) channel() string {
 	if p.obj != nil {
 		return p.obj.String("spec", "channel")
@@ -49,13 +55,15 @@ func (p *subscriptionPlan) labelled() bool {
 
 // inputSubscriptions are the Subscriptions among the inputs.
 func (r *run) inputSubscriptions() []*manifest.Object {
-	var out []*manifest.Object
-	for _, o := range r.objects {
-		if o.Kind() == "Subscription" && o.Group() == olmGroup {
-			out = append(out, o)
+	if r.inputSubs == nil {
+		r.inputSubs = []*manifest.Object{}
+		for _, o := range r.objects {
+			if o.Kind() == "Subscription" && o.Group() == olmGroup {
+				r.inputSubs = append(r.inputSubs, o)
+			}
 		}
 	}
-	return out
+	return r.inputSubs
 }
 
 // findExisting is ODLM's Subscription search (3.1 step 5): in the install namespace and
@@ -127,7 +135,7 @@ func (r *run) planSubscriptions() {
 			} else {
 				w.channel = e.Channel
 			}
-			p.contributions = append(p.contributions, w)
+			p.contribute(w)
 			continue
 		}
 		if !r.resolveChannel(w, true) {
@@ -135,7 +143,7 @@ func (r *run) planSubscriptions() {
 			continue
 		}
 		p := planFor(key{e.installNamespace(), e.PackageName}, nil)
-		p.contributions = append(p.contributions, w)
+		p.contribute(w)
 	}
 	// no-op entries never create a Subscription, but annotate one that exists
 	for _, w := range noops {
@@ -148,7 +156,7 @@ func (r *run) planSubscriptions() {
 			continue
 		}
 		p := planFor(k, existing)
-		p.contributions = append(p.contributions, w)
+		p.contribute(w)
 	}
 }
 
@@ -490,10 +498,8 @@ func sameTargets(a, b *entry) bool {
 // subscriptionFor returns the Subscription that serves a want's operands (rendered or
 // input), as ODLM's search finds it.
 func (r *run) subscriptionFor(w *want) *subscriptionPlan {
-	for _, p := range r.subscriptions {
-		if slices.Contains(p.contributions, w) {
-			return p
-		}
+	if w.plan != nil {
+		return w.plan
 	}
 	// out-of-scope wants: ODLM still finds a Subscription some other request made, or one
 	// that already exists (5.1: scope is not re-checked for operands)

@@ -1,0 +1,40 @@
+package render_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/pkg/render"
+)
+
+// scaleOperators is how many operators each fleet request asks for (kube-green,
+// nfs-provisioner-operator and nvidia-network-operator from testdata/catalogs); each request
+// also defines one SleepInfo of its own.
+const scaleOperators = 3
+
+// BenchmarkRenderScale renders N OperandRequests × scaleOperators operands, each request in
+// its own namespace, for N = 10 … 10000. scripts/bench.sh divides ns/op, B/op and allocs/op
+// by N × scaleOperators to show that the cost per operand stays flat.
+func BenchmarkRenderScale(b *testing.B) {
+	cat, err := catalog.Load("../../testdata/catalogs")
+	require.NoError(b, err)
+	for _, n := range []int{10, 100, 1000, 10000} {
+		b.Run(fmt.Sprintf("requests=%d", n), func(b *testing.B) {
+			objs := fleet(b, n)
+			b.ReportAllocs()
+			b.ResetTimer()
+			var out render.Output
+			for i := 0; i < b.N; i++ {
+				out = render.Render(render.Inputs{Objects: objs, Catalog: cat}, render.Options{})
+			}
+			b.StopTimer()
+			require.False(b, out.Results.HasErrors(), "%v", out.Results)
+			operands := float64(n * scaleOperators)
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/operands, "ns/operand")
+			b.ReportMetric(float64(len(out.Objects)), "objects")
+		})
+	}
+}

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# Scale benchmarks of the render engine and the KRM function, measured in one run, printed
+# as one table plus the ratios against the targets of issue 8. Takes a few minutes on 2 cores;
+# not part of `make test`.
+#
+#   scripts/bench.sh            (or `make bench`)
+#
+# 1. go test -bench BenchmarkRenderScale: N OperandRequests × 3 operands (kube-green,
+#    nfs-provisioner-operator, nvidia-network-operator from testdata/catalogs), N = 10 … 10000:
+#    ns, B and allocs per op and per operand; linearity = per-operand time at 10000 / at 100.
+# 2. kustomize build (pinned, scripts/tools.sh) of ~5,000 objects through bin/odlm-render-fn
+#    as an exec transformer vs kustomize build of the same objects as plain YAML.
+# 3. exec start-up on an empty ResourceList: odlm-render-fn vs a minimal kyaml function.
+# 4. peak RSS of odlm-render-fn on the largest fleet vs its input bytes.
+set -euo pipefail
+export GOTOOLCHAIN=local GOFLAGS=-mod=mod
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+RUNS=${RUNS:-1}             # kustomize builds per variant (median; ~2.5 min each at 5,000 objects)
+STARTS=${STARTS:-50}        # function starts per binary (median)
+KUST_REQUESTS=${KUST_REQUESTS:-1666}   # × 3 own CRs each ≈ 5,000 objects
+PEAK_REQUESTS=${PEAK_REQUESTS:-10000}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+echo "building bin/ and hack/minimal-fn, installing kustomize…" >&2
+make -s build >&2
+go build -trimpath -o "$work/minimal-fn" ./hack/minimal-fn
+kustomize="$(scripts/tools.sh)/kustomize"
+fn="$root/bin/odlm-render-fn"
+
+median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+
+# fleet N OWN: the registry + config of BenchmarkRenderScale and N requests in their own
+# namespaces, each asking for 3 operators and defining OWN SleepInfos of its own.
+fleet() {
+  cat <<'EOM'
+apiVersion: operator.ibm.com/v1alpha1
+kind: OperandRegistry
+metadata: {name: fleet, namespace: platform}
+spec:
+  operators:
+  - {name: kube-green, packageName: kube-green, channel: alpha, installMode: cluster, scope: public, sourceName: community, sourceNamespace: olm}
+  - {name: nfs, packageName: nfs-provisioner-operator, channel: alpha, scope: public, sourceName: community, sourceNamespace: olm}
+  - {name: network, packageName: nvidia-network-operator, channel: v26.4, namespace: nvidia, scope: public, sourceName: certified, sourceNamespace: olm}
+---
+apiVersion: operator.ibm.com/v1alpha1
+kind: OperandConfig
+metadata: {name: fleet, namespace: platform}
+spec:
+  services:
+  - name: kube-green
+    spec: {SleepInfo: {sleepAt: "19:00"}}
+  - name: nfs
+    spec: {NFSProvisioner: {storageSize: 10G}}
+    resources:
+    - {apiVersion: v1, kind: ConfigMap, name: nfs-settings, data: {data: {a: b}}}
+  - name: network
+    spec:
+      NicClusterPolicy: {ofedDriver: {version: "26.04"}}
+      MacvlanNetwork: {mtu: 9000}
+EOM
+  awk -v n="$1" -v own="$2" 'BEGIN {
+    for (i = 0; i < n; i++) {
+      printf "---\napiVersion: operator.ibm.com/v1alpha1\nkind: OperandRequest\nmetadata: {name: team-%d, namespace: team-%d}\nspec:\n  requests:\n  - registry: fleet\n    registryNamespace: platform\n    operands:\n    - name: kube-green\n    - name: nfs\n    - name: network\n", i, i
+      for (j = 0; j < own; j++)
+        printf "    - {name: kube-green, apiVersion: kube-green.com/v1alpha1, kind: SleepInfo, instanceName: sleep-%d, spec: {weekdays: \"1-5\", sleepAt: \"2%d:00\"}}\n", j, j % 4
+    }
+  }'
+}
+
+# render_config: an exec-transformer RenderConfig reading the three packages' catalogs
+render_config() {
+  cat <<EOM
+apiVersion: odlm-render.io/v1alpha1
+kind: RenderConfig
+metadata:
+  name: render
+  annotations:
+    config.kubernetes.io/function: |
+      exec:
+        path: $fn
+spec:
+  catalogs:
+  - $root/testdata/catalogs/community/kube-green
+  - $root/testdata/catalogs/community/nfs-provisioner-operator
+  - $root/testdata/catalogs/certified/nvidia-network-operator
+EOM
+}
+
+# --- 1. Go benchmarks ---------------------------------------------------------------------
+echo "go test -bench BenchmarkRenderScale (N up to 10000)…" >&2
+go test ./pkg/render/ -run '^$' -bench 'BenchmarkRenderScale' -benchmem -count 1 | tee "$work/go.txt" >&2
+
+# --- 2. kustomize: function vs plain YAML -------------------------------------------------
+echo "kustomize build: function vs plain YAML (${RUNS} runs each)…" >&2
+mkdir -p "$work/kfn" "$work/kplain"
+fleet "$KUST_REQUESTS" 3 > "$work/kfn/fleet.yaml"
+render_config > "$work/kfn/render.yaml"
+printf 'resources:\n- fleet.yaml\ntransformers:\n- render.yaml\n' > "$work/kfn/kustomization.yaml"
+printf 'resources:\n- objects.yaml\n' > "$work/kplain/kustomization.yaml"
+# timed OUT CMD…: appends "wall-ms cpu-ms" (user+sys of the whole process tree) to OUT
+timed() {
+  local out=$1; shift
+  /usr/bin/time -f '%e %U %S' -o "$work/time.txt" "$@"
+  awk '{printf "%.0f %.0f\n", $1*1000, ($2+$3)*1000}' "$work/time.txt" >> "$out"
+}
+for _ in $(seq "$RUNS"); do
+  # the function's output is the plain variant's input (kustomize is quadratic in the
+  # object count, so every build counts: the first one writes the plain objects)
+  timed "$work/kfn.ms" "$kustomize" build --enable-alpha-plugins --enable-exec "$work/kfn" > "$work/fn.out"
+  [ -s "$work/kplain/objects.yaml" ] || cp "$work/fn.out" "$work/kplain/objects.yaml"
+  timed "$work/kplain.ms" "$kustomize" build "$work/kplain" > "$work/plain.out"
+done
+kobjects=$(grep -c '^kind: ' "$work/kplain/objects.yaml")
+cmp -s "$work/plain.out" "$work/kplain/objects.yaml" || echo "note: plain build output differs from the function's" >&2
+kfn=$(cut -d' ' -f1 "$work/kfn.ms" | median); kplain=$(cut -d' ' -f1 "$work/kplain.ms" | median)
+kfn_cpu=$(cut -d' ' -f2 "$work/kfn.ms" | median); kplain_cpu=$(cut -d' ' -f2 "$work/kplain.ms" | median)
+
+# --- 3. exec start-up on an empty ResourceList --------------------------------------------
+echo "start-up: ${STARTS} runs of each function…" >&2
+printf 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n' > "$work/empty.yaml"
+startup() {
+  local t0 t1
+  for _ in $(seq "$STARTS"); do
+    t0=$EPOCHREALTIME; "$1" < "$work/empty.yaml" > /dev/null; t1=$EPOCHREALTIME
+    echo "$t0 $t1"
+  done | awk '{print ($2-$1)*1000}' | median
+}
+s_fn=$(startup "$fn"); s_min=$(startup "$work/minimal-fn")
+
+# --- 4. peak memory of the largest case ---------------------------------------------------
+echo "peak memory: ${PEAK_REQUESTS} requests through the function…" >&2
+{
+  printf 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n'
+  render_config | sed -e '/annotations:/,/path:/d' -e 's/^/  /'
+  printf 'items:\n'
+  fleet "$PEAK_REQUESTS" 1 | awk '/^---$/ {first = 1; next} {printf "%s%s\n", (first ? "- " : "  "), $0; first = 0}' | sed '1s/^  /- /'
+} > "$work/peak.yaml"
+in_bytes=$(stat -c %s "$work/peak.yaml")
+cat_bytes=$(cat testdata/catalogs/community/kube-green/* testdata/catalogs/community/nfs-provisioner-operator/* testdata/catalogs/certified/nvidia-network-operator/* 2>/dev/null | wc -c)
+/usr/bin/time -v "$fn" < "$work/peak.yaml" > "$work/peak.out" 2> "$work/peak.time"
+rss_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/peak.time")
+peak_s=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$work/peak.time")
+peak_objects=$(grep -c '^- apiVersion: ' "$work/peak.out" || true)
+
+# --- the table ----------------------------------------------------------------------------
+awk -v ops=3 '
+  /^BenchmarkRenderScale\/requests=/ {
+    split($1, a, /[=-]/); n = a[2]
+    for (i = 3; i < NF; i++) { if ($(i+1) == "ns/op") ns[n] = $i; if ($(i+1) == "B/op") by[n] = $i; if ($(i+1) == "allocs/op") al[n] = $i; if ($(i+1) == "objects") ob[n] = $i }
+    order[++k] = n
+  }
+  END {
+    printf "%-40s %14s %12s %12s %12s %12s %14s\n", "render (go test -bench)", "ns/op", "B/op", "allocs/op", "ns/operand", "B/operand", "allocs/operand"
+    for (j = 1; j <= k; j++) { n = order[j]; m = n * ops
+      printf "%-40s %14.0f %12.0f %12.0f %12.0f %12.0f %14.1f\n", "N=" n " requests × 3 (" int(ob[n]) " objects)", ns[n], by[n], al[n], ns[n]/m, by[n]/m, al[n]/m }
+    if (ns[100] && ns[10000]) {
+      lin = (ns[10000]/30000) / (ns[100]/300); alr = (al[10000]/30000) / (al[100]/300)
+      # least-squares slope of ns/op against operands
+      for (j = 1; j <= k; j++) { n = order[j]; x = n*ops; sx += x; sy += ns[n]; sxx += x*x; sxy += x*ns[n] }
+      slope = (k*sxy - sx*sy) / (k*sxx - sx*sx)
+      printf "fitted slope: %.0f ns per operand\n", slope
+      printf "RATIO linearity (ns/operand at 10000 / at 100): %.2f  (target ~1: linear) %s\n", lin, (lin <= 1.5 ? "OK" : "FAIL")
+      printf "RATIO allocs/operand at 10000 / at 100: %.2f  (target bounded, <= 1.5) %s\n", alr, (alr <= 1.5 ? "OK" : "FAIL")
+    }
+  }' "$work/go.txt"
+echo
+printf '%-60s %10s %10s\n' "kustomize build (median of $RUNS)" "wall ms" "CPU ms"
+printf '%-60s %10.0f %10.0f\n' "with odlm-render-fn ($KUST_REQUESTS requests -> $kobjects objects)" "$kfn" "$kfn_cpu"
+printf '%-60s %10.0f %10.0f\n' "plain YAML, the same $kobjects objects" "$kplain" "$kplain_cpu"
+awk -v a="$kfn" -v b="$kplain" -v c="$kfn_cpu" -v d="$kplain_cpu" 'BEGIN { r = a/b; printf "RATIO function overhead: %.2f× wall (+%.0f%%), %.2f× CPU  (target <= 1.30) %s\n", r, (r-1)*100, c/d, (r <= 1.3 ? "OK" : "FAIL") }'
+echo
+printf '%-60s %10s\n' "exec start-up, empty ResourceList (median of $STARTS)" "ms"
+printf '%-60s %10.1f\n' "bin/odlm-render-fn" "$s_fn"
+printf '%-60s %10.1f\n' "hack/minimal-fn (kyaml framework only)" "$s_min"
+awk -v a="$s_fn" -v b="$s_min" 'BEGIN { printf "RATIO start-up: %.1f ms (%.2f× minimal)  (target < 30 ms) %s\n", a, a/b, (a < 30 ? "OK" : "FAIL") }'
+echo
+echo "peak memory, $PEAK_REQUESTS requests via odlm-render-fn"
+printf '%-60s %10s\n' "wall time" "$peak_s"
+printf '%-60s %10s\n' "objects out" "$peak_objects"
+printf '%-60s %10.1f MB\n' "input ResourceList" "$(awk -v b="$in_bytes" 'BEGIN {print b/1e6}')"
+printf '%-60s %10.1f MB\n' "catalog files read" "$(awk -v b="$cat_bytes" 'BEGIN {print b/1e6}')"
+printf '%-60s %10.1f MB\n' "max RSS (/usr/bin/time -v)" "$(awk -v k="$rss_kb" 'BEGIN {print k*1024/1e6}')"
+awk -v k="$rss_kb" -v b="$in_bytes" 'BEGIN { r = k*1024/b; printf "RATIO peak RSS / input bytes: %.1f×  (target < 10×) %s\n", r, (r < 10 ? "OK" : "FAIL") }'
