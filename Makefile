@@ -48,6 +48,7 @@ fuzz:
 	$(GO) test ./pkg/merge/ -run '^$$' -fuzz FuzzMerge -fuzztime 60s
 	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzLoad -fuzztime 60s
 	$(GO) test ./pkg/render/ -run '^$$' -fuzz FuzzRender -fuzztime 60s
+	$(GO) test ./pkg/template/ -run '^$$' -fuzz FuzzResolve -fuzztime 60s
 
 # Scale benchmarks (go test -bench, kustomize, start-up, peak memory): one table and the
 # ratios against the targets; a few minutes. See scripts/bench.sh.
