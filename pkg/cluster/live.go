@@ -39,9 +39,9 @@ type LiveOptions struct {
 	// Timeout bounds each request (default DefaultLiveTimeout).
 	Timeout time.Duration
 
-	// wrapTransport, for tests, wraps the HTTP transport under the read-only guard, so it
+	// WrapTransport, for tests, wraps the HTTP transport under the read-only guard, so it
 	// sees exactly the requests that leave the process.
-	wrapTransport func(http.RoundTripper) http.RoundTripper
+	WrapTransport func(http.RoundTripper) http.RoundTripper
 }
 
 // Live reads objects from a live cluster with GET requests only: one GET per object, plus
@@ -61,8 +61,20 @@ type Live struct {
 
 var _ Reader = (*Live)(nil)
 
-// NewLive loads the kubeconfig and prepares a client. It sends no request.
-func NewLive(opts LiveOptions) (*Live, error) {
+// Connection is a read-only REST client for the cluster of a kubeconfig: its transport
+// refuses every method but GET (a LIST is a GET). The live reader and other read-only
+// commands (odlm-render installed) share it.
+type Connection struct {
+	Client    rest.Interface
+	Server    string // the API server's URL
+	User      string // the kubeconfig user, for messages
+	Namespace string // the context's namespace ("default" when it names none)
+	Timeout   time.Duration
+}
+
+// Connect loads the kubeconfig (as kubectl does when opts.Kubeconfig is empty) and prepares
+// a client. It sends no request.
+func Connect(opts LiveOptions) (*Connection, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	where := "kubeconfig"
 	if opts.Kubeconfig != "" {
@@ -77,6 +89,10 @@ func NewLive(opts LiveOptions) (*Live, error) {
 		}
 		return nil, fmt.Errorf("live cluster: %s: %w", where, err)
 	}
+	namespace, _, err := loader.Namespace()
+	if err != nil || namespace == "" {
+		namespace = "default"
+	}
 	user := ""
 	if raw, err := loader.RawConfig(); err == nil {
 		name := opts.Context
@@ -87,7 +103,6 @@ func NewLive(opts LiveOptions) (*Live, error) {
 			user = c.AuthInfo
 		}
 	}
-
 	timeout := opts.Timeout
 	if timeout <= 0 {
 		timeout = DefaultLiveTimeout
@@ -97,13 +112,12 @@ func NewLive(opts LiveOptions) (*Live, error) {
 	cfg.Timeout = timeout
 	cfg.QPS, cfg.Burst = 50, 100
 	cfg.WarningHandler = rest.NoWarnings{}
-	dialTimeout := min(liveDialTimeout, timeout)
-	dialer := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}
+	dialer := &net.Dialer{Timeout: min(liveDialTimeout, timeout), KeepAlive: 30 * time.Second}
 	if cfg.Dial == nil && cfg.Proxy == nil {
 		cfg.Dial = dialer.DialContext
 	}
-	if opts.wrapTransport != nil {
-		cfg.Wrap(opts.wrapTransport)
+	if opts.WrapTransport != nil {
+		cfg.Wrap(opts.WrapTransport)
 	}
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return readOnlyTransport{rt} })
 	// like the dynamic client: unversioned, absolute paths per request
@@ -111,11 +125,20 @@ func NewLive(opts LiveOptions) (*Live, error) {
 	if err != nil {
 		return nil, fmt.Errorf("live cluster: %s: %w", where, err)
 	}
+	return &Connection{Client: client, Server: cfg.Host, User: user, Namespace: namespace, Timeout: timeout}, nil
+}
+
+// NewLive loads the kubeconfig and prepares a client. It sends no request.
+func NewLive(opts LiveOptions) (*Live, error) {
+	c, err := Connect(opts)
+	if err != nil {
+		return nil, err
+	}
 	return &Live{
-		server:    cfg.Host,
-		user:      user,
-		timeout:   timeout,
-		client:    client,
+		server:    c.Server,
+		user:      c.User,
+		timeout:   c.Timeout,
+		client:    c.Client,
 		resources: map[string][]metav1.APIResource{},
 	}, nil
 }

@@ -120,7 +120,7 @@ spec: {color: blue}
 `, ns, gadget))
 
 	rec := &recorder{}
-	live, err := NewLive(LiveOptions{Kubeconfig: c.AdminKubeconfig(), wrapTransport: rec.wrap})
+	live, err := NewLive(LiveOptions{Kubeconfig: c.AdminKubeconfig(), WrapTransport: rec.wrap})
 	require.NoError(t, err)
 	assert.Equal(t, c.Server(), live.Server())
 
@@ -368,7 +368,7 @@ func TestNewLiveKubeconfigErrors(t *testing.T) {
 
 	t.Run("no request before the first Get", func(t *testing.T) {
 		rec := &recorder{}
-		_, err := NewLive(LiveOptions{Kubeconfig: good, wrapTransport: rec.wrap})
+		_, err := NewLive(LiveOptions{Kubeconfig: good, WrapTransport: rec.wrap})
 		require.NoError(t, err)
 		assert.Empty(t, rec.requests())
 	})

@@ -4,17 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/odlm-render/odlm-render/pkg/cluster"
 	"github.com/odlm-render/odlm-render/pkg/diag"
@@ -24,18 +20,8 @@ import (
 // listPageSize is the number of objects asked for per LIST request (continued until done).
 var listPageSize = 500
 
-// LiveOptions says which cluster a LiveLister reads, as cluster.LiveOptions does.
-type LiveOptions struct {
-	// Kubeconfig is the kubeconfig file; empty means what kubectl uses.
-	Kubeconfig string
-	// Context is the kubeconfig context; empty means the current context.
-	Context string
-	// Timeout bounds each request (default cluster.DefaultLiveTimeout).
-	Timeout time.Duration
-
-	// wrapTransport, for tests, wraps the HTTP transport under the read-only guard.
-	wrapTransport func(http.RoundTripper) http.RoundTripper
-}
+// LiveOptions says which cluster a LiveLister reads (the live reader's options).
+type LiveOptions = cluster.LiveOptions
 
 // LiveLister lists OLM objects of a live cluster with LIST requests (HTTP GET, paginated),
 // the way cluster.Live reads single objects: its transport refuses every method but GET,
@@ -81,58 +67,14 @@ var (
 	resNamespaces     = resource{"", "v1", "namespaces", "Namespace"}
 )
 
-// NewLiveLister loads the kubeconfig and prepares a client. It sends no request.
+// NewLiveLister loads the kubeconfig and prepares a read-only client (cluster.Connect). It
+// sends no request.
 func NewLiveLister(opts LiveOptions) (*LiveLister, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	where := "kubeconfig"
-	if opts.Kubeconfig != "" {
-		rules.ExplicitPath = opts.Kubeconfig
-		where = "kubeconfig " + opts.Kubeconfig
-	}
-	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: opts.Context})
-	cfg, err := loader.ClientConfig()
+	c, err := cluster.Connect(opts)
 	if err != nil {
-		if clientcmd.IsEmptyConfig(err) {
-			return nil, fmt.Errorf("live cluster: no %s found (set --kubeconfig or $KUBECONFIG, or create ~/.kube/config)", where)
-		}
-		return nil, fmt.Errorf("live cluster: %s: %w", where, err)
+		return nil, err
 	}
-	namespace, _, err := loader.Namespace()
-	if err != nil || namespace == "" {
-		namespace = "default"
-	}
-	user := ""
-	if raw, err := loader.RawConfig(); err == nil {
-		name := opts.Context
-		if name == "" {
-			name = raw.CurrentContext
-		}
-		if c, ok := raw.Contexts[name]; ok && c != nil {
-			user = c.AuthInfo
-		}
-	}
-	timeout := opts.Timeout
-	if timeout <= 0 {
-		timeout = cluster.DefaultLiveTimeout
-	}
-	cfg = dynamic.ConfigFor(cfg)
-	cfg.AcceptContentTypes = "application/json"
-	cfg.Timeout = timeout
-	cfg.QPS, cfg.Burst = 50, 100
-	cfg.WarningHandler = rest.NoWarnings{}
-	dialer := &net.Dialer{Timeout: min(3*time.Second, timeout), KeepAlive: 30 * time.Second}
-	if cfg.Dial == nil && cfg.Proxy == nil {
-		cfg.Dial = dialer.DialContext
-	}
-	if opts.wrapTransport != nil {
-		cfg.Wrap(opts.wrapTransport)
-	}
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return readOnlyTransport{rt} })
-	client, err := rest.UnversionedRESTClientFor(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("live cluster: %s: %w", where, err)
-	}
-	return &LiveLister{server: cfg.Host, user: user, namespace: namespace, timeout: timeout, client: client}, nil
+	return &LiveLister{server: c.Server, user: c.User, namespace: c.Namespace, timeout: c.Timeout, client: c.Client}, nil
 }
 
 // Server is the API server's URL, for messages.
@@ -259,19 +201,3 @@ func (l *LiveLister) describe(err error, r resource) error {
 	}
 	return fmt.Errorf("cluster %s unreachable: %s", l.server, msg)
 }
-
-// readOnlyTransport refuses every request but GET (a LIST is a GET).
-type readOnlyTransport struct{ next http.RoundTripper }
-
-func (t readOnlyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method != http.MethodGet {
-		if req.Body != nil {
-			_ = req.Body.Close()
-		}
-		return nil, fmt.Errorf("live cluster lister is read-only: refusing %s %s", req.Method, req.URL.Path)
-	}
-	return t.next.RoundTrip(req)
-}
-
-// WrappedRoundTripper lets client-go see through the wrapper.
-func (t readOnlyTransport) WrappedRoundTripper() http.RoundTripper { return t.next }
