@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -21,33 +18,10 @@ const (
 	collectionData    = "../../testdata/collection"
 )
 
-// collectionCLI runs the command line as Main does. Until newRoot registers the
-// collection command, the test adds it to the same root.
+// collectionCLI runs the command line in-process through Main.
 func collectionCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	if cmd, _, err := newRoot(strings.NewReader(""), &out, &errOut).Find([]string{"collection"}); err == nil && cmd.Name() == "collection" {
-		code := Main(args, strings.NewReader(""), &out, &errOut)
-		return code, out.String(), errOut.String()
-	}
-	root := newRoot(strings.NewReader(""), &out, &errOut)
-	root.AddCommand(newCollectionCmd(&out, &errOut))
-	root.SetArgs(args)
-	code := ExitOK
-	if err := root.Execute(); err != nil {
-		var ue usageError
-		switch {
-		case errors.As(err, &ue):
-			errOut.WriteString("odlm-render: " + err.Error() + "\n")
-			code = ExitUsage
-		case errors.Is(err, errReported):
-			code = ExitErrors
-		default:
-			errOut.WriteString("odlm-render: " + err.Error() + "\n")
-			code = ExitErrors
-		}
-	}
-	return code, out.String(), errOut.String()
+	return runCLI(t, "", args...)
 }
 
 func TestCollectionExampleMatchesGolden(t *testing.T) {

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,31 +22,11 @@ const (
 	catalogs    = "../../testdata/catalogs"
 )
 
-// runCLI runs the command line as Main does, with convert registered even before cli.go
-// adds it to the root command.
+// runCLI runs the command line in-process through Main.
 func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	in := strings.NewReader(stdin)
-	root := newRoot(in, &out, &errOut)
-	if c, _, err := root.Find([]string{"convert"}); err != nil || c.Name() != "convert" {
-		root.AddCommand(newConvertCmd(in, &out, &errOut))
-	}
-	root.SetArgs(args)
-	err := root.Execute()
-	code := ExitOK
-	var ue usageError
-	switch {
-	case err == nil:
-	case errors.As(err, &ue):
-		fmt.Fprintf(&errOut, "odlm-render: %v\n", err)
-		code = ExitUsage
-	default:
-		if !errors.Is(err, errReported) {
-			fmt.Fprintf(&errOut, "odlm-render: %v\n", err)
-		}
-		code = ExitErrors
-	}
+	code := Main(args, strings.NewReader(stdin), &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 
@@ -174,13 +152,13 @@ func normalizeControl(t *testing.T, stream string) string {
 	return buf.String()
 }
 
-// TestConvertIsRegistered checks cli.go's root command once it registers convert.
+// TestConvertIsRegistered checks that cli.go's root command has convert.
 func TestConvertIsRegistered(t *testing.T) {
 	var out, errOut bytes.Buffer
 	root := newRoot(strings.NewReader(""), &out, &errOut)
-	if c, _, err := root.Find([]string{"convert"}); err != nil || c.Name() != "convert" {
-		t.Skip("convert is not registered in cli.go yet: root.AddCommand(newConvertCmd(stdin, stdout, stderr))")
-	}
+	c, _, err := root.Find([]string{"convert"})
+	require.NoError(t, err)
+	require.Equal(t, "convert", c.Name())
 	code := Main([]string{"convert", "-n", "cs", convertData + "/seed/input"}, strings.NewReader(""), &out, &errOut)
 	assert.Equal(t, ExitOK, code, errOut.String())
 	assert.Contains(t, out.String(), "kind: OperandRequest")

@@ -3,8 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,32 +27,10 @@ import (
 
 const installedData = "../../testdata/installed"
 
-// runInstalledCmd runs `odlm-render installed ARGS` in-process, as Main does. Until the
-// command is registered in newRoot it is added to the root here (same root, same flags).
+// runInstalledCmd runs `odlm-render installed ARGS` in-process through Main.
 func runInstalledCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	root := newRoot(strings.NewReader(stdin), &out, &errOut)
-	if c, _, err := root.Find([]string{"installed"}); err != nil || c == root {
-		root.AddCommand(newInstalledCmd(strings.NewReader(stdin), &out, &errOut))
-	}
-	root.SetArgs(append([]string{"installed"}, args...))
-	err := root.Execute()
-	// Main's mapping of errors to exit codes and messages
-	code := ExitOK
-	var ue usageError
-	switch {
-	case err == nil:
-	case errors.As(err, &ue):
-		fmt.Fprintf(&errOut, "odlm-render: %v\n", err)
-		code = ExitUsage
-	default:
-		if !errors.Is(err, errReported) {
-			fmt.Fprintf(&errOut, "odlm-render: %v\n", err)
-		}
-		code = ExitErrors
-	}
-	return code, out.String(), errOut.String()
+	return runCLI(t, stdin, append([]string{"installed"}, args...)...)
 }
 
 type installedCase struct {
