@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -15,26 +16,30 @@ import (
 // A Builder is not safe for concurrent use. After an error it holds whatever
 // was added before the faulty blob; callers normally give up on it.
 type Builder struct {
-	keep     map[string]bool // nil keeps every package
-	packages map[string]*Package
-	defined  map[string]bool   // packages with an olm.package blob
-	deprSeen map[string]Source // packages with an olm.deprecations blob
-	ignored  map[string]int
+	keep          map[string]bool // nil keeps every package
+	relatedImages bool
+	packages      map[string]*Package
+	defined       map[string]bool   // packages with an olm.package blob
+	deprSeen      map[string]Source // packages with an olm.deprecations blob
+	ignored       map[string]int
 	// Duplicates do not stop the loading: they are collected and reported
 	// together by Catalog, so that one run shows every clash (loading two
 	// catalogs that share packages names each shared package once).
 	dupErrs     []error
 	dupPackages map[string]bool
 	done        bool
+	stats       stats
+	strs        map[string]string // interned strings, see internBundle
 }
 
 // NewBuilder returns an empty Builder.
 func NewBuilder(opts LoadOptions) *Builder {
 	b := &Builder{
-		packages: map[string]*Package{},
-		defined:  map[string]bool{},
-		deprSeen: map[string]Source{},
-		ignored:  map[string]int{},
+		relatedImages: opts.RelatedImages,
+		packages:      map[string]*Package{},
+		defined:       map[string]bool{},
+		deprSeen:      map[string]Source{},
+		ignored:       map[string]int{},
 
 		dupPackages: map[string]bool{},
 	}
@@ -50,7 +55,9 @@ func NewBuilder(opts LoadOptions) *Builder {
 var errFinished = errors.New("catalog: Builder.Catalog was already called")
 
 // AddPath adds a catalog file, or every .yaml, .yml and .json file under a
-// folder, recursively, in lexical order, honouring .indexignore files.
+// folder, recursively, in lexical order, honouring .indexignore files. A
+// file may hold FBC blobs or a CatalogSnapshot (told apart by its kind).
+// The files of a folder are decoded by one pipeline (see AddReader).
 func (b *Builder) AddPath(path string) error {
 	if b.done {
 		return errFinished
@@ -60,7 +67,8 @@ func (b *Builder) AddPath(path string) error {
 		return &Error{Source: fileSource(path), Err: err}
 	}
 	if fi.IsDir() {
-		return b.addDir(path, nil)
+		p := b.newPipeline()
+		return p.finish(b.addDir(path, nil, p))
 	}
 	return b.AddFile(path)
 }
@@ -74,11 +82,8 @@ func (b *Builder) AddFile(path string) error {
 	if formatOf(path) == "" {
 		return errNotCatalogFile(path)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return &Error{Source: fileSource(path), Err: err}
-	}
-	return decodeBytes(path, data, b)
+	p := b.newPipeline()
+	return p.finish(addFile(path, p))
 }
 
 // AddBytes adds the blobs of an in-memory file; name is used in errors and
@@ -87,12 +92,12 @@ func (b *Builder) AddBytes(name string, data []byte) error {
 	if b.done {
 		return errFinished
 	}
-	return decodeBytes(name, data, b)
+	return b.AddReader(name, bytes.NewReader(data))
 }
 
-// AddBlob adds one decoded blob. A blob that repeats a package, channel,
-// bundle or deprecations blob is not an error here: Catalog reports all of
-// them. Values may be map[string]any or
+// AddBlob adds one decoded blob, or a decoded CatalogSnapshot. A blob that
+// repeats a package, channel, bundle or deprecations blob is not an error
+// here: Catalog reports all of them. Values may be map[string]any or
 // map[any]any, []any, strings, booleans, json.Number or Go numbers.
 func (b *Builder) AddBlob(source Source, blob map[string]any) error {
 	if b.done {
@@ -104,118 +109,204 @@ func (b *Builder) AddBlob(source Source, blob map[string]any) error {
 	return b.add(source, blob)
 }
 
-// wants implements blobSink: it lets the YAML decoder skip converting blobs
-// that would be dropped anyway. Unknown schemas are counted here then.
-func (b *Builder) wants(schema, pkg string) bool {
-	switch schema {
-	case schemaPackage, schemaChannel, schemaBundle, schemaDeprecations:
-		return b.keeps(pkg)
-	}
-	b.ignored[schema]++
-	return false
+// item is one decoded blob, ready to be inserted into a Builder, or the
+// reason why nothing is kept. Items are produced by decodeBlob (a pure
+// function of the blob and the package filter, so it may run on any
+// goroutine) and consumed, in document order, by insert.
+type item struct {
+	kind itemKind
+	src  Source
+	// pkg is the package the blob belongs to; for itemIgnored, the schema.
+	pkg            string
+	defaultChannel string
+	description    string
+	channel        *Channel
+	bundle         *Bundle
+	deprecations   []Deprecation
 }
+
+type itemKind uint8
+
+const (
+	itemSkipped      itemKind = iota // a blob of a package that is not kept
+	itemIgnored                      // a blob of a schema this package does not interpret
+	itemPackage                      // an olm.package blob
+	itemChannel                      // an olm.channel blob
+	itemBundle                       // an olm.bundle blob
+	itemDeprecations                 // an olm.deprecations blob
+)
 
 func (b *Builder) keeps(pkg string) bool { return b.keep == nil || b.keep[pkg] }
 
-// add implements blobSink.
+// add decodes and inserts one blob.
 func (b *Builder) add(src Source, blob map[string]any) error {
-	v := blob["schema"]
-	if v == nil {
-		return &Error{Source: src, Err: errors.New(`blob has no "schema"`)}
-	}
-	schema, err := toString(v, `field "schema"`)
+	items, err := b.decodeBlob(src, blob)
 	if err != nil {
-		return &Error{Source: src, Err: err}
+		return err
 	}
-	if schema == "" {
-		return &Error{Source: src, Err: errors.New(`blob has an empty "schema"`)}
-	}
-	if schema == schemaPackage {
-		name, err := reqString(blob, "name")
-		if err != nil {
-			return &Error{Source: src, Err: fmt.Errorf("olm.package: %w", err)}
-		}
-		if !b.keeps(name) {
-			return nil
-		}
-		return b.addPackage(src, name, blob)
-	}
-	switch schema {
-	case schemaChannel, schemaBundle, schemaDeprecations:
-	default:
-		b.ignored[schema]++
-		return nil
-	}
-	pkgName, err := reqString(blob, "package")
-	if err != nil {
-		return &Error{Source: src, Err: fmt.Errorf("%s: %w", schema, err)}
-	}
-	if !b.keeps(pkgName) {
-		return nil
-	}
-	p := b.pkg(pkgName)
-	switch schema {
-	case schemaChannel:
-		ch, err := decodeChannel(src, pkgName, blob)
-		if err != nil {
-			return err
-		}
-		if prev, dup := p.Channels[ch.Name]; dup {
-			b.duplicate(pkgName, &Error{Source: src, Package: pkgName, Channel: ch.Name,
-				Err: fmt.Errorf("olm.channel %w: first at %s", ErrDuplicate, prev.Source)})
-			return nil
-		}
-		p.Channels[ch.Name] = ch
-	case schemaBundle:
-		bu, err := decodeBundle(src, pkgName, blob)
-		if err != nil {
-			return err
-		}
-		if prev, dup := p.Bundles[bu.Name]; dup {
-			b.duplicate(pkgName, &Error{Source: src, Package: pkgName, Bundle: bu.Name,
-				Err: fmt.Errorf("olm.bundle %w: first at %s", ErrDuplicate, prev.Source)})
-			return nil
-		}
-		p.Bundles[bu.Name] = bu
-	case schemaDeprecations:
-		ds, err := decodeDeprecations(src, pkgName, blob)
-		if err != nil {
-			return err
-		}
-		if prev, dup := b.deprSeen[pkgName]; dup {
-			b.duplicate(pkgName, &Error{Source: src, Package: pkgName,
-				Err: fmt.Errorf("olm.deprecations %w: first at %s", ErrDuplicate, prev)})
-			return nil
-		}
-		b.deprSeen[pkgName] = src
-		p.Deprecations = ds
+	for _, it := range items {
+		b.insert(it)
 	}
 	return nil
 }
 
-func (b *Builder) addPackage(src Source, name string, blob map[string]any) error {
-	p := b.pkg(name)
-	if b.defined[name] {
-		b.duplicate(name, &Error{Source: src, Package: name,
-			Err: fmt.Errorf("olm.package %w: first at %s", ErrDuplicate, p.Source)})
-		b.dupPackages[name] = true
-		return nil
+// decodeBlob turns one blob into items. It only reads b.keep, so workers
+// may call it concurrently. A CatalogSnapshot gives one item per blob it
+// holds.
+func (b *Builder) decodeBlob(src Source, blob map[string]any) ([]item, error) {
+	v := blob["schema"]
+	if v == nil {
+		if isSnapshot(blob) {
+			return b.decodeSnapshotObject(src, blob)
+		}
+		return nil, &Error{Source: src, Err: errors.New(`blob has no "schema"`)}
 	}
+	schema, err := toString(v, `field "schema"`)
+	if err != nil {
+		return nil, &Error{Source: src, Err: err}
+	}
+	if schema == "" {
+		return nil, &Error{Source: src, Err: errors.New(`blob has an empty "schema"`)}
+	}
+	if schema == schemaPackage {
+		name, err := reqString(blob, "name")
+		if err != nil {
+			return nil, &Error{Source: src, Err: fmt.Errorf("olm.package: %w", err)}
+		}
+		if !b.keeps(name) {
+			return []item{{kind: itemSkipped, src: src, pkg: name}}, nil
+		}
+		it, err := decodePackage(src, name, blob)
+		return []item{it}, err
+	}
+	switch schema {
+	case schemaChannel, schemaBundle, schemaDeprecations:
+	default:
+		return []item{{kind: itemIgnored, src: src, pkg: schema}}, nil
+	}
+	pkgName, err := reqString(blob, "package")
+	if err != nil {
+		return nil, &Error{Source: src, Err: fmt.Errorf("%s: %w", schema, err)}
+	}
+	if !b.keeps(pkgName) {
+		return []item{{kind: itemSkipped, src: src, pkg: pkgName}}, nil
+	}
+	it := item{src: src, pkg: pkgName}
+	switch schema {
+	case schemaChannel:
+		it.kind = itemChannel
+		it.channel, err = decodeChannel(src, pkgName, blob)
+	case schemaBundle:
+		it.kind = itemBundle
+		it.bundle, err = decodeBundle(src, pkgName, blob, b.relatedImages)
+	case schemaDeprecations:
+		it.kind = itemDeprecations
+		it.deprecations, err = decodeDeprecations(src, pkgName, blob)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []item{it}, nil
+}
+
+func decodePackage(src Source, name string, blob map[string]any) (item, error) {
 	fail := func(err error) error {
 		return &Error{Source: src, Package: name, Err: fmt.Errorf("olm.package: %w", err)}
 	}
 	dc, err := optString(blob, "defaultChannel")
 	if err != nil {
-		return fail(err)
+		return item{}, fail(err)
 	}
 	desc, err := optString(blob, "description")
 	if err != nil {
-		return fail(err)
+		return item{}, fail(err)
 	}
 	// The icon (often tens of kB of base64) is deliberately not read.
+	return item{kind: itemPackage, src: src, pkg: name, defaultChannel: dc, description: desc}, nil
+}
+
+// insert adds a decoded item. Clashes are recorded, not returned: Catalog
+// reports all of them.
+func (b *Builder) insert(it item) {
+	switch it.kind {
+	case itemSkipped:
+		return
+	case itemIgnored:
+		b.ignored[it.pkg]++
+		return
+	case itemPackage:
+		b.addPackage(it)
+		return
+	}
+	pkgName := it.pkg
+	p := b.pkg(pkgName)
+	src := it.src
+	switch it.kind {
+	case itemChannel:
+		ch := it.channel
+		ch.Package = p.Name
+		if prev, dup := p.Channels[ch.Name]; dup {
+			b.duplicate(pkgName, &Error{Source: src, Package: pkgName, Channel: ch.Name,
+				Err: fmt.Errorf("olm.channel %w: first at %s", ErrDuplicate, prev.Source)})
+			return
+		}
+		p.Channels[ch.Name] = ch
+	case itemBundle:
+		bu := it.bundle
+		b.internBundle(bu, p.Name)
+		if prev, dup := p.Bundles[bu.Name]; dup {
+			b.duplicate(pkgName, &Error{Source: src, Package: pkgName, Bundle: bu.Name,
+				Err: fmt.Errorf("olm.bundle %w: first at %s", ErrDuplicate, prev.Source)})
+			return
+		}
+		p.Bundles[bu.Name] = bu
+	case itemDeprecations:
+		if prev, dup := b.deprSeen[pkgName]; dup {
+			b.duplicate(pkgName, &Error{Source: src, Package: pkgName,
+				Err: fmt.Errorf("olm.deprecations %w: first at %s", ErrDuplicate, prev)})
+			return
+		}
+		b.deprSeen[pkgName] = src
+		p.Deprecations = it.deprecations
+	}
+}
+
+// internBundle makes the strings bundles repeat (API groups, versions and
+// kinds, install mode types, the package name) share one copy: a decoder
+// gives each its own, and a big catalog has tens of thousands of them.
+func (b *Builder) internBundle(bu *Bundle, pkg string) {
+	if b.strs == nil {
+		b.strs = map[string]string{}
+	}
+	in := func(s string) string {
+		if v, ok := b.strs[s]; ok {
+			return v
+		}
+		b.strs[s] = s
+		return s
+	}
+	bu.Package = pkg
+	for _, gs := range [][]GVK{bu.ProvidedGVKs, bu.RequiredGVKs} {
+		for i := range gs {
+			gs[i] = GVK{Group: in(gs[i].Group), Version: in(gs[i].Version), Kind: in(gs[i].Kind)}
+		}
+	}
+	for i := range bu.InstallModes {
+		bu.InstallModes[i].Type = in(bu.InstallModes[i].Type)
+	}
+}
+
+func (b *Builder) addPackage(it item) {
+	name := it.pkg
+	p := b.pkg(name)
+	if b.defined[name] {
+		b.duplicate(name, &Error{Source: it.src, Package: name,
+			Err: fmt.Errorf("olm.package %w: first at %s", ErrDuplicate, p.Source)})
+		b.dupPackages[name] = true
+		return
+	}
 	b.defined[name] = true
-	p.Source, p.DefaultChannel, p.Description = src, dc, desc
-	return nil
+	p.Source, p.DefaultChannel, p.Description = it.src, it.defaultChannel, it.description
 }
 
 // duplicate records a clash; once a package is defined twice, the clashes
@@ -249,6 +340,7 @@ func (b *Builder) Catalog() (*Catalog, error) {
 		return nil, errFinished
 	}
 	b.done = true
+	b.strs = nil
 	errs := b.dupErrs
 	for _, name := range slices.Sorted(maps.Keys(b.packages)) {
 		p := b.packages[name]

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Bundle is one installable version of an operator.
@@ -24,12 +25,18 @@ type Bundle struct {
 	ProvidedGVKs     []GVK
 	RequiredGVKs     []GVK
 	RequiredPackages []PackageRequirement
-	RelatedImages    []RelatedImage
+	// RelatedImages are the images the bundle deploys; kept only with
+	// LoadOptions.RelatedImages (rendering does not need them).
+	RelatedImages []RelatedImage
 	// SkipRange comes from the olm.skipRange annotation.
 	SkipRange string
-	// Annotations are the CSV annotations (from olm.csv.metadata, or from
-	// the CSV among the olm.bundle.object properties). alm-examples stays
-	// here as text; Examples parses it on demand.
+	// Annotations are OLM's CSV annotations (from olm.csv.metadata, or from
+	// the CSV among the olm.bundle.object properties): alm-examples (as
+	// compact JSON text; Examples parses it on demand), olm.*,
+	// operatorframework.io/* and operators.operatorframework.io/* (such as
+	// olm.skipRange or operatorframework.io/suggested-namespace). Those of
+	// the catalog UI (capabilities, categories, description, createdAt…) are
+	// not kept: see keptAnnotation.
 	Annotations map[string]string
 	// Properties holds the properties not interpreted above (for example
 	// olm.maxOpenShiftVersion), values as decoded. The bulky
@@ -75,7 +82,7 @@ const (
 )
 
 // decodeBundle reads an olm.bundle blob whose package is already known.
-func decodeBundle(src Source, pkg string, blob map[string]any) (*Bundle, error) {
+func decodeBundle(src Source, pkg string, blob map[string]any, relatedImages bool) (*Bundle, error) {
 	name, err := reqString(blob, "name")
 	if err != nil {
 		return nil, &Error{Source: src, Package: pkg, Err: fmt.Errorf("olm.bundle: %w", err)}
@@ -87,9 +94,11 @@ func decodeBundle(src Source, pkg string, blob map[string]any) (*Bundle, error) 
 	if b.Image, err = optString(blob, "image"); err != nil {
 		return nil, fail("%w", err)
 	}
-	imgs, err := listOfMaps(blob, "relatedImages")
-	if err != nil {
-		return nil, fail("%w", err)
+	var imgs []map[string]any
+	if relatedImages {
+		if imgs, err = listOfMaps(blob, "relatedImages"); err != nil {
+			return nil, fail("%w", err)
+		}
 	}
 	for i, m := range imgs {
 		var ri RelatedImage
@@ -190,13 +199,96 @@ func decodeBundle(src Source, pkg string, blob map[string]any) (*Bundle, error) 
 			b.CSVName = csv.Metadata.Name
 		}
 		if !sawMetadata {
-			b.Annotations = csv.Metadata.Annotations
+			for k, v := range csv.Metadata.Annotations {
+				if keptAnnotation(k) {
+					if b.Annotations == nil {
+						b.Annotations = map[string]string{}
+					}
+					b.Annotations[k] = v
+				}
+			}
 			b.DisplayName = csv.Spec.DisplayName
 			b.InstallModes = csv.Spec.InstallModes
 		}
 	}
 	b.SkipRange = b.Annotations["olm.skipRange"]
+	if text, ok := b.Annotations[almExamples]; ok {
+		// Real alm-examples are indented JSON: half of it is blanks, and
+		// it is most of what a loaded catalog holds.
+		b.Annotations[almExamples] = compactJSON(text)
+	}
 	return b, nil
+}
+
+// keptAnnotation tells the CSV annotations a Bundle keeps: what the
+// renderer and a CatalogSnapshot read, not the catalog UI's prose.
+func keptAnnotation(k string) bool {
+	return k == almExamples || k == "olm.skipRange" || snapshotAnnotation(k)
+}
+
+// compactJSON drops the insignificant blanks of JSON text, as json.Compact
+// does, but faster (it is run on every bundle's alm-examples): the blanks
+// go first, then the shorter text is validated. Invalid JSON is given back
+// unchanged, so that Examples reports the error where the text has it.
+func compactJSON(text string) string {
+	var out []byte
+	word := func(c byte) bool {
+		return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '+' || c == '.'
+	}
+	var prev byte // the last byte kept outside strings
+	skipped := false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			if out == nil {
+				out = make([]byte, 0, len(text))
+				out = append(out, text[:i]...)
+			}
+			skipped = true
+			continue
+		case c == '"':
+			// copy the string up to its closing quote
+			j := i + 1
+			for j < len(text) {
+				k := strings.IndexAny(text[j:], "\"\\")
+				if k < 0 {
+					return text // not closed
+				}
+				j += k
+				if text[j] == '"' {
+					break
+				}
+				j += 2 // an escape
+			}
+			if j >= len(text) {
+				return text
+			}
+			if out != nil {
+				out = append(out, text[i:j+1]...)
+			}
+			i, prev, skipped = j, '"', false
+			continue
+		case word(c):
+			if skipped && word(prev) {
+				return text // "1 2" must not become "12"
+			}
+		case c == '{' || c == '}' || c == '[' || c == ']' || c == ',' || c == ':':
+		default:
+			return text
+		}
+		if out != nil {
+			out = append(out, c)
+		}
+		prev, skipped = c, false
+	}
+	if out == nil {
+		return text
+	}
+	if !json.Valid(out) {
+		return text // Examples reports the error where the text has it
+	}
+	return string(out)
 }
 
 func valueMap(v any) (map[string]any, error) {
@@ -235,12 +327,14 @@ func (b *Bundle) readCSVMetadata(v any) error {
 	if err != nil {
 		return err
 	}
-	if len(ann) > 0 {
-		b.Annotations = make(map[string]string, len(ann))
-		for k, v := range ann {
-			s, err := scalarString(v, fmt.Sprintf("annotation %q", k))
-			if err != nil {
-				return err
+	for k, v := range ann {
+		s, err := scalarString(v, fmt.Sprintf("annotation %q", k))
+		if err != nil {
+			return err
+		}
+		if keptAnnotation(k) {
+			if b.Annotations == nil {
+				b.Annotations = map[string]string{}
 			}
 			b.Annotations[k] = s
 		}

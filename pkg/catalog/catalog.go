@@ -41,6 +41,10 @@ type LoadOptions struct {
 	// memory at once, and are not validated (so a package defined twice
 	// elsewhere in the tree is no error when it is not asked for).
 	Packages []string
+	// RelatedImages keeps each bundle's relatedImages (Bundle.RelatedImages).
+	// Rendering does not need them, so they are dropped by default: they
+	// are a fifth of what a loaded catalog would otherwise hold.
+	RelatedImages bool
 }
 
 // Load reads files and folders (recursively). Several paths form one

@@ -1,18 +1,31 @@
 // Package catalog owns reading OLM file-based catalogs (FBC): it decodes the
 // olm.package, olm.channel, olm.bundle and olm.deprecations blobs of a catalog
-// tree, works out channel heads, and parses the alm-examples of a bundle.
+// tree, works out channel heads, and parses the alm-examples of a bundle. It
+// also reads and writes CatalogSnapshots, this project's compact copy of the
+// part of a catalog a render reads (snapshot.go).
 //
 // It is a decoder of our own, written against the FBC schema documented by
 // operator-registry; it does not import operator-registry.
+//
+// How it reads (decode.go, split.go, prune.go, stream.go): a stream is cut
+// into documents without being parsed; a peek at each document's unindented
+// lines names its schema and package, so that blobs of packages not asked for
+// are dropped unparsed; the rest is parsed by workers, after the text of the
+// CSV metadata no Bundle field comes from (crdDescriptions, descriptions,
+// icons…) is cut out; items reach the Builder in document order. Shortcuts
+// never change a result: whatever they cannot read exactly is parsed in full
+// (FuzzStreamingMatchesReference checks it against a plain decoder).
 //
 // What it must not do:
 //   - import pkg/render or know anything about ODLM custom resources: it only
 //     answers questions about catalog data;
 //   - panic on any input (the decoders are fuzzed);
-//   - keep icons (icon.base64data) or whole blobs in memory after decoding:
-//     only the fields the renderer needs are kept, so that a 30 MB catalog
-//     does not cost hundreds of MB;
-//   - follow symlinked folders (a loop would never end) or touch the network.
+//   - keep icons, descriptions, related images (unless asked) or whole blobs
+//     in memory after decoding, or hold more than a few documents of a
+//     stream at once: only the fields the renderer and a snapshot need are
+//     kept, so that a 33 MB catalog costs about 8 MB loaded;
+//   - follow symlinked folders (a loop would never end) or touch the network
+//     (images are pkg/image's: it feeds their layers to a Tree).
 //
 // Every error names where the data came from (file, document index, line when
 // known) and the package, channel or bundle concerned; see Error.

@@ -26,7 +26,8 @@ func exampleIDs(t *testing.T, b *catalog.Bundle) []string {
 func TestRealCatalogs(t *testing.T) {
 	c, err := catalog.Load(realCatalogs)
 	require.NoError(t, err)
-	require.Equal(t, []string{"kube-green", "nfs-provisioner-operator", "nvidia-network-operator", "stackable-zookeeper-operator"}, c.PackageNames())
+	require.Equal(t, []string{"ecr-secret-operator", "eda-k8s-operator", "kube-green", "kurrentdb-operator", "linstor-operator",
+		"nfs-provisioner-operator", "nvidia-network-operator", "operator-certification-operator", "stackable-zookeeper-operator"}, c.PackageNames())
 
 	nvidiaExamples := []string{
 		"HostDeviceNetwork/example-hostdevice-network", "IPoIBNetwork/example-ipoibnetwork",
@@ -114,7 +115,7 @@ func TestRealCatalogDetails(t *testing.T) {
 			require.NoError(t, err)
 			assert.Len(t, ex, 4, b.Name)
 			assert.Contains(t, b.ProvidedGVKs, catalog.GVK{Group: "mellanox.com", Version: "v1alpha1", Kind: "NicClusterPolicy"})
-			assert.NotEmpty(t, b.RelatedImages)
+			assert.Empty(t, b.RelatedImages, "kept only with LoadOptions.RelatedImages")
 		}
 	})
 	t.Run("kube-green channel entries keep file order", func(t *testing.T) {
@@ -124,7 +125,18 @@ func TestRealCatalogDetails(t *testing.T) {
 		assert.Equal(t, catalog.ChannelEntry{Name: "kube-green.v0.3.0"}, ch.Entries[0])
 		assert.Equal(t, catalog.ChannelEntry{Name: "kube-green.v0.7.1", Replaces: "kube-green.v0.7.0"}, ch.Entries[9])
 		b := p.Bundles["kube-green.v0.7.1"]
-		assert.Equal(t, "Seamless Upgrades", b.Annotations["capabilities"])
+		// OLM's annotations are kept, the catalog UI's are not.
+		assert.Contains(t, b.Annotations, "alm-examples")
+		assert.NotContains(t, b.Annotations, "capabilities")
+		assert.NotContains(t, b.Annotations, "description")
+	})
+	t.Run("related images on demand", func(t *testing.T) {
+		c, err := catalog.LoadWith(catalog.LoadOptions{RelatedImages: true}, realCatalogs)
+		require.NoError(t, err)
+		p, _ := c.Package("nvidia-network-operator")
+		for _, b := range p.Bundles {
+			assert.NotEmpty(t, b.RelatedImages)
+		}
 	})
 	t.Run("filter keeps one real package", func(t *testing.T) {
 		c, err := catalog.LoadWith(catalog.LoadOptions{Packages: []string{"kube-green"}}, realCatalogs)

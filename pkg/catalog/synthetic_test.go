@@ -28,7 +28,11 @@ func TestLoadSimple(t *testing.T) {
 	assert.Equal(t, "1.2.0", b.Version)
 	assert.Equal(t, "Example", b.DisplayName)
 	assert.Equal(t, []catalog.GVK{{Group: "example.com", Version: "v1", Kind: "Widget"}}, b.ProvidedGVKs)
-	assert.Equal(t, []catalog.RelatedImage{{Name: "operator", Image: "quay.io/example/operator:1.2.0"}}, b.RelatedImages)
+	assert.Empty(t, b.RelatedImages, "kept only with LoadOptions.RelatedImages")
+	withImages, err := catalog.LoadWith(catalog.LoadOptions{RelatedImages: true}, dir)
+	require.NoError(t, err)
+	wp, _ := withImages.Package("foo")
+	assert.Equal(t, []catalog.RelatedImage{{Name: "operator", Image: "quay.io/example/operator:1.2.0"}}, wp.Bundles["foo.v1.2.0"].RelatedImages)
 	assert.Equal(t, []catalog.Property{{Type: "olm.maxOpenShiftVersion", Value: "4.20"}}, b.Properties)
 	assert.Equal(t, []catalog.InstallMode{{Type: "OwnNamespace", Supported: true}, {Type: "AllNamespaces"}}, b.InstallModes)
 
@@ -335,7 +339,7 @@ func TestBuilderAddBlob(t *testing.T) {
 	require.NoError(t, b.AddBlob(src(2), map[string]any{"schema": "olm.bundle", "package": "k", "name": "k.v1",
 		"properties": []any{
 			map[string]any{"type": "olm.package", "value": map[any]any{"packageName": "k", "version": json.Number("1.10")}},
-			map[string]any{"type": "olm.csv.metadata", "value": map[string]any{"annotations": map[string]any{"olm.skipRange": "<1.10", "n": 3, "b": true}}},
+			map[string]any{"type": "olm.csv.metadata", "value": map[string]any{"annotations": map[string]any{"olm.skipRange": "<1.10", "olm.n": 3, "olm.b": true, "ui": "dropped"}}},
 		}}))
 	err := b.AddBlob(src(3), map[string]any{"name": "x"})
 	require.ErrorContains(t, err, `items.yaml (document 3): blob has no "schema"`)
@@ -346,7 +350,7 @@ func TestBuilderAddBlob(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "1.10", bu.Version)
 	assert.Equal(t, "<1.10", bu.SkipRange)
-	assert.Equal(t, map[string]string{"olm.skipRange": "<1.10", "n": "3", "b": "true"}, bu.Annotations)
+	assert.Equal(t, map[string]string{"olm.skipRange": "<1.10", "olm.n": "3", "olm.b": "true"}, bu.Annotations)
 
 	_, err = b.Catalog()
 	assert.Error(t, err, "a Builder is finished once")

@@ -14,7 +14,7 @@ const indexIgnoreFile = ".indexignore"
 // time, in lexical order, so that errors and duplicates are reported the
 // same way on every machine. Symlinked folders are not followed (a link
 // loop would never end); symlinked files are.
-func (b *Builder) addDir(dir string, ignores []*ignoreFile) error {
+func (b *Builder) addDir(dir string, ignores []*ignoreFile, p *pipeline) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return &Error{Source: fileSource(dir), Err: err}
@@ -49,14 +49,24 @@ func (b *Builder) addDir(dir string, ignores []*ignoreFile) error {
 		}
 		switch {
 		case isDir:
-			if err := b.addDir(full, ignores); err != nil {
+			if err := b.addDir(full, ignores, p); err != nil {
 				return err
 			}
 		case regular && formatOf(full) != "":
-			if err := b.AddFile(full); err != nil {
+			if err := addFile(full, p); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// addFile streams a file into a pipeline.
+func addFile(path string, p *pipeline) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return &Error{Source: fileSource(path), Err: err}
+	}
+	defer f.Close()
+	return p.stream(path, f)
 }

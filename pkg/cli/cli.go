@@ -65,7 +65,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newRenderCmd(stdin, stdout, stderr), newArgoCDCmd(stdin, stdout, stderr, os.Getenv), newArgoCDDiscoverCmd(stdout), newHealthCmd(stdout),
 		newInstalledCmd(stdin, stdout, stderr), newConvertCmd(stdin, stdout, stderr),
-		newCollectionCmd(stdout, stderr), &cobra.Command{
+		newCollectionCmd(stdout, stderr), newCatalogCmd(stdin, stdout, stderr), &cobra.Command{
 			Use:   "version",
 			Short: "Print the version",
 			Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(stdout, Version) },

@@ -1,0 +1,694 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+)
+
+// A CatalogSnapshot is this project's compact, deterministic copy of the
+// part of a catalog the renderer reads: one YAML document
+//
+//	apiVersion: odlm-render.io/v1alpha1
+//	kind: CatalogSnapshot
+//	metadata: {name: …}
+//	spec:
+//	  source: {type, ref, digest, imageID}   # where it was extracted from
+//	  packages:                               # sorted by name
+//	  - name, defaultChannel,
+//	    channels: [{name, head | headError, entries: [{name, replaces, skips, skipRange}]}],  # sorted; entries in catalog order
+//	    bundles:  [{name, version, image, csvName, displayName, skipRange, installModes,
+//	                providedAPIs, requiredAPIs, requiredPackages, properties, annotations,
+//	                almExamples}],                                     # sorted by name
+//	    deprecations: [{reference: {schema, name}, message}]
+//
+// almExamples is the parsed JSON array (a string only when the annotation
+// does not parse, so that the error stays the same); annotations hold OLM's
+// other CSV annotations (see snapshotAnnotation); properties the bundle
+// properties no other field holds.
+// Icons, descriptions, related images and the CSV metadata the renderer
+// does not read are left out. Loading a snapshot (Load, Builder.AddPath…:
+// the kind is detected) gives the same packages, channels, heads, bundles,
+// examples, install modes, GVKs and deprecations as the catalog it was
+// written from, and writing it again gives the same bytes.
+const (
+	snapshotAPIVersion = "odlm-render.io/v1alpha1"
+	snapshotKind       = "CatalogSnapshot"
+)
+
+// SnapshotSource says where a snapshot was extracted from.
+type SnapshotSource struct {
+	// Type is one of "fbc", "snapshot", "oci-layout", "docker-archive",
+	// "registry".
+	Type string
+	// Ref is the source as given: a path or an image reference.
+	Ref string
+	// Digest is the image manifest digest, when known.
+	Digest string
+	// ImageID is the digest of the image configuration, when known.
+	ImageID string
+}
+
+// SnapshotMeta is what a snapshot says besides its packages.
+type SnapshotMeta struct {
+	Name   string
+	Source SnapshotSource
+}
+
+// WriteSnapshot writes the catalog as a CatalogSnapshot. The output depends
+// only on the catalog's content and meta: not on file names, file order or
+// document order of the blobs it was read from. Packages are written one at
+// a time, bundle by bundle: a snapshot never exists whole in memory.
+func (c *Catalog) WriteSnapshot(w io.Writer, meta SnapshotMeta) error {
+	if meta.Name == "" {
+		meta.Name = "catalog"
+	}
+	yw := &yamlWriter{}
+	header := record{
+		{"apiVersion", snapshotAPIVersion},
+		{"kind", snapshotKind},
+		{"metadata", record{{"name", meta.Name}}},
+		{"spec", record{{"source", record{
+			{"type", meta.Source.Type},
+			{"ref", meta.Source.Ref},
+			{"digest", meta.Source.Digest},
+			{"imageID", meta.Source.ImageID},
+		}}}},
+	}
+	if err := yw.value(header, 0, false); err != nil {
+		return err
+	}
+	names := c.PackageNames()
+	if len(names) == 0 {
+		yw.buf = append(yw.buf, "  packages: []\n"...)
+	} else {
+		yw.buf = append(yw.buf, "  packages:\n"...)
+	}
+	if _, err := w.Write(yw.buf); err != nil {
+		return err
+	}
+	// Packages are rendered by workers, each into its own buffer, and
+	// written in order; at most 2 per worker are held.
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(names)))
+	type rendered struct {
+		buf []byte
+		err error
+	}
+	slots := make([]chan rendered, len(names))
+	for i := range slots {
+		slots[i] = make(chan rendered, 1)
+	}
+	next := make(chan int, len(names))
+	for i := range names {
+		next <- i
+	}
+	close(next)
+	window := make(chan struct{}, 2*workers)
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				// The slot first, then the package: the packages holding
+				// slots are always the first ones not yet written, so the
+				// one the writer waits for always gets rendered.
+				select {
+				case window <- struct{}{}:
+				case <-quit:
+					return
+				}
+				i, ok := <-next
+				if !ok {
+					return
+				}
+				pw := &yamlWriter{}
+				err := writeSnapshotPackage(pw, c.packages[names[i]])
+				if err != nil {
+					err = fmt.Errorf("package %q: %w", names[i], err)
+				}
+				slots[i] <- rendered{pw.buf, err}
+			}
+		})
+	}
+	defer wg.Wait()
+	defer close(quit)
+	for _, slot := range slots {
+		r := <-slot
+		<-window
+		if r.err != nil {
+			return r.err
+		}
+		if _, err := w.Write(r.buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeSnapshotPackage writes one spec.packages element, a bundle at a
+// time (a bundle's parsed alm-examples are the bulk of a snapshot).
+func writeSnapshotPackage(yw *yamlWriter, p *Package) error {
+	var chs []any
+	for _, cn := range p.ChannelNames() {
+		ch := p.Channels[cn]
+		cr := record{{"name", ch.Name}}
+		if head, err := ch.Head(); err == nil {
+			cr = append(cr, field{"head", head})
+		} else {
+			cr = append(cr, field{"headError", headText("", err)})
+		}
+		entries := make([]any, 0, len(ch.Entries))
+		for _, e := range ch.Entries {
+			entries = append(entries, record{{"name", e.Name}, {"replaces", e.Replaces}, {"skips", flowList(e.Skips)}, {"skipRange", e.SkipRange}})
+		}
+		chs = append(chs, append(cr, field{"entries", entries}))
+	}
+	yw.buf = append(yw.buf, "  - "...)
+	if err := yw.value(record{{"name", p.Name}, {"defaultChannel", p.DefaultChannel}, {"channels", chs}}, 4, false); err != nil {
+		return err
+	}
+	if len(p.Bundles) > 0 {
+		yw.buf = append(yw.buf, "    bundles:\n"...)
+	}
+	for _, bn := range p.BundleNames() {
+		br, err := snapshotBundle(p.Bundles[bn])
+		if err != nil {
+			return err
+		}
+		yw.buf = append(yw.buf, "    - "...)
+		if err := yw.value(br, 6, false); err != nil {
+			return fmt.Errorf("bundle %q: %w", bn, err)
+		}
+	}
+	var ds []any
+	for _, d := range p.Deprecations {
+		ds = append(ds, record{{"reference", flowRecord{{"schema", d.Reference.Schema}, {"name", d.Reference.Name}}}, {"message", d.Message}})
+	}
+	if len(ds) > 0 {
+		yw.indent(4)
+		if err := yw.value(record{{"deprecations", ds}}, 4, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func snapshotBundle(b *Bundle) (record, error) {
+	r := record{{"name", b.Name}, {"version", b.Version}, {"image", b.Image}}
+	if b.CSVName != b.Name {
+		r = append(r, field{"csvName", b.CSVName})
+	}
+	r = append(r, field{"displayName", b.DisplayName}, field{"skipRange", b.SkipRange})
+	var modes []any
+	for _, m := range b.InstallModes {
+		modes = append(modes, flowRecord{{"type", m.Type}, {"supported", m.Supported}})
+	}
+	r = append(r, field{"installModes", modes})
+	gvks := func(gs []GVK) []any {
+		var l []any
+		for _, g := range gs {
+			l = append(l, flowRecord{{"group", g.Group}, {"version", g.Version}, {"kind", g.Kind}})
+		}
+		return l
+	}
+	r = append(r, field{"providedAPIs", gvks(b.ProvidedGVKs)}, field{"requiredAPIs", gvks(b.RequiredGVKs)})
+	var reqs []any
+	for _, q := range b.RequiredPackages {
+		reqs = append(reqs, flowRecord{{"packageName", q.PackageName}, {"versionRange", q.VersionRange}})
+	}
+	r = append(r, field{"requiredPackages", reqs})
+	var props []any
+	for _, p := range b.Properties {
+		props = append(props, record{{"type", p.Type}, {"value", jsonNull{jsonValue(p.Value)}}})
+	}
+	r = append(r, field{"properties", props})
+	var ann record
+	for _, k := range slices.Sorted(maps.Keys(b.Annotations)) {
+		if snapshotAnnotation(k) {
+			ann = append(ann, field{k, jsonNull{b.Annotations[k]}})
+		}
+	}
+	r = append(r, field{"annotations", ann})
+	if text, ok := b.Annotations[almExamples]; ok {
+		ex, err := b.Examples()
+		if err != nil || ex == nil {
+			r = append(r, field{"almExamples", jsonNull{text}}) // as written, so that Examples gives the same answer
+		} else {
+			list := make([]any, len(ex))
+			for i, e := range ex {
+				list[i] = e
+			}
+			r = append(r, field{"almExamples", list})
+		}
+	}
+	return r, nil
+}
+
+// snapshotAnnotation tells the CSV annotations a snapshot keeps: OLM's
+// (olm.*, operatorframework.io/*, operators.operatorframework.io/*, such as
+// operatorframework.io/suggested-namespace), but the two written elsewhere
+// (olm.skipRange, alm-examples) and the names of the tools that built the
+// bundle. The catalog UI's (capabilities, categories, createdAt,
+// description, features.operators.openshift.io/*…) are left out.
+func snapshotAnnotation(k string) bool {
+	switch k {
+	case almExamples, "olm.skipRange", "operators.operatorframework.io/builder", "operators.operatorframework.io/project_layout":
+		return false
+	}
+	return strings.HasPrefix(k, "olm.") || strings.HasPrefix(k, "operatorframework.io/") ||
+		strings.HasPrefix(k, "operators.operatorframework.io/")
+}
+
+// jsonValue turns a decoded value into a JSON tree (the values of blobs
+// handed to AddBlob may come from other decoders).
+func jsonValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = jsonValue(e)
+		}
+		return out
+	case map[any]any:
+		m, _ := asMap(x)
+		return jsonValue(m)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = jsonValue(e)
+		}
+		return out
+	case nil, string, bool, json.Number:
+		return x
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return json.Number(fmt.Sprint(x))
+	case float32:
+		return json.Number(strconv.FormatFloat(float64(x), 'g', -1, 32))
+	case float64:
+		return json.Number(strconv.FormatFloat(x, 'g', -1, 64))
+	}
+	s, err := scalarString(v, "value")
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return s
+}
+
+// Reading.
+
+func isSnapshot(blob map[string]any) bool {
+	k, _ := blob["kind"].(string)
+	return k == snapshotKind
+}
+
+// decodeSnapshotObject reads a whole CatalogSnapshot (from JSON, from
+// AddBlob, or a YAML document whose layout the splitter did not cut).
+func (b *Builder) decodeSnapshotObject(src Source, blob map[string]any) ([]item, error) {
+	if err := checkSnapshotHeader(src, blob, false); err != nil {
+		return nil, err
+	}
+	spec, _ := optMap(blob, "spec")
+	pkgs, err := listOfMaps(spec, "packages")
+	if err != nil {
+		return nil, snapErr(src, "spec: %w", err)
+	}
+	var out []item
+	for _, p := range pkgs {
+		items, err := b.decodeSnapshotPackage(src, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, items...)
+	}
+	return out, nil
+}
+
+func snapErr(src Source, format string, args ...any) error {
+	return &Error{Source: src, Err: fmt.Errorf(snapshotKind+": "+format, args...)}
+}
+
+// checkSnapshotHeader checks everything but spec.packages; streamed says
+// the packages were cut out of the document.
+func checkSnapshotHeader(src Source, m map[string]any, streamed bool) error {
+	if err := onlyKeys(m, "apiVersion", "kind", "metadata", "spec"); err != nil {
+		return snapErr(src, "%w", err)
+	}
+	if av, _ := m["apiVersion"].(string); av != snapshotAPIVersion {
+		return snapErr(src, "apiVersion %q is not supported (this version reads %s)", fmt.Sprint(m["apiVersion"]), snapshotAPIVersion)
+	}
+	if k, _ := m["kind"].(string); k != snapshotKind {
+		return snapErr(src, "kind %q is not %s", fmt.Sprint(m["kind"]), snapshotKind)
+	}
+	md, err := optMap(m, "metadata")
+	if err == nil {
+		err = onlyKeys(md, "name", "annotations", "labels")
+	}
+	if err != nil {
+		return snapErr(src, "metadata: %w", err)
+	}
+	spec, err := optMap(m, "spec")
+	if err == nil && spec == nil && !streamed { // streamed: spec held the packages only
+		err = errors.New(`field "spec" is missing`)
+	}
+	if err == nil {
+		if streamed {
+			err = onlyKeys(spec, "source")
+		} else {
+			err = onlyKeys(spec, "source", "packages")
+		}
+	}
+	if err != nil {
+		return snapErr(src, "spec: %w", err)
+	}
+	source, err := optMap(spec, "source")
+	if err == nil {
+		err = onlyKeys(source, "type", "ref", "digest", "imageID")
+	}
+	if err != nil {
+		return snapErr(src, "spec.source: %w", err)
+	}
+	return nil
+}
+
+func onlyKeys(m map[string]any, keys ...string) error {
+	var unknown []string
+	for k := range m {
+		if !slices.Contains(keys, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(unknown)
+	return fmt.Errorf("unknown field %q (fields: %s)", unknown[0], joinOrNone(keys))
+}
+
+// decodeSnapshotPackage reads one spec.packages element.
+func (b *Builder) decodeSnapshotPackage(src Source, m map[string]any) ([]item, error) {
+	name, err := reqString(m, "name")
+	if err != nil {
+		return nil, snapErr(src, "package: %w", err)
+	}
+	if !b.keeps(name) {
+		return []item{{kind: itemSkipped, src: src, pkg: name}}, nil
+	}
+	fail := func(format string, args ...any) error {
+		return &Error{Source: src, Package: name, Err: fmt.Errorf(snapshotKind+": "+format, args...)}
+	}
+	if err := onlyKeys(m, "name", "defaultChannel", "channels", "bundles", "deprecations"); err != nil {
+		return nil, fail("%w", err)
+	}
+	dc, err := optString(m, "defaultChannel")
+	if err != nil {
+		return nil, fail("%w", err)
+	}
+	out := []item{{kind: itemPackage, src: src, pkg: name, defaultChannel: dc}}
+
+	channels, err := listOfMaps(m, "channels")
+	if err != nil {
+		return nil, fail("%w", err)
+	}
+	for _, cm := range channels {
+		head, err := optString(cm, "head")
+		if err == nil {
+			_, err = optString(cm, "headError")
+		}
+		if err == nil {
+			err = onlyKeys(cm, "name", "head", "headError", "entries")
+		}
+		if err != nil {
+			return nil, fail("channel: %w", err)
+		}
+		ch, err := decodeChannel(src, name, cm)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range mustList(cm, "entries") {
+			if err := onlyKeys(e, "name", "replaces", "skips", "skipRange"); err != nil {
+				return nil, &Error{Source: src, Package: name, Channel: ch.Name, Err: fmt.Errorf(snapshotKind+": entry: %w", err)}
+			}
+		}
+		got, herr := ch.Head()
+		if (head != "") != (herr == nil) || (head != "" && head != got) {
+			return nil, &Error{Source: src, Package: name, Channel: ch.Name,
+				Err: fmt.Errorf(snapshotKind+": the head recorded (%q) is not the head of the entries (%s)", head, headText(got, herr))}
+		}
+		out = append(out, item{kind: itemChannel, src: src, pkg: name, channel: ch})
+	}
+
+	bundles, err := listOfMaps(m, "bundles")
+	if err != nil {
+		return nil, fail("%w", err)
+	}
+	for _, bm := range bundles {
+		bu, err := decodeSnapshotBundle(src, name, bm)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, item{kind: itemBundle, src: src, pkg: name, bundle: bu})
+	}
+
+	if v, ok := m["deprecations"]; ok {
+		ds, err := decodeDeprecations(src, name, map[string]any{"entries": v})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, item{kind: itemDeprecations, src: src, pkg: name, deprecations: ds})
+	}
+	return out, nil
+}
+
+func headText(head string, err error) string {
+	if err != nil {
+		var ce *Error
+		if errors.As(err, &ce) {
+			return ce.Err.Error()
+		}
+		return err.Error()
+	}
+	return strconv.Quote(head)
+}
+
+func mustList(m map[string]any, key string) []map[string]any {
+	l, _ := listOfMaps(m, key)
+	return l
+}
+
+func decodeSnapshotBundle(src Source, pkg string, m map[string]any) (*Bundle, error) {
+	name, err := reqString(m, "name")
+	if err != nil {
+		return nil, &Error{Source: src, Package: pkg, Err: fmt.Errorf(snapshotKind+": bundle: %w", err)}
+	}
+	fail := func(err error) error {
+		return &Error{Source: src, Package: pkg, Bundle: name, Err: fmt.Errorf(snapshotKind+": %w", err)}
+	}
+	if err := onlyKeys(m, "name", "version", "image", "csvName", "displayName", "skipRange", "installModes",
+		"providedAPIs", "requiredAPIs", "requiredPackages", "properties", "annotations", "almExamples"); err != nil {
+		return nil, fail(err)
+	}
+	b := &Bundle{Name: name, Package: pkg, Source: src, CSVName: name}
+	for key, dst := range map[string]*string{"version": &b.Version, "image": &b.Image, "csvName": &b.CSVName,
+		"displayName": &b.DisplayName, "skipRange": &b.SkipRange} {
+		v, err := optString(m, key)
+		if err != nil {
+			return nil, fail(err)
+		}
+		if v != "" {
+			*dst = v
+		}
+	}
+	modes, err := listOfMaps(m, "installModes")
+	if err != nil {
+		return nil, fail(err)
+	}
+	for i, mm := range modes {
+		var im InstallMode
+		if im.Type, err = reqString(mm, "type"); err == nil {
+			im.Supported, err = optBool(mm, "supported")
+		}
+		if err != nil {
+			return nil, fail(fmt.Errorf("installModes element %d: %w", i, err))
+		}
+		b.InstallModes = append(b.InstallModes, im)
+	}
+	for key, dst := range map[string]*[]GVK{"providedAPIs": &b.ProvidedGVKs, "requiredAPIs": &b.RequiredGVKs} {
+		l, err := optList(m, key)
+		if err != nil {
+			return nil, fail(err)
+		}
+		for i, v := range l {
+			g, err := decodeGVK(v)
+			if err != nil {
+				return nil, fail(fmt.Errorf("%s element %d: %w", key, i, err))
+			}
+			*dst = append(*dst, g)
+		}
+	}
+	reqs, err := listOfMaps(m, "requiredPackages")
+	if err != nil {
+		return nil, fail(err)
+	}
+	for i, rm := range reqs {
+		var r PackageRequirement
+		if r.PackageName, err = reqString(rm, "packageName"); err == nil {
+			r.VersionRange, err = optString(rm, "versionRange")
+		}
+		if err != nil {
+			return nil, fail(fmt.Errorf("requiredPackages element %d: %w", i, err))
+		}
+		b.RequiredPackages = append(b.RequiredPackages, r)
+	}
+	props, err := listOfMaps(m, "properties")
+	if err != nil {
+		return nil, fail(err)
+	}
+	for i, p := range props {
+		typ, err := reqString(p, "type")
+		if err != nil {
+			return nil, fail(fmt.Errorf("properties element %d: %w", i, err))
+		}
+		b.Properties = append(b.Properties, Property{Type: typ, Value: p["value"]})
+	}
+	ann, err := optMap(m, "annotations")
+	if err != nil {
+		return nil, fail(err)
+	}
+	if len(ann) > 0 || b.SkipRange != "" || m["almExamples"] != nil {
+		b.Annotations = make(map[string]string, len(ann)+2)
+	}
+	for k, v := range ann {
+		s, err := scalarString(v, fmt.Sprintf("annotation %q", k))
+		if err != nil {
+			return nil, fail(err)
+		}
+		b.Annotations[k] = s
+	}
+	if b.SkipRange != "" {
+		b.Annotations["olm.skipRange"] = b.SkipRange
+	}
+	switch ex := m["almExamples"].(type) {
+	case nil:
+	case string:
+		b.Annotations[almExamples] = ex
+	case []any:
+		text, err := manifest.MarshalJSON(ex)
+		if err != nil {
+			return nil, fail(fmt.Errorf("almExamples: %w", err))
+		}
+		b.Annotations[almExamples] = string(text)
+	default:
+		return nil, fail(fmt.Errorf("almExamples: expected an array or a string, got %s", kindOf(ex)))
+	}
+	return b, nil
+}
+
+// snapshotSplitter cuts the spec.packages of a CatalogSnapshot written by
+// WriteSnapshot into one chunk per package ("  - " starts one, its lines
+// are indented by 4), so that a snapshot streams like an FBC: a filtered
+// load parses only the packages it keeps. Every other line of the document
+// is its header, checked at the end.
+type snapshotSplitter struct {
+	s          *yamlSplitter
+	index      int
+	header     []byte
+	headerLine int
+	trailer    []byte
+
+	item     []byte
+	itemLine int
+	inItem   bool
+	started  bool   // the first element was seen
+	pending  []byte // "  packages:" and the blanks and comments after it, until then
+	done     bool   // past spec.packages
+	peek     yamlPeek
+}
+
+// notOurs tells, at the first line with content after "  packages:",
+// whether the list is written some other way (deeper, or flow style).
+func (sn *snapshotSplitter) notOurs(content []byte) bool {
+	if sn.started || sn.done {
+		return false
+	}
+	t := bytes.TrimLeft(content, " ")
+	if len(t) == 0 || t[0] == '#' {
+		sn.pending = append(append(sn.pending, content...), '\n')
+		return false
+	}
+	sn.started = true
+	n := len(content) - len(t)
+	switch {
+	case bytes.HasPrefix(content, []byte("  - ")) || string(content) == "  -":
+		return false
+	case n < 2 || (n == 2 && t[0] != '-'):
+		return false // no elements: the header goes on
+	}
+	return true
+}
+
+func newSnapshotSplitter(s *yamlSplitter, start int) *snapshotSplitter {
+	return &snapshotSplitter{s: s, index: s.index, header: append([]byte(nil), s.cur[:start]...), headerLine: s.curLine}
+}
+
+func (sn *snapshotSplitter) line(line []byte, num int) error {
+	if sn.done {
+		sn.trailer = append(sn.trailer, line...)
+		return nil
+	}
+	content := trimEOL(line)
+	switch {
+	case bytes.HasPrefix(content, []byte("  - ")) || string(content) == "  -":
+		if err := sn.flushItem(); err != nil {
+			return err
+		}
+		sn.inItem, sn.itemLine = true, num
+		sn.peek = yamlPeek{}
+		sn.appendLine(line, 4)
+	case len(bytes.TrimSpace(content)) == 0:
+		if sn.inItem {
+			sn.item = append(sn.item, '\n')
+		}
+	case bytes.HasPrefix(content, []byte("    ")) && sn.inItem:
+		sn.appendLine(line, 4)
+	case bytes.HasPrefix(bytes.TrimLeft(content, " "), []byte("#")):
+		if sn.inItem {
+			sn.appendLine(line, min(4, len(content)-len(bytes.TrimLeft(content, " "))))
+		}
+	default:
+		if err := sn.flushItem(); err != nil {
+			return err
+		}
+		sn.done = true
+		sn.trailer = append(sn.trailer, line...)
+	}
+	return nil
+}
+
+func (sn *snapshotSplitter) appendLine(line []byte, cut int) {
+	content := trimEOL(line)
+	cut = min(cut, len(content)) // "  -" alone: its newline stays
+	d := line[cut:]
+	sn.item = append(sn.item, d...)
+	sn.peek.line(trimEOL(d))
+}
+
+func (sn *snapshotSplitter) flushItem() error {
+	if !sn.inItem {
+		return nil
+	}
+	sn.inItem = false
+	p := sn.peek.result()
+	c := &chunk{src: Source{File: sn.s.name, Index: sn.index, Line: sn.itemLine}, data: sn.item, peek: p, snapshotItem: true}
+	sn.item = nil
+	return sn.s.emit(c)
+}

@@ -1,0 +1,225 @@
+package catalog_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+)
+
+func TestTreeLayers(t *testing.T) {
+	b := catalog.NewBuilder(catalog.LoadOptions{})
+	tr := b.NewTree("img!/configs/")
+	put := func(p, content string) { require.NoError(t, tr.Put(p, strings.NewReader(content))) }
+
+	// layer 1
+	put("a/catalog.yaml", simpleCatalog("old"))
+	put("b/catalog.yaml", simpleCatalog("bar"))
+	put("broken.yaml", "schema: [broken")
+	put("c/.indexignore", "*.tmp.yaml\n")
+	put("c/x.tmp.yaml", "schema: [broken")
+	put("c/keep.json", `{"schema":"olm.package","name":"c"}`)
+	put("README.md", "not a catalog file")
+	put("gone/catalog.yaml", simpleCatalog("gone"))
+	tr.NextLayer()
+	// layer 2: deletions apply to layer 1 only, whatever their order
+	put("a/new.yaml", simpleCatalog("foo"))
+	tr.DeleteBelow("a")
+	tr.Delete("broken.yaml")
+	tr.Delete("gone")
+	tr.NextLayer()
+	require.NoError(t, tr.Commit())
+	c, err := b.Catalog()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"bar", "c", "foo"}, c.PackageNames())
+	p, _ := c.Package("foo")
+	assert.Equal(t, "img!/configs/a/new.yaml", p.Source.File)
+
+	t.Run("a broken file that stays is an error", func(t *testing.T) {
+		b := catalog.NewBuilder(catalog.LoadOptions{})
+		tr := b.NewTree("img!/configs/")
+		require.NoError(t, tr.Put("x/catalog.yaml", strings.NewReader(simpleCatalog("foo"))))
+		require.NoError(t, tr.Put("y/catalog.yaml", strings.NewReader("schema: [broken")))
+		err := tr.Commit()
+		require.ErrorContains(t, err, "img!/configs/y/catalog.yaml (document 0): invalid YAML")
+	})
+	t.Run("deleting the root", func(t *testing.T) {
+		b := catalog.NewBuilder(catalog.LoadOptions{})
+		tr := b.NewTree("")
+		require.NoError(t, tr.Put("x/catalog.yaml", strings.NewReader(simpleCatalog("foo"))))
+		tr.NextLayer()
+		tr.Delete("")
+		require.NoError(t, tr.Put("y.yaml", strings.NewReader(simpleCatalog("bar"))))
+		require.NoError(t, tr.Commit())
+		c, err := b.Catalog()
+		require.NoError(t, err)
+		assert.Equal(t, []string{"bar"}, c.PackageNames())
+	})
+	t.Run("a read error is returned at once", func(t *testing.T) {
+		tr := catalog.NewBuilder(catalog.LoadOptions{}).NewTree("")
+		err := tr.Put("x.yaml", io.MultiReader(strings.NewReader("schema: olm.package\n"), errReader{}))
+		require.ErrorIs(t, err, errBroken)
+	})
+}
+
+var errBroken = errors.New("broken stream")
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, errBroken }
+
+// TestTreeMatchesFolder: the files of a folder put into a Tree in any order
+// give what AddPath gives, errors included.
+func TestTreeMatchesFolder(t *testing.T) {
+	files := map[string]string{
+		"a/catalog.yaml":   simpleCatalog("foo"),
+		"a.yaml":           simpleCatalog("bar"),
+		"z/dup.yaml":       pkgYAML("foo", "stable"),
+		"sub/.indexignore": "skip.yaml\n",
+		"sub/skip.yaml":    "schema: [broken",
+		"sub/ok.json":      `{"schema":"olm.package","name":"j"}`,
+	}
+	dir := writeTree(t, files)
+	_, want := catalog.Load(dir)
+	require.ErrorIs(t, want, catalog.ErrDuplicate)
+
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	for seed := range uint64(3) {
+		rand.New(rand.NewPCG(seed, 1)).Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+		b := catalog.NewBuilder(catalog.LoadOptions{})
+		tr := b.NewTree(dir + string(filepath.Separator))
+		for _, n := range names {
+			require.NoError(t, tr.Put(n, strings.NewReader(files[n])))
+		}
+		err := tr.Commit()
+		if err == nil {
+			_, err = b.Catalog()
+		}
+		require.Error(t, err)
+		assert.Equal(t, want.Error(), err.Error())
+	}
+}
+
+// TestParallelDecoding: a file big enough for the workers gives the same
+// catalog as the same blobs read on one goroutine, and the first error in
+// the file is the one reported.
+func TestParallelDecoding(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString(pkgYAML("big", "stable"))
+	var entries []string
+	for i := range 400 {
+		name := fmt.Sprintf("big.v%d", i)
+		e := "name: " + name
+		if i > 0 {
+			e = fmt.Sprintf("{name: %s, replaces: big.v%d}", name, i-1)
+		}
+		entries = append(entries, e)
+		sb.WriteString(strings.Replace(bundleYAML("big", name, fmt.Sprintf("%d.0.0", i), widgetExamples), "    displayName: Example\n",
+			"    displayName: Example\n    description: |\n"+strings.Repeat("      padding that pruning removes\n", 40), 1))
+	}
+	sb.WriteString(channelYAML("big", "stable", entries...))
+	data := sb.String()
+	require.Greater(t, len(data), 512<<10)
+
+	load := func(data string) (*catalog.Catalog, catalog.Stats, error) {
+		b := catalog.NewBuilder(catalog.LoadOptions{})
+		if err := b.AddReader("big.yaml", strings.NewReader(data)); err != nil {
+			return nil, b.Stats(), err
+		}
+		c, err := b.Catalog()
+		return c, b.Stats(), err
+	}
+	c, st, err := load(data)
+	require.NoError(t, err)
+	assert.Equal(t, catalog.Stats{BytesRead: int64(len(data)), Packages: 1, Bundles: 400}, st)
+	prev := runtime.GOMAXPROCS(1)
+	one, _, err := load(data)
+	runtime.GOMAXPROCS(prev)
+	require.NoError(t, err)
+	assert.Equal(t, facts(t, one), facts(t, c))
+	p, _ := c.Package("big")
+	head, err := p.HeadBundle("stable")
+	require.NoError(t, err)
+	assert.Equal(t, "big.v399", head.Name)
+
+	// Two errors far apart: the first is reported.
+	bad := strings.Replace(data, "name: big.v300\n", "name: [big.v300\n", 1)
+	bad = strings.Replace(bad, "name: big.v10\n", "name: {big.v10\n", 1)
+	_, _, err = load(bad)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "did not find expected ',' or '}'")
+}
+
+// TestOldShapeFromRealData: a real package rewritten in the old rendering
+// (its CSV and one CRD per API as olm.bundle.object properties, as opm
+// rendered catalogs before olm.csv.metadata) gives the same catalog.
+func TestOldShapeFromRealData(t *testing.T) {
+	for _, pkg := range []string{"community/kube-green", "certified/nvidia-network-operator"} {
+		t.Run(pkg, func(t *testing.T) {
+			path := filepath.Join(realCatalogs, pkg, "catalog.yaml")
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			objs, err := manifest.Decode(path, data)
+			require.NoError(t, err)
+			var out bytes.Buffer
+			b64 := func(v any) string {
+				j, err := manifest.MarshalJSON(v)
+				require.NoError(t, err)
+				return base64.StdEncoding.EncodeToString(j)
+			}
+			for _, o := range objs {
+				blob := o.Map
+				if blob["schema"] == "olm.bundle" {
+					var props []any
+					for _, p := range blob["properties"].([]any) {
+						pm := p.(map[string]any)
+						switch pm["type"] {
+						case "olm.csv.metadata":
+							md := pm["value"].(map[string]any)
+							csv := map[string]any{"apiVersion": "operators.coreos.com/v1alpha1", "kind": "ClusterServiceVersion",
+								"metadata": map[string]any{"name": blob["name"], "annotations": md["annotations"]},
+								"spec":     map[string]any{"displayName": md["displayName"], "installModes": md["installModes"], "description": md["description"]}}
+							props = append(props, map[string]any{"type": "olm.bundle.object", "value": map[string]any{"data": b64(csv)}})
+						case "olm.gvk":
+							v := pm["value"].(map[string]any)
+							crd := map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+								"metadata": map[string]any{"name": strings.ToLower(fmt.Sprint(v["kind"])) + "s." + fmt.Sprint(v["group"])}}
+							props = append(props, pm, map[string]any{"type": "olm.bundle.object", "value": map[string]any{"data": b64(crd)}})
+						default:
+							props = append(props, pm)
+						}
+					}
+					blob["properties"] = props
+				}
+				y, err := manifest.MarshalYAML(blob)
+				require.NoError(t, err)
+				out.WriteString("---\n")
+				out.Write(y)
+			}
+			require.Contains(t, out.String(), "olm.bundle.object")
+			require.NotContains(t, out.String(), "olm.csv.metadata")
+			oldShape, err := catalog.Load(writeTree(t, map[string]string{"catalog.yaml": out.String()}))
+			require.NoError(t, err)
+			newShape, err := catalog.Load(path)
+			require.NoError(t, err)
+			assert.Equal(t, facts(t, newShape), facts(t, oldShape))
+			assert.Equal(t, string(snapshotOf(t, newShape)), string(snapshotOf(t, oldShape)))
+		})
+	}
+}

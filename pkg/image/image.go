@@ -1,0 +1,447 @@
+// Package image reads OLM catalogs from where they are published: a
+// file-based catalog (FBC) folder or file (or a CatalogSnapshot), an OCI
+// image layout folder, a docker-archive tarball (`docker save`), or a
+// catalog image in a registry.
+//
+// A catalog image holds its FBC under the folder named by its config label
+// operators.operatorframework.io.index.configs.v1 (default /configs). Its
+// layers are read in order, each once, as streams (never extracted to disk,
+// never held in memory): the catalog files under that folder go to a
+// catalog.Tree, which decodes them as they arrive, lets later layers replace
+// or delete (whiteouts) earlier files, and adds what is left to the Builder.
+//
+// What it must not do: write to disk, pull anything but the one image asked
+// for, or send credentials anywhere but that image's registry (the default
+// keychain: docker config, credential helpers).
+package image
+
+import (
+	"archive/tar"
+	"bufio"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+)
+
+// ConfigsLabel is the image label naming the folder of the FBC.
+const ConfigsLabel = "operators.operatorframework.io.index.configs.v1"
+
+// DefaultConfigsDir is the FBC folder of an image without ConfigsLabel.
+const DefaultConfigsDir = "/configs"
+
+// Kind is the kind of a catalog source.
+type Kind string
+
+// Kinds of sources.
+const (
+	KindFBC           Kind = "fbc" // a folder or file of FBC blobs, or a CatalogSnapshot
+	KindOCILayout     Kind = "oci-layout"
+	KindDockerArchive Kind = "docker-archive"
+	KindRegistry      Kind = "registry"
+)
+
+// Options tunes Load.
+type Options struct {
+	// Timeout bounds reading a registry image (default DefaultTimeout).
+	Timeout time.Duration
+	// Keychain gives registry credentials (default authn.DefaultKeychain:
+	// the docker config and its credential helpers; anonymous otherwise).
+	Keychain authn.Keychain
+	// Remote are more options for registry requests (a transport…).
+	Remote []remote.Option
+	// Platform picks the image of a multi-platform index (default
+	// linux/amd64; catalogs hold the same FBC for every platform).
+	Platform *v1.Platform
+	// OnRead is called with the number of bytes read, as they are read
+	// (image layers uncompressed), for progress reports.
+	OnRead func(n int64)
+	// Warn receives warnings (links skipped, an index with several images…).
+	Warn func(msg string)
+}
+
+// DefaultTimeout bounds reading a registry image.
+const DefaultTimeout = 10 * time.Minute
+
+// Info says what a source turned out to be.
+type Info struct {
+	Kind Kind
+	// Ref is the source as given.
+	Ref string
+	// Digest is the image manifest digest (registry and OCI layout).
+	Digest string
+	// ImageID is the digest of the image config (images).
+	ImageID string
+	// Root is the FBC folder in the image.
+	Root string
+	// Files counts the catalog files read from the image.
+	Files int
+}
+
+// SnapshotSource is what a snapshot extracted from the source records.
+func (i Info) SnapshotSource() catalog.SnapshotSource {
+	return catalog.SnapshotSource{Type: string(i.Kind), Ref: i.Ref, Digest: i.Digest, ImageID: i.ImageID}
+}
+
+// Detect tells what kind of source s is, and the path or reference it names
+// (without a "docker://", "oci:" or "docker-archive:" prefix). A path that
+// exists wins over an image reference.
+func Detect(s string) (Kind, string, error) {
+	switch {
+	case strings.HasPrefix(s, "docker://"):
+		return KindRegistry, strings.TrimPrefix(s, "docker://"), nil
+	case strings.HasPrefix(s, "oci:"):
+		return KindOCILayout, strings.TrimPrefix(s, "oci:"), nil
+	case strings.HasPrefix(s, "docker-archive:"):
+		return KindDockerArchive, strings.TrimPrefix(s, "docker-archive:"), nil
+	}
+	fi, err := os.Stat(s)
+	switch {
+	case err == nil && fi.IsDir():
+		if _, err := os.Stat(filepath.Join(s, "oci-layout")); err == nil {
+			return KindOCILayout, s, nil
+		}
+		return KindFBC, s, nil
+	case err == nil:
+		switch strings.ToLower(filepath.Ext(s)) {
+		case ".yaml", ".yml", ".json":
+			return KindFBC, s, nil
+		}
+		if isArchive(s) {
+			return KindDockerArchive, s, nil
+		}
+		return "", s, fmt.Errorf("%s: not a catalog file (.yaml, .yml, .json), an OCI image layout folder or a docker-archive tarball", s)
+	case !errors.Is(err, os.ErrNotExist):
+		return "", s, err
+	}
+	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~") ||
+		!strings.ContainsAny(s, "/:@") {
+		return "", s, fmt.Errorf("%s: no such file or folder", s)
+	}
+	if _, perr := name.ParseReference(s); perr != nil {
+		return "", s, fmt.Errorf("%s: no such file or folder, and not an image reference: %v", s, perr)
+	}
+	return KindRegistry, s, nil
+}
+
+// isArchive sniffs a tar (ustar magic) or gzip stream.
+func isArchive(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	if n >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+		return true
+	}
+	return n >= 262 && string(head[257:262]) == "ustar"
+}
+
+// Load reads the catalog of source into b (source as for Detect).
+func Load(ctx context.Context, source string, b *catalog.Builder, opts Options) (Info, error) {
+	kind, ref, err := Detect(source)
+	if err != nil {
+		return Info{}, err
+	}
+	info := Info{Kind: kind, Ref: source}
+	switch kind {
+	case KindFBC:
+		err = b.AddPath(ref)
+		return info, err
+	case KindOCILayout:
+		img, digest, err := fromLayout(ref, opts)
+		if err != nil {
+			return info, err
+		}
+		info.Digest = digest
+		return loadImage(ctx, img, source, b, opts, info)
+	case KindDockerArchive:
+		img, err := tarball.Image(archiveOpener(ref), nil)
+		if err != nil {
+			return info, fmt.Errorf("%s: not a readable docker-archive tarball: %w", ref, err)
+		}
+		return loadImage(ctx, img, source, b, opts, info)
+	}
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	r, err := name.ParseReference(ref)
+	if err != nil {
+		return info, fmt.Errorf("%s: %w", ref, err)
+	}
+	keychain := opts.Keychain
+	if keychain == nil {
+		keychain = authn.DefaultKeychain
+	}
+	ropts := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(keychain), remote.WithPlatform(platform(opts))}
+	ropts = append(ropts, opts.Remote...)
+	img, err := remote.Image(r, ropts...)
+	if err != nil {
+		if ctx.Err() != nil {
+			return info, fmt.Errorf("%s: %w (timeout %s)", ref, err, timeout)
+		}
+		return info, fmt.Errorf("%s: %w", ref, err)
+	}
+	if d, err := img.Digest(); err == nil {
+		info.Digest = d.String()
+	}
+	info, err = loadImage(ctx, img, source, b, opts, info)
+	if err != nil && ctx.Err() != nil {
+		err = fmt.Errorf("%w (timeout %s)", err, timeout)
+	}
+	return info, err
+}
+
+func platform(opts Options) v1.Platform {
+	if opts.Platform != nil {
+		return *opts.Platform
+	}
+	return v1.Platform{OS: "linux", Architecture: "amd64"}
+}
+
+// archiveOpener opens a docker-archive, also when the whole archive is
+// gzipped (`docker save | gzip`).
+func archiveOpener(p string) tarball.Opener {
+	return func() (io.ReadCloser, error) {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		br := bufio.NewReader(f)
+		if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+			zr, err := gzip.NewReader(br)
+			if err != nil {
+				f.Close()
+				return nil, err
+			}
+			return readCloser{zr, f}, nil
+		}
+		return readCloser{br, f}, nil
+	}
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// fromLayout picks the image of an OCI layout: the only one, else the one
+// for the platform.
+func fromLayout(dir string, opts Options) (v1.Image, string, error) {
+	idx, err := layout.ImageIndexFromPath(dir)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: not a readable OCI image layout: %w", dir, err)
+	}
+	for depth := 0; depth < 4; depth++ {
+		m, err := idx.IndexManifest()
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %w", dir, err)
+		}
+		if len(m.Manifests) == 0 {
+			return nil, "", fmt.Errorf("%s: the OCI layout holds no image", dir)
+		}
+		want := platform(opts)
+		chosen := m.Manifests[0]
+		if len(m.Manifests) > 1 {
+			found := false
+			for _, d := range m.Manifests {
+				if d.Platform != nil && d.Platform.Satisfies(want) {
+					chosen, found = d, true
+					break
+				}
+			}
+			if !found && opts.Warn != nil {
+				opts.Warn(fmt.Sprintf("%s: %d images and none for %s: reading the first, %s", dir, len(m.Manifests), want.String(), chosen.Digest))
+			}
+		}
+		switch {
+		case chosen.MediaType.IsIndex():
+			if idx, err = idx.ImageIndex(chosen.Digest); err != nil {
+				return nil, "", fmt.Errorf("%s: %w", dir, err)
+			}
+		default:
+			img, err := idx.Image(chosen.Digest)
+			if err != nil {
+				return nil, "", fmt.Errorf("%s: %w", dir, err)
+			}
+			return img, chosen.Digest.String(), nil
+		}
+	}
+	return nil, "", fmt.Errorf("%s: image indexes nested too deep", dir)
+}
+
+// loadImage streams the image's layers into a catalog.Tree.
+func loadImage(ctx context.Context, img v1.Image, source string, b *catalog.Builder, opts Options, info Info) (Info, error) {
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		return info, fmt.Errorf("%s: reading the image config: %w", source, err)
+	}
+	if id, err := img.ConfigName(); err == nil {
+		info.ImageID = id.String()
+	}
+	root, fromLabel := DefaultConfigsDir, false
+	if v := cfg.Config.Labels[ConfigsLabel]; v != "" {
+		root, fromLabel = v, true
+	}
+	info.Root = path.Clean("/" + root)
+	rootRel := strings.TrimPrefix(info.Root, "/")
+	layers, err := img.Layers()
+	if err != nil {
+		return info, fmt.Errorf("%s: %w", source, err)
+	}
+	tree := b.NewTree(source + "!" + strings.TrimSuffix(info.Root, "/") + "/")
+	var rootLink string
+	for i, l := range layers {
+		if err := ctx.Err(); err != nil {
+			return info, err
+		}
+		id := fmt.Sprintf("layer %d", i+1)
+		if d, err := l.Digest(); err == nil {
+			id += " (" + d.String() + ")"
+		}
+		rl, err := readLayer(l, rootRel, tree, opts)
+		if err != nil {
+			return info, fmt.Errorf("%s: %s: %w", source, id, err)
+		}
+		if rl != "" {
+			rootLink = rl
+		}
+		tree.NextLayer()
+	}
+	info.Files = tree.Len()
+	if info.Files == 0 {
+		where := fmt.Sprintf("%s (the default: the image has no %s label)", info.Root, ConfigsLabel)
+		if fromLabel {
+			where = fmt.Sprintf("%s (label %s)", info.Root, ConfigsLabel)
+		}
+		if rootLink != "" {
+			where += fmt.Sprintf(", which is a link to %s: links are not followed", rootLink)
+		}
+		return info, fmt.Errorf("%s: no catalog file (.yaml, .yml, .json) under %s", source, where)
+	}
+	return info, tree.Commit()
+}
+
+// readLayer reads one layer's tar stream. It returns the target of a link
+// at the root folder, if the layer has one.
+func readLayer(l v1.Layer, rootRel string, tree *catalog.Tree, opts Options) (string, error) {
+	rc, err := l.Uncompressed()
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	var r io.Reader = rc
+	if opts.OnRead != nil {
+		r = &countingReader{r: rc, on: opts.OnRead}
+	}
+	tr := tar.NewReader(r)
+	var rootLink string
+	under := func(p string) (string, bool) {
+		switch {
+		case rootRel == "":
+			return p, true
+		case p == rootRel:
+			return "", true
+		case strings.HasPrefix(p, rootRel+"/"):
+			return p[len(rootRel)+1:], true
+		}
+		return "", false
+	}
+	// above: p is a folder holding the root.
+	above := func(p string) bool { return p == "" || strings.HasPrefix(rootRel+"/", p+"/") }
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", fmt.Errorf("corrupt tar stream: %w", err)
+		}
+		p := strings.TrimPrefix(path.Clean("/"+h.Name), "/")
+		dir, base := path.Split(p)
+		dir = strings.TrimSuffix(dir, "/")
+		switch {
+		case base == ".wh..wh..opq":
+			if rel, ok := under(dir); ok {
+				tree.DeleteBelow(rel)
+			} else if above(dir) {
+				tree.DeleteBelow("")
+			}
+			continue
+		case strings.HasPrefix(base, ".wh."):
+			target := path.Join(dir, strings.TrimPrefix(base, ".wh."))
+			if rel, ok := under(target); ok {
+				tree.Delete(rel)
+			} else if above(target) {
+				tree.Delete("")
+			}
+			continue
+		}
+		rel, ok := under(p)
+		if !ok {
+			continue
+		}
+		switch h.Typeflag {
+		case tar.TypeReg, tar.TypeRegA:
+			if rel == "" {
+				continue
+			}
+			if err := tree.Put(rel, tr); err != nil {
+				return "", fmt.Errorf("corrupt tar stream: %s: %w", p, err)
+			}
+		case tar.TypeSymlink, tar.TypeLink:
+			if rel == "" {
+				rootLink = h.Linkname
+			} else if opts.Warn != nil && catalogFile(rel) {
+				opts.Warn(fmt.Sprintf("/%s is a link to %s: links in a catalog image are not followed; the file is skipped", p, h.Linkname))
+			}
+		}
+	}
+	// Read to the end: the layer's digest is checked there.
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return "", err
+	}
+	return rootLink, nil
+}
+
+func catalogFile(p string) bool {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+type countingReader struct {
+	r  io.Reader
+	on func(int64)
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.on(int64(n))
+	}
+	return n, err
+}

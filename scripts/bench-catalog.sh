@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Benchmark odlm-render's catalog extract against operator-registry v1.73.0
+# (declcfg.LoadFS + ConvertToModel) on ../shared/catalogs (community and
+# certified v4.20, 33 MB) and on a synthetic copy of them N times over, in one
+# run, and print a table and the ratios. Takes a few minutes; not part of
+# `make test`. The comparison lives in bench/, a separate Go module, so that
+# the product does not depend on operator-registry.
+#
+#   scripts/bench-catalog.sh [-copies 10] [-runs 3] [-shared DIR] [-work DIR] [-packages a,b,c]
+set -euo pipefail
+export GOTOOLCHAIN=local GOFLAGS=-mod=mod
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+cd "$root/bench"
+echo "building the benchmark binaries…" >&2
+go build -trimpath -o "$bin/" ./cmd/...
+"$bin/bench" -bin "$bin" -shared "$root/../shared/catalogs" "$@"
