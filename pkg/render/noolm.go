@@ -31,34 +31,18 @@ func trackerName(pkg string) string { return "opreq-" + pkg }
 // registry namespaces, one annotated with the package name (or, as older ODLM versions made
 // them, labelled opreq-control with a packageName annotation). More than one is an error.
 func (r *run) findTracker(w *want) (*manifest.Object, bool) {
-	e := w.entry
-	var found []*manifest.Object
+	var configMaps []*manifest.Object
 	for _, o := range r.objects {
-		if o.Kind() != "ConfigMap" || o.Group() != "" {
-			continue
+		if o.Kind() == "ConfigMap" && o.Group() == "" {
+			configMaps = append(configMaps, o)
 		}
-		if o.Namespace() != e.installNamespace() && o.Namespace() != w.registry.key.Namespace {
-			continue
-		}
+	}
+	pkg := w.entry.PackageName
+	return r.findOne(w, configMaps, "tracking ConfigMaps", func(o *manifest.Object) bool {
 		a := o.Annotations()
 		_, legacy := o.Labels()[naming.ControlLabel]
-		if a[trackerPackageAnnotation] == e.PackageName || (legacy && a[legacyPackageAnnotation] == e.PackageName) {
-			found = append(found, o)
-		}
-	}
-	if len(found) > 1 {
-		var names []string
-		for _, o := range found {
-			names = append(names, o.Namespace()+"/"+o.Name())
-		}
-		r.add(diag.Errorf(w.request.obj, w.field("name"), "several tracking ConfigMaps for package %q (%s): ODLM refuses to choose", e.PackageName, strings.Join(names, ", ")))
-		w.request.failed = true
-		return nil, false
-	}
-	if len(found) == 1 {
-		return found[0], true
-	}
-	return nil, true
+		return a[trackerPackageAnnotation] == pkg || (legacy && a[legacyPackageAnnotation] == pkg)
+	})
 }
 
 // planTrackers is planSubscriptions for the no-OLM mode: one tracking ConfigMap per package

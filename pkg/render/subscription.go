@@ -71,21 +71,31 @@ func (r *run) inputSubscriptions() []*manifest.Object {
 // package. More than one is an error.
 func (r *run) findExisting(w *want) (*manifest.Object, bool) {
 	e := w.entry
+	return r.findOne(w, r.inputSubscriptions(), "Subscriptions", func(s *manifest.Object) bool {
+		return s.Name() == e.Name || s.String("spec", "name") == e.PackageName
+	})
+}
+
+// findOne is ODLM's search for the object that tracks an operator (a Subscription, or a
+// no-OLM tracking ConfigMap): among candidates in the install namespace or the registry
+// namespace, those that match; more than one is an error that fails the request.
+func (r *run) findOne(w *want, candidates []*manifest.Object, what string, match func(*manifest.Object) bool) (*manifest.Object, bool) {
+	e := w.entry
 	var found []*manifest.Object
-	for _, s := range r.inputSubscriptions() {
-		if s.Namespace() != e.installNamespace() && s.Namespace() != w.registry.key.Namespace {
+	for _, o := range candidates {
+		if o.Namespace() != e.installNamespace() && o.Namespace() != w.registry.key.Namespace {
 			continue
 		}
-		if s.Name() == e.Name || s.String("spec", "name") == e.PackageName {
-			found = append(found, s)
+		if match(o) {
+			found = append(found, o)
 		}
 	}
 	if len(found) > 1 {
 		var names []string
-		for _, s := range found {
-			names = append(names, s.Namespace()+"/"+s.Name())
+		for _, o := range found {
+			names = append(names, o.Namespace()+"/"+o.Name())
 		}
-		r.add(diag.Errorf(w.request.obj, w.field("name"), "several Subscriptions use package %q (%s): ODLM refuses to choose", e.PackageName, strings.Join(names, ", ")))
+		r.add(diag.Errorf(w.request.obj, w.field("name"), "several %s use package %q (%s): ODLM refuses to choose", what, e.PackageName, strings.Join(names, ", ")))
 		w.request.failed = true
 		return nil, false
 	}
