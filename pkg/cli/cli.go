@@ -14,6 +14,7 @@ import (
 
 	"github.com/odlm-render/odlm-render/health"
 	"github.com/odlm-render/odlm-render/pkg/cluster"
+	"github.com/odlm-render/odlm-render/pkg/cluster/live"
 	"github.com/odlm-render/odlm-render/pkg/diag"
 	"github.com/odlm-render/odlm-render/pkg/inputs"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
@@ -169,7 +170,7 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 	cmd.Flags().BoolVar(&f.live, "live", false, "also read template references from the cluster of the kubeconfig (GET requests only), after the inputs and snapshots")
 	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig for --live (default: $KUBECONFIG, then ~/.kube/config)")
 	cmd.Flags().StringVar(&f.context, "context", "", "kubeconfig context for --live (default: the current context)")
-	cmd.Flags().DurationVar(&f.timeout, "live-timeout", cluster.DefaultLiveTimeout, "timeout of each --live request")
+	cmd.Flags().DurationVar(&f.timeout, "live-timeout", live.DefaultTimeout, "timeout of each --live request")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
 }
@@ -239,11 +240,11 @@ func readSources(f renderFlags) (cluster.Chain, error) {
 		chain = append(chain, cluster.Source{Origin: cluster.OriginSnapshot, Reader: snap})
 	}
 	if f.live {
-		live, err := cluster.NewLive(cluster.LiveOptions{Kubeconfig: f.kubeconfig, Context: f.context, Timeout: f.timeout})
+		reader, err := live.NewReader(live.Options{Kubeconfig: f.kubeconfig, Context: f.context, Timeout: f.timeout})
 		if err != nil {
 			return nil, fmt.Errorf("--live: %w", err)
 		}
-		chain = append(chain, cluster.Source{Origin: cluster.OriginLive, Reader: live})
+		chain = append(chain, cluster.Source{Origin: cluster.OriginLive, Reader: reader})
 	}
 	return chain, nil
 }

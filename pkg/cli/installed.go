@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/odlm-render/odlm-render/pkg/cluster"
+	"github.com/odlm-render/odlm-render/pkg/cluster/live"
 	"github.com/odlm-render/odlm-render/pkg/diag"
 	"github.com/odlm-render/odlm-render/pkg/inputs"
 	"github.com/odlm-render/odlm-render/pkg/installed"
@@ -60,7 +60,7 @@ Exit status: 0 success, 1 when any error was found (or a drift with --fail-on-dr
 	cmd.Flags().BoolVar(&f.live, "live", false, "read the cluster of the kubeconfig (LIST requests of Subscriptions, ClusterServiceVersions and OperatorGroups in all namespaces; read-only)")
 	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig for --live (default: $KUBECONFIG, then ~/.kube/config)")
 	cmd.Flags().StringVar(&f.context, "context", "", "kubeconfig context for --live (default: the current context)")
-	cmd.Flags().DurationVar(&f.timeout, "live-timeout", cluster.DefaultLiveTimeout, "timeout of each --live request")
+	cmd.Flags().DurationVar(&f.timeout, "live-timeout", live.DefaultTimeout, "timeout of each --live request")
 	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "the watched namespace to show (default with --live: the kubeconfig context's); with --against, check only its Subscriptions")
 	cmd.Flags().BoolVarP(&f.all, "all-namespaces", "A", false, "show every namespace")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "table", "output format: table or yaml")

@@ -12,7 +12,7 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/testcluster"
 	"github.com/odlm-render/odlm-render/pkg/cli"
-	"github.com/odlm-render/odlm-render/pkg/cluster"
+	"github.com/odlm-render/odlm-render/pkg/cluster/live"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
 
@@ -131,8 +131,8 @@ spec: {storage: 42G}
 	assert.Equal(t, live, fromSnapshot, "a snapshot export of the cluster renders the same output")
 }
 
-func newAdminReader(c *testcluster.Cluster) (*cluster.Live, error) {
-	return cluster.NewLive(cluster.LiveOptions{Kubeconfig: c.AdminKubeconfig()})
+func newAdminReader(c *testcluster.Cluster) (*live.Reader, error) {
+	return live.NewReader(live.Options{Kubeconfig: c.AdminKubeconfig()})
 }
 
 func TestLiveForbiddenIsAClearError(t *testing.T) {

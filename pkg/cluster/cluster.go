@@ -1,7 +1,7 @@
 // Package cluster owns reading objects that templates and bind-info copies refer to, from
 // the places a render may look: a snapshot (objects exported from a cluster, held in
-// memory) and a live cluster (read-only GET requests through client-go). It does not
-// import pkg/render, and it never writes to a cluster.
+// memory) and a live cluster (pkg/cluster/live: read-only GET requests through client-go).
+// It does not import pkg/render or client-go, and it never writes to a cluster.
 package cluster
 
 // Reader reads one object. found is false when the object does not exist; err is a failure

@@ -12,7 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/rest"
 
-	"github.com/odlm-render/odlm-render/pkg/cluster"
+	"github.com/odlm-render/odlm-render/pkg/cluster/live"
 	"github.com/odlm-render/odlm-render/pkg/diag"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
@@ -21,10 +21,10 @@ import (
 var listPageSize = 500
 
 // LiveOptions says which cluster a LiveLister reads (the live reader's options).
-type LiveOptions = cluster.LiveOptions
+type LiveOptions = live.Options
 
 // LiveLister lists OLM objects of a live cluster with LIST requests (HTTP GET, paginated),
-// the way cluster.Live reads single objects: its transport refuses every method but GET,
+// the way live.Reader reads single objects: its transport refuses every method but GET,
 // and errors name the server and the resource, never object contents.
 type LiveLister struct {
 	server    string
@@ -67,10 +67,10 @@ var (
 	resNamespaces     = resource{"", "v1", "namespaces", "Namespace"}
 )
 
-// NewLiveLister loads the kubeconfig and prepares a read-only client (cluster.Connect). It
+// NewLiveLister loads the kubeconfig and prepares a read-only client (live.Connect). It
 // sends no request.
 func NewLiveLister(opts LiveOptions) (*LiveLister, error) {
-	c, err := cluster.Connect(opts)
+	c, err := live.Connect(opts)
 	if err != nil {
 		return nil, err
 	}

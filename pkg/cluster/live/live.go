@@ -1,4 +1,8 @@
-package cluster
+// Package live owns reading a live cluster, read-only: a kubeconfig connection whose HTTP
+// transport refuses every method but GET, and a cluster.Reader that GETs single objects.
+// Connect is shared with odlm-render installed. It lives apart from pkg/cluster so that
+// the KRM function, which never reads a cluster, does not link client-go.
+package live
 
 import (
 	"context"
@@ -20,23 +24,24 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/odlm-render/odlm-render/pkg/cluster"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
 
-// DefaultLiveTimeout bounds each request to a live cluster when LiveOptions.Timeout is 0.
-const DefaultLiveTimeout = 10 * time.Second
+// DefaultTimeout bounds each request to a live cluster when Options.Timeout is 0.
+const DefaultTimeout = 10 * time.Second
 
-// liveDialTimeout bounds connecting to the API server, so that an unreachable cluster fails fast.
-const liveDialTimeout = 3 * time.Second
+// dialTimeout bounds connecting to the API server, so that an unreachable cluster fails fast.
+const dialTimeout = 3 * time.Second
 
-// LiveOptions says which cluster a Live reader reads from.
-type LiveOptions struct {
+// Options says which cluster a Reader reads from.
+type Options struct {
 	// Kubeconfig is the kubeconfig file; empty means what kubectl uses ($KUBECONFIG, then
 	// ~/.kube/config, then the in-cluster service account).
 	Kubeconfig string
 	// Context is the kubeconfig context; empty means the current context.
 	Context string
-	// Timeout bounds each request (default DefaultLiveTimeout).
+	// Timeout bounds each request (default DefaultTimeout).
 	Timeout time.Duration
 
 	// WrapTransport, for tests, wraps the HTTP transport under the read-only guard, so it
@@ -44,11 +49,11 @@ type LiveOptions struct {
 	WrapTransport func(http.RoundTripper) http.RoundTripper
 }
 
-// Live reads objects from a live cluster with GET requests only: one GET per object, plus
+// Reader reads objects from a live cluster with GET requests only: one GET per object, plus
 // one discovery GET per group-version (cached) to map a kind to its resource. It never
 // writes: its HTTP transport refuses any other method. Errors never carry object contents.
-// Live is safe for concurrent use.
-type Live struct {
+// A Reader is safe for concurrent use.
+type Reader struct {
 	server  string
 	user    string // kubeconfig user name, for messages
 	timeout time.Duration
@@ -59,7 +64,7 @@ type Live struct {
 	down      error                           // set once the server was unreachable: fail fast afterwards
 }
 
-var _ Reader = (*Live)(nil)
+var _ cluster.Reader = (*Reader)(nil)
 
 // Connection is a read-only REST client for the cluster of a kubeconfig: its transport
 // refuses every method but GET (a LIST is a GET). The live reader and other read-only
@@ -74,7 +79,7 @@ type Connection struct {
 
 // Connect loads the kubeconfig (as kubectl does when opts.Kubeconfig is empty) and prepares
 // a client. It sends no request.
-func Connect(opts LiveOptions) (*Connection, error) {
+func Connect(opts Options) (*Connection, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	where := "kubeconfig"
 	if opts.Kubeconfig != "" {
@@ -105,14 +110,14 @@ func Connect(opts LiveOptions) (*Connection, error) {
 	}
 	timeout := opts.Timeout
 	if timeout <= 0 {
-		timeout = DefaultLiveTimeout
+		timeout = DefaultTimeout
 	}
 	cfg = dynamic.ConfigFor(cfg)                // the dynamic client's JSON-only, scheme-free REST client
 	cfg.AcceptContentTypes = "application/json" // raw JSON, even where CBOR is enabled
 	cfg.Timeout = timeout
 	cfg.QPS, cfg.Burst = 50, 100
 	cfg.WarningHandler = rest.NoWarnings{}
-	dialer := &net.Dialer{Timeout: min(liveDialTimeout, timeout), KeepAlive: 30 * time.Second}
+	dialer := &net.Dialer{Timeout: min(dialTimeout, timeout), KeepAlive: 30 * time.Second}
 	if cfg.Dial == nil && cfg.Proxy == nil {
 		cfg.Dial = dialer.DialContext
 	}
@@ -128,13 +133,13 @@ func Connect(opts LiveOptions) (*Connection, error) {
 	return &Connection{Client: client, Server: cfg.Host, User: user, Namespace: namespace, Timeout: timeout}, nil
 }
 
-// NewLive loads the kubeconfig and prepares a client. It sends no request.
-func NewLive(opts LiveOptions) (*Live, error) {
+// NewReader loads the kubeconfig and prepares a client. It sends no request.
+func NewReader(opts Options) (*Reader, error) {
 	c, err := Connect(opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Live{
+	return &Reader{
 		server:    c.Server,
 		user:      c.User,
 		timeout:   c.Timeout,
@@ -144,12 +149,12 @@ func NewLive(opts LiveOptions) (*Live, error) {
 }
 
 // Server is the API server's URL, for messages.
-func (l *Live) Server() string { return l.server }
+func (l *Reader) Server() string { return l.server }
 
-// Get implements Reader: it GETs exactly the named object. A cluster-scoped kind ignores
+// Get implements cluster.Reader: it GETs exactly the named object. A cluster-scoped kind ignores
 // namespace. The object is a value tree (map[string]any, []any, string, bool, nil,
 // json.Number).
-func (l *Live) Get(apiVersion, kind, namespace, name string) (map[string]any, bool, error) {
+func (l *Reader) Get(apiVersion, kind, namespace, name string) (map[string]any, bool, error) {
 	if err := l.failed(); err != nil {
 		return nil, false, err
 	}
@@ -202,7 +207,7 @@ func (l *Live) Get(apiVersion, kind, namespace, name string) (map[string]any, bo
 // resourceFor maps a kind to the resource serving it, with one discovery request per
 // group-version. A group-version that is not served is asked again next time (a CRD may
 // appear); a served one is cached.
-func (l *Live) resourceFor(gv schema.GroupVersion, kind string) (metav1.APIResource, error) {
+func (l *Reader) resourceFor(gv schema.GroupVersion, kind string) (metav1.APIResource, error) {
 	key := gv.String()
 	l.mu.Lock()
 	list, ok := l.resources[key]
@@ -232,11 +237,11 @@ func (l *Live) resourceFor(gv schema.GroupVersion, kind string) (metav1.APIResou
 	return metav1.APIResource{}, l.notServed(gv, kind)
 }
 
-func (l *Live) notServed(gv schema.GroupVersion, kind string) error {
+func (l *Reader) notServed(gv schema.GroupVersion, kind string) error {
 	return fmt.Errorf("live cluster %s: the cluster does not serve %s %s", l.server, gv.String(), kind)
 }
 
-func (l *Live) get(segments ...string) ([]byte, error) {
+func (l *Reader) get(segments ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), l.timeout)
 	defer cancel()
 	res := l.client.Get().AbsPath(segments...).Do(ctx)
@@ -247,7 +252,7 @@ func (l *Live) get(segments ...string) ([]byte, error) {
 	return body, nil
 }
 
-func (l *Live) failed() error {
+func (l *Reader) failed() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.down
@@ -257,7 +262,7 @@ var forbiddenUser = regexp.MustCompile(`User "([^"]*)"`)
 
 // describe turns a request error into a message that names the server, the resource and the
 // object, never its contents.
-func (l *Live) describe(err error, resource, where string) error {
+func (l *Reader) describe(err error, resource, where string) error {
 	target := strings.TrimSpace(resource + " " + where)
 	var status apierrors.APIStatus
 	switch {

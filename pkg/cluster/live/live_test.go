@@ -1,4 +1,4 @@
-package cluster
+package live
 
 import (
 	"encoding/json"
@@ -120,7 +120,7 @@ spec: {color: blue}
 `, ns, gadget))
 
 	rec := &recorder{}
-	live, err := NewLive(LiveOptions{Kubeconfig: c.AdminKubeconfig(), WrapTransport: rec.wrap})
+	live, err := NewReader(Options{Kubeconfig: c.AdminKubeconfig(), WrapTransport: rec.wrap})
 	require.NoError(t, err)
 	assert.Equal(t, c.Server(), live.Server())
 
@@ -187,7 +187,7 @@ spec: {color: blue}
 func TestLiveKindErrors(t *testing.T) {
 	c := testcluster.Start(t)
 	ns := c.Namespace(t)
-	live, err := NewLive(LiveOptions{Kubeconfig: c.AdminKubeconfig()})
+	live, err := NewReader(Options{Kubeconfig: c.AdminKubeconfig()})
 	require.NoError(t, err)
 
 	tests := []struct {
@@ -234,7 +234,7 @@ stringData: {password: do-not-leak-me}
 	}
 	c.GrantReader(t, ns, []string{"configmaps"}, []string{"get"})
 
-	live, err := NewLive(LiveOptions{Kubeconfig: c.ReaderKubeconfig()})
+	live, err := NewReader(Options{Kubeconfig: c.ReaderKubeconfig()})
 	require.NoError(t, err)
 
 	tests := []struct {
@@ -268,7 +268,7 @@ stringData: {password: do-not-leak-me}
 func TestLiveUnauthorized(t *testing.T) {
 	c := testcluster.Start(t)
 	kubeconfig := testcluster.WriteKubeconfig(t, c.Server(), "not-a-valid-token")
-	live, err := NewLive(LiveOptions{Kubeconfig: kubeconfig})
+	live, err := NewReader(Options{Kubeconfig: kubeconfig})
 	require.NoError(t, err)
 	_, found, err := live.Get("v1", "ConfigMap", "default", "x")
 	require.Error(t, err)
@@ -320,7 +320,7 @@ func TestLiveUnreachable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			live, err := NewLive(LiveOptions{Kubeconfig: tt.kubeconfig, Timeout: tt.timeout})
+			live, err := NewReader(Options{Kubeconfig: tt.kubeconfig, Timeout: tt.timeout})
 			require.NoError(t, err)
 			start := time.Now()
 			_, found, err := live.Get("v1", "ConfigMap", "default", "x")
@@ -348,16 +348,16 @@ func TestNewLiveKubeconfigErrors(t *testing.T) {
 
 	tests := []struct {
 		name    string
-		opts    LiveOptions
+		opts    Options
 		wantErr []string
 	}{
-		{"missing file", LiveOptions{Kubeconfig: filepath.Join(dir, "absent")}, []string{"live cluster: kubeconfig " + filepath.Join(dir, "absent"), "no such file"}},
-		{"not a kubeconfig", LiveOptions{Kubeconfig: garbage}, []string{"live cluster: kubeconfig " + garbage}},
-		{"unknown context", LiveOptions{Kubeconfig: good, Context: "nope"}, []string{`context "nope"`}},
+		{"missing file", Options{Kubeconfig: filepath.Join(dir, "absent")}, []string{"live cluster: kubeconfig " + filepath.Join(dir, "absent"), "no such file"}},
+		{"not a kubeconfig", Options{Kubeconfig: garbage}, []string{"live cluster: kubeconfig " + garbage}},
+		{"unknown context", Options{Kubeconfig: good, Context: "nope"}, []string{`context "nope"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			live, err := NewLive(tt.opts)
+			live, err := NewReader(tt.opts)
 			require.Error(t, err)
 			assert.Nil(t, live)
 			for _, w := range tt.wantErr {
@@ -368,7 +368,7 @@ func TestNewLiveKubeconfigErrors(t *testing.T) {
 
 	t.Run("no request before the first Get", func(t *testing.T) {
 		rec := &recorder{}
-		_, err := NewLive(LiveOptions{Kubeconfig: good, WrapTransport: rec.wrap})
+		_, err := NewReader(Options{Kubeconfig: good, WrapTransport: rec.wrap})
 		require.NoError(t, err)
 		assert.Empty(t, rec.requests())
 	})
@@ -441,7 +441,7 @@ contexts:
   context: {cluster: c, user: u}
 current-context: c
 `), 0o600))
-	live, err := NewLive(LiveOptions{Kubeconfig: path})
+	live, err := NewReader(Options{Kubeconfig: path})
 	require.NoError(t, err)
 	_, found, err := live.Get("v1", "ConfigMap", "default", "x")
 	require.Error(t, err)
