@@ -105,8 +105,9 @@ func withoutFileAnnotations(t *testing.T, rl string, keepInputs bool) string {
 		if len(n.GetAnnotations()) == 0 {
 			_ = n.PipeE(yaml.Lookup("metadata"), yaml.Clear("annotations"))
 		}
-		obj, err := toObject(n)
+		v, err := manifest.NodeValue(n.YNode())
 		require.NoError(t, err)
+		obj := &manifest.Object{Map: v.(map[string]any)}
 		if keepInputs && obj.Kind() == "" {
 			continue
 		}

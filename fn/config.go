@@ -2,13 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
-
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/odlm-render/odlm-render/pkg/inputs"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
@@ -163,37 +162,95 @@ func (c config) check() error {
 	return nil
 }
 
-func parseConfig(fc *yaml.RNode) (config, error) {
+// parseConfig reads the functionConfig: a RenderConfig, a v1 ConfigMap, or none.
+func parseConfig(fc *manifest.Object) (config, error) {
 	var c config
-	if fc == nil || fc.IsNilOrEmpty() {
+	if fc == nil || len(fc.Map) == 0 {
 		return c, nil
 	}
-	meta, err := fc.GetMeta()
-	if err != nil {
-		return c, fmt.Errorf("functionConfig: %w", err)
-	}
+	apiVersion, kind := fc.APIVersion(), fc.Kind()
 	switch {
-	case meta.Kind == ConfigKind && meta.APIVersion == ConfigAPIVersion:
-		spec := fc.Field("spec")
-		if spec == nil || spec.Value.IsNilOrEmpty() {
+	case kind == ConfigKind && apiVersion == ConfigAPIVersion:
+		spec, ok := fc.Map["spec"].(map[string]any)
+		if !ok {
+			if fc.Map["spec"] != nil {
+				return c, fmt.Errorf("functionConfig %s: spec is not a mapping", ConfigKind)
+			}
 			return c, nil
 		}
-		var extra map[string]any
-		if err := spec.Value.YNode().Decode(&extra); err != nil {
-			return c, fmt.Errorf("functionConfig %s spec: %w", ConfigKind, err)
-		}
-		for k := range extra {
+		for _, k := range manifest.SortedKeys(spec) {
 			if _, ok := knownFields[k]; !ok {
 				return c, fmt.Errorf("functionConfig %s: unknown field spec.%s (known: %s)", ConfigKind, k, strings.Join(manifest.SortedKeys(knownFields), ", "))
 			}
 		}
-		if err := spec.Value.YNode().Decode(&c); err != nil {
-			return c, fmt.Errorf("functionConfig %s spec: %w", ConfigKind, err)
+		if err := decodeSpec(spec, &c); err != nil {
+			return c, fmt.Errorf("functionConfig %s %w", ConfigKind, err)
 		}
 		return c, c.check()
-	case meta.Kind == "ConfigMap" && (meta.APIVersion == "v1" || meta.APIVersion == ""):
-		return configFromData(fc.GetDataMap())
+	case kind == "ConfigMap" && (apiVersion == "v1" || apiVersion == ""):
+		data, err := configMapData(fc.Map["data"])
+		if err != nil {
+			return c, err
+		}
+		return configFromData(data)
 	default:
-		return c, fmt.Errorf("functionConfig must be %s %s or a v1 ConfigMap, not %s %s", ConfigAPIVersion, ConfigKind, meta.APIVersion, meta.Kind)
+		return c, fmt.Errorf("functionConfig must be %s %s or a v1 ConfigMap, not %s %s", ConfigAPIVersion, ConfigKind, apiVersion, kind)
 	}
+}
+
+// decodeSpec decodes a RenderConfig spec; a value of the wrong type is an error naming
+// the field ("spec.keepInputs: expected bool, got string").
+func decodeSpec(spec map[string]any, c *config) error {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return fmt.Errorf("spec: %w", err)
+	}
+	if err := json.Unmarshal(b, c); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return fmt.Errorf("spec.%s: expected %s, got %s", te.Field, jsonTypeName(te.Type), te.Value)
+		}
+		return fmt.Errorf("spec: %w", err)
+	}
+	return nil
+}
+
+func jsonTypeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice:
+		return "a list"
+	}
+	return t.String()
+}
+
+// configMapData is a ConfigMap's data as strings: scalars in their YAML spelling
+// (keep-inputs: true), anything else an error.
+func configMapData(v any) (map[string]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("functionConfig ConfigMap: data is not a mapping")
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		switch v := v.(type) {
+		case string:
+			out[k] = v
+		case bool:
+			out[k] = strconv.FormatBool(v)
+		case json.Number:
+			out[k] = string(v)
+		case nil:
+			out[k] = ""
+		default:
+			return nil, fmt.Errorf("functionConfig ConfigMap: data.%s is not a string", k)
+		}
+	}
+	return out, nil
 }

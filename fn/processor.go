@@ -2,16 +2,14 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
-
-	"sigs.k8s.io/kustomize/kyaml/fn/framework"
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/odlm-render/odlm-render/pkg/cluster"
 	"github.com/odlm-render/odlm-render/pkg/diag"
 	"github.com/odlm-render/odlm-render/pkg/inputs"
+	"github.com/odlm-render/odlm-render/pkg/krm"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
@@ -20,66 +18,92 @@ import (
 // write the objects the function creates.
 const GeneratedDir = "odlm-rendered"
 
-// processor renders the ResourceList: ODLM inputs and catalog blobs in, rendered objects
-// out; Kptfiles and local-config items are left exactly as they came.
-type processor struct{}
+// process renders the ResourceList on in and writes the answer on out: ODLM inputs and
+// catalog data in, rendered objects out; Kptfiles and local-config items are left exactly
+// as they came. With an error result, the items are written back unchanged (no partial
+// output), failed is true and every error is printed on stderr. err is an input that is not
+// a ResourceList, or a failure to write; then nothing usable was written.
+func process(in io.Reader, out, stderr io.Writer) (failed bool, err error) {
+	rl, err := krm.Read(in)
+	if err != nil {
+		return true, err
+	}
+	results, objects := renderList(rl)
+	w := rl.NewWriter(out)
+	if results.HasErrors() {
+		for _, it := range rl.Items {
+			w.Keep(it)
+		}
+		for _, r := range results.Errors() {
+			fmt.Fprintf(stderr, "odlm-render-fn: %s\n", r)
+		}
+	} else {
+		for _, o := range objects {
+			if o.kept != nil {
+				w.Keep(o.kept)
+			} else {
+				w.Add(withFileAnnotations(o.obj))
+			}
+		}
+	}
+	return results.HasErrors(), w.Close(toResults(results))
+}
 
-// item pairs an input node with its decoded form.
-type item struct {
-	node *yaml.RNode
+// outItem is one item of the answer: an input item kept as it came, or a rendered object.
+type outItem struct {
+	kept *krm.Item
 	obj  *manifest.Object
 }
 
-func (processor) Process(rl *framework.ResourceList) error {
+// renderList sorts the items into local ones, ODLM inputs and catalog data, renders, and
+// returns the results and the answer's items: local items first, then the render's output,
+// then (with keepInputs) the catalog data.
+func renderList(rl *krm.ResourceList) (diag.Results, []outItem) {
+	fail := func(msg string) (diag.Results, []outItem) {
+		return diag.Results{{Severity: diag.Error, Message: msg}}, nil
+	}
 	cfg, err := parseConfig(rl.FunctionConfig)
 	if err != nil {
-		return resultsError(rl, framework.Result{Severity: framework.Error, Message: err.Error()})
+		return fail(err.Error())
 	}
-	var local, resources, blobs []item
-	for i, n := range rl.Items {
-		obj, err := toObject(n)
-		if err != nil {
-			return resultsError(rl, framework.Result{Severity: framework.Error, Message: fmt.Sprintf("items[%d]: %v", i, err)})
-		}
-		it := item{node: n, obj: obj}
+	var local, blobs []*krm.Item
+	var resObjs, blobObjs []*manifest.Object
+	byObject := map[*manifest.Object]*krm.Item{}
+	for _, it := range rl.Items {
+		obj := it.Object
 		switch {
 		case inputs.IsCatalogBlob(obj):
 			blobs = append(blobs, it)
+			blobObjs = append(blobObjs, obj)
 		case inputs.IsLocal(obj) || obj.APIVersion() == "" || obj.Kind() == "":
 			local = append(local, it)
 		default:
-			resources = append(resources, it)
+			resObjs = append(resObjs, obj)
+			byObject[obj] = it
 		}
-	}
-	var blobObjs, resObjs []*manifest.Object
-	for _, b := range blobs {
-		blobObjs = append(blobObjs, b.obj)
-	}
-	for _, r := range resources {
-		resObjs = append(resObjs, r.obj)
 	}
 	// inputs read from files: what a kustomize generator (which gets no items) renders
 	if len(cfg.Inputs) > 0 {
 		docs, err := inputs.ReadPaths(cfg.Inputs, nil)
 		if err != nil {
-			return resultsError(rl, framework.Result{Severity: framework.Error, Message: "inputs: " + err.Error()})
+			return fail("inputs: " + err.Error())
 		}
 		set, err := inputs.Classify(docs)
 		if err != nil {
-			return resultsError(rl, framework.Result{Severity: framework.Error, Message: "inputs: " + err.Error()})
+			return fail("inputs: " + err.Error())
 		}
 		resObjs = append(resObjs, set.Resources...)
 		blobObjs = append(blobObjs, set.CatalogBlobs...)
 	}
 	cat, err := inputs.LoadCatalog(cfg.Catalogs, blobObjs)
 	if err != nil {
-		return resultsError(rl, framework.Result{Severity: framework.Error, Message: err.Error()})
+		return fail(err.Error())
 	}
 	var sources cluster.Chain
 	if len(cfg.Snapshots) > 0 {
 		snap, err := cluster.LoadSnapshot(cfg.Snapshots...)
 		if err != nil {
-			return resultsError(rl, framework.Result{Severity: framework.Error, Message: "snapshots: " + err.Error()})
+			return fail("snapshots: " + err.Error())
 		}
 		sources = cluster.Chain{{Origin: cluster.OriginSnapshot, Reader: snap}}
 	}
@@ -100,82 +124,35 @@ func (processor) Process(rl *framework.ResourceList) error {
 		Ordering:           cfg.Ordering,
 		NoOLM:              cfg.NoOLM,
 	})
-	rl.Results = toResults(out.Results)
 	if out.Results.HasErrors() {
-		return rl.Results // items stay as they came: no partial output
+		return out.Results, nil
 	}
-	nodes := map[*manifest.Object]*yaml.RNode{}
-	for _, r := range resources {
-		nodes[r.obj] = r.node
-	}
-	items := make([]*yaml.RNode, 0, len(local)+len(out.Objects)+len(blobs))
-	for _, l := range local {
-		items = append(items, l.node)
+	items := make([]outItem, 0, len(local)+len(out.Objects)+len(blobs))
+	for _, it := range local {
+		items = append(items, outItem{kept: it})
 	}
 	for _, o := range out.Objects {
-		if n, passthrough := nodes[o]; passthrough {
-			items = append(items, n)
-			continue
-		}
-		n, err := toNode(o)
-		if err != nil {
-			return resultsError(rl, framework.Result{Severity: framework.Error, Message: err.Error()})
-		}
-		items = append(items, n)
+		// an input the render passes through (keepInputs) is written as it came
+		items = append(items, outItem{kept: byObject[o], obj: o})
 	}
 	if cfg.KeepInputs {
-		for _, b := range blobs {
-			items = append(items, b.node)
+		for _, it := range blobs {
+			items = append(items, outItem{kept: it})
 		}
 	}
-	rl.Items = items
-	return nil
+	return out.Results, items
 }
 
-func resultsError(rl *framework.ResourceList, r framework.Result) error {
-	rl.Results = append(rl.Results, &r)
-	return rl.Results
-}
-
-// toObject decodes an item, keeping its file path and index for diagnostics.
-func toObject(n *yaml.RNode) (*manifest.Object, error) {
-	v, err := manifest.NodeValue(n.YNode())
-	if err != nil {
-		return nil, err
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("not a mapping")
-	}
-	src := manifest.Source{}
-	annotations := n.GetAnnotations()
-	src.File = annotations[kioutil.PathAnnotation]
-	if src.File == "" {
-		src.File = annotations[kioutil.LegacyPathAnnotation]
-	}
-	idx := annotations[kioutil.IndexAnnotation]
-	if idx == "" {
-		idx = annotations[kioutil.LegacyIndexAnnotation]
-	}
-	src.Index, _ = strconv.Atoi(idx)
-	return &manifest.Object{Map: m, Source: src}, nil
-}
-
-// toNode encodes a rendered object and gives it a stable file path: an object that took
-// an input's place keeps that input's path.
-func toNode(o *manifest.Object) (*yaml.RNode, error) {
-	node, err := manifest.ValueNode(o.Map)
-	if err != nil {
-		return nil, err
-	}
-	n := yaml.NewRNode(node)
+// withFileAnnotations gives a rendered object a stable file path: an object that took an
+// input's place keeps that input's path and index; a new one goes to generatedPath.
+func withFileAnnotations(o *manifest.Object) *manifest.Object {
 	if o.Source.File != "" {
-		if err := n.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, o.Source.File)); err != nil {
-			return nil, err
-		}
-		return n, n.PipeE(yaml.SetAnnotation(kioutil.IndexAnnotation, strconv.Itoa(o.Source.Index)))
+		o.SetMetadataString("annotations", krm.PathAnnotation, o.Source.File)
+		o.SetMetadataString("annotations", krm.IndexAnnotation, strconv.Itoa(o.Source.Index))
+		return o
 	}
-	return n, n.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, generatedPath(o)))
+	o.SetMetadataString("annotations", krm.PathAnnotation, generatedPath(o))
+	return o
 }
 
 // generatedPath is odlm-rendered/<namespace or _cluster>/<kind>_<name>.yaml.
@@ -187,23 +164,17 @@ func generatedPath(o *manifest.Object) string {
 	return fmt.Sprintf("%s/%s/%s_%s.yaml", GeneratedDir, ns, strings.ToLower(o.Kind()), o.Name())
 }
 
-func toResults(rs diag.Results) framework.Results {
-	out := make(framework.Results, 0, len(rs))
+func toResults(rs diag.Results) []krm.Result {
+	out := make([]krm.Result, 0, len(rs))
 	for _, r := range rs {
-		fr := &framework.Result{Severity: framework.Severity(r.Severity), Message: r.Message}
-		if r.Object != nil {
-			fr.ResourceRef = &yaml.ResourceIdentifier{
-				TypeMeta: yaml.TypeMeta{APIVersion: r.Object.APIVersion, Kind: r.Object.Kind},
-				NameMeta: yaml.NameMeta{Name: r.Object.Name, Namespace: r.Object.Namespace},
-			}
-			if r.Field != "" {
-				fr.Field = &framework.Field{Path: r.Field}
-			}
-		}
-		if r.File != "" {
-			fr.File = &framework.File{Path: r.File, Index: r.Index}
-		}
-		out = append(out, fr)
+		out = append(out, krm.Result{
+			Severity:    string(r.Severity),
+			Message:     r.Message,
+			ResourceRef: r.Object,
+			Field:       r.Field,
+			File:        r.File,
+			Index:       r.Index,
+		})
 	}
 	return out
 }

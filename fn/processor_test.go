@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -55,9 +55,11 @@ func resourceList(t *testing.T, dir string, fnConfig string, extra ...string) []
 
 func execute(t *testing.T, in []byte) (string, error) {
 	t.Helper()
-	var out bytes.Buffer
-	err := framework.Execute(processor{}, &kio.ByteReadWriter{Reader: bytes.NewReader(in), Writer: &out, KeepReaderAnnotations: true})
-	return out.String(), err
+	var out, stderr bytes.Buffer
+	if code := run(nil, bytes.NewReader(in), &out, &stderr); code != 0 {
+		return out.String(), fmt.Errorf("exit status %d: %s", code, stderr.String())
+	}
+	return out.String(), nil
 }
 
 func compareGolden(t *testing.T, name, got string) {
@@ -83,7 +85,7 @@ func TestGeneratorWithRenderConfig(t *testing.T) {
 	out, err := execute(t, resourceList(t, quickstart+"/manifests", renderConfig, kptfile))
 	require.NoError(t, err)
 	compareGolden(t, "quickstart-resourcelist.yaml", out)
-	assert.Contains(t, out, "internal.config.kubernetes.io/path: 'odlm-rendered/platform/subscription_nfs-provisioner-operator.yaml'")
+	assert.Contains(t, out, "internal.config.kubernetes.io/path: odlm-rendered/platform/subscription_nfs-provisioner-operator.yaml\n")
 	assert.Contains(t, out, "kind: Kptfile", "the Kptfile is passed through")
 	assert.NotContains(t, out, "kind: OperandRequest", "consumed ODLM inputs are removed")
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/odlm-render/odlm-render/pkg/inputs"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
 	"github.com/odlm-render/odlm-render/pkg/render"
+	"github.com/odlm-render/odlm-render/pkg/version"
 )
 
 // Exit codes.
@@ -27,9 +28,6 @@ const (
 	ExitErrors = 1
 	ExitUsage  = 2
 )
-
-// Version is set at build time.
-var Version = "dev"
 
 type usageError struct{ error }
 
@@ -69,7 +67,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newCollectionCmd(stdout, stderr), newCatalogCmd(stdin, stdout, stderr), &cobra.Command{
 			Use:   "version",
 			Short: "Print the version",
-			Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(stdout, Version) },
+			Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(stdout, version.Version) },
 		})
 	return root
 }

@@ -45,7 +45,7 @@ func Decode(file string, data []byte) ([]*Object, error) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, yamlError(file, data, err)
+			return nil, YAMLError(file, data, err)
 		}
 		if len(doc.Content) == 0 {
 			continue
@@ -56,7 +56,7 @@ func Decode(file string, data []byte) ([]*Object, error) {
 		}
 		v, err := conv.Value(root)
 		if err != nil {
-			return nil, &SyntaxError{File: file, Line: errLine(err, root.Line), Msg: err.Error()}
+			return nil, &SyntaxError{File: file, Line: ErrorLine(err, root.Line), Msg: err.Error()}
 		}
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -103,7 +103,9 @@ func listItems(obj *Object) ([]*Object, bool, error) {
 // unknownAnchorRe is the one yaml.v3 error that carries no line.
 var unknownAnchorRe = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
 
-func yamlError(file string, data []byte, err error) error {
+// YAMLError turns a yaml.v3 error on data (read from file) into a SyntaxError with the
+// line it names, or the line of an unknown alias.
+func YAMLError(file string, data []byte, err error) error {
 	msg := err.Error()
 	line := 0
 	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
@@ -153,7 +155,8 @@ type lineError struct {
 
 func (e *lineError) Error() string { return e.msg }
 
-func errLine(err error, fallback int) int {
+// ErrorLine is the line a Converter error points at, or fallback when it names none.
+func ErrorLine(err error, fallback int) int {
 	var le *lineError
 	if errors.As(err, &le) && le.line > 0 {
 		return le.line

@@ -1,0 +1,175 @@
+package krm
+
+import (
+	"bytes"
+)
+
+// splitList cuts a ResourceList written in block style (what kpt, kustomize and kyaml
+// write) into its items' texts and the rest, so that items can be parsed one at a time:
+// yaml.v3 holds a whole document as nodes, several times the size of the text, and a fleet's
+// ResourceList is one document. ok is false for any layout it does not recognise (flow
+// style, JSON, directives, tabs, documents markers, a line less indented than its item);
+// the caller then parses the whole document, which gives the same values and the errors.
+//
+// The items block is "items:" at column 0 followed by entries "- " at one indentation p,
+// every other line of an entry indented more than p (or blank, or a comment). Each entry's
+// text is returned with p+2 columns removed, so it parses as a document of its own; header
+// is the input without the items' entries ("items:" stays, with a null value).
+func splitList(data []byte) (header []byte, items []rawItem, ok bool) {
+	if len(data) == 0 || data[0] == '{' || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) || !onlyNewlineBreaks(data) {
+		return nil, nil, false
+	}
+	lines := splitLines(data)
+	var head bytes.Buffer
+	inItems, sawItems := false, false
+	p := -1 // the entries' indentation
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		content := trimCR(line)
+		if bytes.HasPrefix(content, []byte("\t")) || bytes.HasPrefix(content, []byte("%")) ||
+			bytes.HasPrefix(content, []byte("---")) || bytes.HasPrefix(content, []byte("...")) {
+			return nil, nil, false
+		}
+		indent := leadingSpaces(content)
+		blank := indent == len(content)
+		comment := !blank && content[indent] == '#'
+		if inItems {
+			switch {
+			case blank || comment:
+				if len(items) > 0 {
+					items[len(items)-1].lines = append(items[len(items)-1].lines, line)
+				} else {
+					head.Write(line) // parsed with the header, so that nothing goes unchecked
+				}
+				continue
+			case p < 0 && isEntry(content, indent):
+				p = indent
+				items = append(items, rawItem{indent: p, lines: [][]byte{line}})
+				continue
+			case indent == p && isEntry(content, indent):
+				items = append(items, rawItem{indent: p, lines: [][]byte{line}})
+				continue
+			case p >= 0 && indent > p:
+				if indent < p+2 {
+					return nil, nil, false
+				}
+				items[len(items)-1].lines = append(items[len(items)-1].lines, line)
+				continue
+			case indent == 0 && p > 0 && isEntry(content, 0):
+				return nil, nil, false
+			case indent != 0:
+				return nil, nil, false
+			}
+			inItems = false // a top-level key: the items block ended
+		}
+		if indent == 0 && !blank && !comment && isKey(content, "items") {
+			if sawItems {
+				return nil, nil, false
+			}
+			rest := bytes.TrimSpace(content[len("items:"):])
+			if len(rest) > 0 && rest[0] != '#' {
+				return nil, nil, false // items on the key's line (flow style, null, an alias)
+			}
+			inItems, sawItems = true, true
+			head.Write(line) // "items:" with a null value, and its comment checked
+			continue
+		}
+		head.Write(line)
+	}
+	if !sawItems {
+		return nil, nil, false
+	}
+	return head.Bytes(), items, true
+}
+
+// rawItem is one entry of the items block, as lines of the input.
+type rawItem struct {
+	indent int      // columns before its "- "
+	lines  [][]byte // with their line endings
+}
+
+// document is the entry as a YAML document of its own: its "- " and indent+2 columns of
+// every other line removed.
+func (r rawItem) document() []byte {
+	var out bytes.Buffer
+	for i, line := range r.lines {
+		if i == 0 {
+			rest := line[r.indent+1:] // after the dash
+			if len(rest) > 0 && rest[0] == ' ' {
+				rest = rest[1:]
+			}
+			out.Write(rest)
+			continue
+		}
+		out.Write(line[min(r.indent+2, leadingSpaces(line)):])
+	}
+	return out.Bytes()
+}
+
+// entry is the entry as an element of a compact list at column 0, with "\n" line endings.
+func (r rawItem) entry() []byte {
+	var out bytes.Buffer
+	for _, line := range r.lines {
+		out.Write(trimCR(line[min(r.indent, leadingSpaces(line)):]))
+		out.WriteByte('\n')
+	}
+	return out.Bytes()
+}
+
+// onlyNewlineBreaks reports whether every line break is "\n" or "\r\n": yaml.v3 also breaks
+// lines at a lone "\r" and at NEL, LS and PS.
+func onlyNewlineBreaks(data []byte) bool {
+	for rest := data; ; {
+		i := bytes.IndexByte(rest, '\r')
+		if i < 0 {
+			break
+		}
+		if i+1 >= len(rest) || rest[i+1] != '\n' {
+			return false
+		}
+		rest = rest[i+1:]
+	}
+	return !bytes.Contains(data, []byte("\xc2\x85")) && !bytes.Contains(data, []byte("\xe2\x80\xa8")) && !bytes.Contains(data, []byte("\xe2\x80\xa9"))
+}
+
+func splitLines(data []byte) [][]byte {
+	lines := make([][]byte, 0, bytes.Count(data, []byte("\n"))+1)
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			lines = append(lines, data)
+			break
+		}
+		lines = append(lines, data[:i+1])
+		data = data[i+1:]
+	}
+	return lines
+}
+
+func trimCR(line []byte) []byte {
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	return bytes.TrimSuffix(line, []byte("\r"))
+}
+
+func leadingSpaces(b []byte) int {
+	n := 0
+	for n < len(b) && b[n] == ' ' {
+		n++
+	}
+	return n
+}
+
+// isEntry reports "-" followed by a space or the end of the line, at indent.
+func isEntry(content []byte, indent int) bool {
+	rest := content[indent:]
+	return len(rest) > 0 && rest[0] == '-' && (len(rest) == 1 || rest[1] == ' ')
+}
+
+// isKey reports "key:" followed by a space or the end of the line.
+func isKey(content []byte, key string) bool {
+	if !bytes.HasPrefix(content, []byte(key+":")) {
+		return false
+	}
+	rest := content[len(key)+1:]
+	return len(rest) == 0 || rest[0] == ' '
+}
