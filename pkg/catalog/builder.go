@@ -95,7 +95,8 @@ func (b *Builder) AddBytes(name string, data []byte) error {
 	return b.AddReader(name, bytes.NewReader(data))
 }
 
-// AddBlob adds one decoded blob, or a decoded CatalogSnapshot. A blob that
+// AddBlob adds one decoded blob, or a decoded CatalogSnapshot (see also
+// AddSnapshotObject, which can point errors at a package). A blob that
 // repeats a package, channel, bundle or deprecations blob is not an error
 // here: Catalog reports all of them. Values may be map[string]any or
 // map[any]any, []any, strings, booleans, json.Number or Go numbers.
@@ -144,10 +145,15 @@ func (b *Builder) add(src Source, blob map[string]any) error {
 	if err != nil {
 		return err
 	}
+	b.insertAll(items)
+	return nil
+}
+
+// insertAll inserts decoded items, in order.
+func (b *Builder) insertAll(items []item) {
 	for _, it := range items {
 		b.insert(it)
 	}
-	return nil
 }
 
 // decodeBlob turns one blob into items. It only reads b.keep, so workers
@@ -157,7 +163,7 @@ func (b *Builder) decodeBlob(src Source, blob map[string]any) ([]item, error) {
 	v := blob["schema"]
 	if v == nil {
 		if isSnapshot(blob) {
-			return b.decodeSnapshotObject(src, blob)
+			return b.decodeSnapshotObject(src, blob, packageSources(src, nil))
 		}
 		return nil, &Error{Source: src, Err: errors.New(`blob has no "schema"`)}
 	}

@@ -5,20 +5,23 @@ import (
 	"testing"
 
 	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
 
 // FuzzLoad feeds one file's bytes, as YAML or as JSON, through the whole
 // path a renderer takes: decode, validate, heads, head bundles, examples,
-// deprecations. Nothing may panic; errors are fine. Run it with
+// deprecations; and its documents, decoded as a render's inputs are,
+// through AddSnapshotObject. Nothing may panic; errors are fine. Run it with
 //
 //	go test ./pkg/catalog -run '^$' -fuzz FuzzLoad -fuzztime 60s
 func FuzzLoad(f *testing.F) {
+	deprecated := strings.ReplaceAll(simpleCatalog("dep"), "stable", "beta") + deprecationsCatalog
 	seeds := []string{
 		simpleCatalog("foo"),
 		oldShapeCatalog(csvJSON),
 		oldShapeCatalog(`{"kind":"ClusterServiceVersion","metadata":{"annotations":{"alm-examples":"{}"}}}`),
 		simpleCatalog("dep") + deprecationsCatalog,
-		strings.ReplaceAll(simpleCatalog("dep"), "stable", "beta") + deprecationsCatalog,
+		deprecated,
 		pkgYAML("p", "ch") + channelYAML("p", "ch", "name: b", "name: a") + bundleYAML("p", "a", "1", "") + bundleYAML("p", "b", "2", ""),
 		pkgYAML("p", "ch") + channelYAML("p", "ch", "{name: a, replaces: b}", "{name: b, skips: [a]}") + bundleYAML("p", "a", "1", "") + bundleYAML("p", "b", "2", ""),
 		pkgYAML("p", "ch") + channelYAML("p", "ch", "name: a", "{name: c, skipRange: '<1.0.0'}") + bundleYAML("p", "a", "1", "") + bundleYAML("p", "c", "2", ""),
@@ -33,6 +36,11 @@ func FuzzLoad(f *testing.F) {
 	for _, s := range seeds {
 		f.Add([]byte(s), false)
 	}
+	c, err := catalog.Load(writeTree(f, map[string]string{"c.yaml": deprecated}))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(snapshotOf(f, c), false) // a CatalogSnapshot
 	f.Add([]byte(jsonCatalog), true)
 	f.Add([]byte(`{"schema":"olm.package","name":"a"}{"schema":"olm.package","name":"a"}`), true)
 	f.Add([]byte(`[1] {"schema": 3}`), true)
@@ -42,6 +50,7 @@ func FuzzLoad(f *testing.F) {
 		if asJSON {
 			name = "fuzz.json"
 		}
+		addSnapshotObjects(name, data)
 		b := catalog.NewBuilder(catalog.LoadOptions{})
 		if err := b.AddBytes(name, data); err != nil {
 			_ = err.Error()
@@ -76,4 +85,24 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 	})
+}
+
+// addSnapshotObjects adds every document of data, decoded as a render's
+// inputs are, with AddSnapshotObject.
+func addSnapshotObjects(name string, data []byte) {
+	objs, err := manifest.Decode(name, data)
+	if err != nil {
+		return
+	}
+	b := catalog.NewBuilder(catalog.LoadOptions{})
+	for _, o := range objs {
+		src := catalog.Source{File: name, Index: o.Source.Index, Line: o.Source.Line}
+		if err := b.AddSnapshotObject(src, o.Map, o.Source.LineOf); err != nil {
+			_ = err.Error()
+			return
+		}
+	}
+	if _, err := b.Catalog(); err != nil {
+		_ = err.Error()
+	}
 }

@@ -42,8 +42,10 @@ import (
 // examples, install modes, GVKs and deprecations as the catalog it was
 // written from, and writing it again gives the same bytes.
 const (
-	snapshotAPIVersion = "odlm-render.io/v1alpha1"
-	snapshotKind       = "CatalogSnapshot"
+	// SnapshotAPIVersion is the apiVersion of a CatalogSnapshot.
+	SnapshotAPIVersion = "odlm-render.io/v1alpha1"
+	// SnapshotKind is the kind of a CatalogSnapshot.
+	SnapshotKind = "CatalogSnapshot"
 )
 
 // SnapshotSource says where a snapshot was extracted from.
@@ -75,8 +77,8 @@ func (c *Catalog) WriteSnapshot(w io.Writer, meta SnapshotMeta) error {
 	}
 	yw := &yamlWriter{}
 	header := record{
-		{"apiVersion", snapshotAPIVersion},
-		{"kind", snapshotKind},
+		{"apiVersion", SnapshotAPIVersion},
+		{"kind", SnapshotKind},
 		{"metadata", record{{"name", meta.Name}}},
 		{"spec", record{{"source", record{
 			{"type", meta.Source.Type},
@@ -308,12 +310,52 @@ func jsonValue(v any) any {
 
 func isSnapshot(blob map[string]any) bool {
 	k, _ := blob["kind"].(string)
-	return k == snapshotKind
+	return k == SnapshotKind
+}
+
+// AddSnapshotObject adds a CatalogSnapshot the caller decoded: a document
+// found among other inputs (the files of a render, the items of a KRM
+// ResourceList). It is read as a snapshot file is: same checks, same
+// errors. lineOf, when not nil, gives the line of a field path such as
+// "spec.packages[2]" (manifest.Source.LineOf), so that an error in a
+// package points at that package, as it does when the file is read;
+// without it, errors point at the document.
+func (b *Builder) AddSnapshotObject(src Source, obj map[string]any, lineOf func(path string) int) error {
+	if b.done {
+		return errFinished
+	}
+	if obj == nil {
+		return &Error{Source: src, Err: errors.New("empty " + SnapshotKind)}
+	}
+	items, err := b.decodeSnapshotObject(src, obj, packageSources(src, lineOf))
+	if err != nil {
+		return err
+	}
+	b.insertAll(items)
+	return nil
+}
+
+// packageSources returns where each spec.packages element of a decoded
+// snapshot is: the document's source, at the element's line when lineOf
+// (which may be nil) knows it.
+func packageSources(doc Source, lineOf func(path string) int) func(i int) Source {
+	return func(i int) Source {
+		src := doc
+		if lineOf != nil {
+			if l := lineOf(fmt.Sprintf("spec.packages[%d]", i)); l > 0 {
+				src.Line = l
+			}
+		}
+		return src
+	}
 }
 
 // decodeSnapshotObject reads a whole CatalogSnapshot (from JSON, from
-// AddBlob, or a YAML document whose layout the splitter did not cut).
-func (b *Builder) decodeSnapshotObject(src Source, blob map[string]any) ([]item, error) {
+// AddBlob or AddSnapshotObject, or a YAML document whose layout the
+// splitter did not cut). pkgSrc gives the source of the i-th package (see
+// packageSources). A snapshot cut by the splitter is read by the same
+// checkSnapshotHeader and decodeSnapshotPackage, a chunk at a time.
+func (b *Builder) decodeSnapshotObject(src Source, blob map[string]any, pkgSrc func(i int) Source) ([]item, error) {
 	if err := checkSnapshotHeader(src, blob, false); err != nil {
 		return nil, err
 	}
@@ -323,8 +365,8 @@ func (b *Builder) decodeSnapshotObject(src Source, blob map[string]any) ([]item,
 		return nil, snapErr(src, "spec: %w", err)
 	}
 	var out []item
-	for _, p := range pkgs {
-		items, err := b.decodeSnapshotPackage(src, p)
+	for i, p := range pkgs {
+		items, err := b.decodeSnapshotPackage(pkgSrc(i), p)
 		if err != nil {
 			return nil, err
 		}
@@ -334,7 +376,7 @@ func (b *Builder) decodeSnapshotObject(src Source, blob map[string]any) ([]item,
 }
 
 func snapErr(src Source, format string, args ...any) error {
-	return &Error{Source: src, Err: fmt.Errorf(snapshotKind+": "+format, args...)}
+	return &Error{Source: src, Err: fmt.Errorf(SnapshotKind+": "+format, args...)}
 }
 
 // checkSnapshotHeader checks everything but spec.packages; streamed says
@@ -343,11 +385,11 @@ func checkSnapshotHeader(src Source, m map[string]any, streamed bool) error {
 	if err := onlyKeys(m, "apiVersion", "kind", "metadata", "spec"); err != nil {
 		return snapErr(src, "%w", err)
 	}
-	if av, _ := m["apiVersion"].(string); av != snapshotAPIVersion {
-		return snapErr(src, "apiVersion %q is not supported (this version reads %s)", fmt.Sprint(m["apiVersion"]), snapshotAPIVersion)
+	if av, _ := m["apiVersion"].(string); av != SnapshotAPIVersion {
+		return snapErr(src, "apiVersion %q is not supported (this version reads %s)", fmt.Sprint(m["apiVersion"]), SnapshotAPIVersion)
 	}
-	if k, _ := m["kind"].(string); k != snapshotKind {
-		return snapErr(src, "kind %q is not %s", fmt.Sprint(m["kind"]), snapshotKind)
+	if k, _ := m["kind"].(string); k != SnapshotKind {
+		return snapErr(src, "kind %q is not %s", fmt.Sprint(m["kind"]), SnapshotKind)
 	}
 	md, err := optMap(m, "metadata")
 	if err == nil {
@@ -404,7 +446,7 @@ func (b *Builder) decodeSnapshotPackage(src Source, m map[string]any) ([]item, e
 		return []item{{kind: itemSkipped, src: src, pkg: name}}, nil
 	}
 	fail := func(format string, args ...any) error {
-		return &Error{Source: src, Package: name, Err: fmt.Errorf(snapshotKind+": "+format, args...)}
+		return &Error{Source: src, Package: name, Err: fmt.Errorf(SnapshotKind+": "+format, args...)}
 	}
 	if err := onlyKeys(m, "name", "defaultChannel", "channels", "bundles", "deprecations"); err != nil {
 		return nil, fail("%w", err)
@@ -436,13 +478,13 @@ func (b *Builder) decodeSnapshotPackage(src Source, m map[string]any) ([]item, e
 		}
 		for _, e := range mustList(cm, "entries") {
 			if err := onlyKeys(e, "name", "replaces", "skips", "skipRange"); err != nil {
-				return nil, &Error{Source: src, Package: name, Channel: ch.Name, Err: fmt.Errorf(snapshotKind+": entry: %w", err)}
+				return nil, &Error{Source: src, Package: name, Channel: ch.Name, Err: fmt.Errorf(SnapshotKind+": entry: %w", err)}
 			}
 		}
 		got, herr := ch.Head()
 		if (head != "") != (herr == nil) || (head != "" && head != got) {
 			return nil, &Error{Source: src, Package: name, Channel: ch.Name,
-				Err: fmt.Errorf(snapshotKind+": the head recorded (%q) is not the head of the entries (%s)", head, headText(got, herr))}
+				Err: fmt.Errorf(SnapshotKind+": the head recorded (%q) is not the head of the entries (%s)", head, headText(got, herr))}
 		}
 		out = append(out, item{kind: itemChannel, src: src, pkg: name, channel: ch})
 	}
@@ -488,10 +530,10 @@ func mustList(m map[string]any, key string) []map[string]any {
 func decodeSnapshotBundle(src Source, pkg string, m map[string]any) (*Bundle, error) {
 	name, err := reqString(m, "name")
 	if err != nil {
-		return nil, &Error{Source: src, Package: pkg, Err: fmt.Errorf(snapshotKind+": bundle: %w", err)}
+		return nil, &Error{Source: src, Package: pkg, Err: fmt.Errorf(SnapshotKind+": bundle: %w", err)}
 	}
 	fail := func(err error) error {
-		return &Error{Source: src, Package: pkg, Bundle: name, Err: fmt.Errorf(snapshotKind+": %w", err)}
+		return &Error{Source: src, Package: pkg, Bundle: name, Err: fmt.Errorf(SnapshotKind+": %w", err)}
 	}
 	if err := onlyKeys(m, "name", "version", "image", "csvName", "displayName", "skipRange", "installModes",
 		"providedAPIs", "requiredAPIs", "requiredPackages", "properties", "annotations", "almExamples"); err != nil {

@@ -347,7 +347,7 @@ func (p *yamlPeek) line(l []byte) {
 // "  packages:" line of a CatalogSnapshot written by WriteSnapshot.
 func (p *yamlPeek) snapshotStart(line []byte) bool {
 	return !p.failed && p.lastKey == "spec" && string(line) == "  packages:" &&
-		p.p.kind == snapshotKind && p.p.apiVersion == snapshotAPIVersion && p.seen&seenSchema == 0
+		p.p.kind == SnapshotKind && p.p.apiVersion == SnapshotAPIVersion && p.seen&seenSchema == 0
 }
 
 func isKeyStart(c byte) bool {

@@ -145,7 +145,7 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 			return runRender(f, args, stdin, stdout, stderr)
 		},
 	}
-	cmd.Flags().StringArrayVar(&f.catalogs, "catalog", nil, "an OLM file-based catalog: a folder or file of olm.package/olm.channel/olm.bundle blobs (repeatable)")
+	cmd.Flags().StringArrayVar(&f.catalogs, "catalog", nil, "an OLM file-based catalog: a folder or file of olm.package/olm.channel/olm.bundle blobs, or a CatalogSnapshot written by odlm-render catalog extract (repeatable)")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "yaml", "output format: yaml (a \"---\" separated stream) or json (a v1 List)")
 	cmd.Flags().BoolVar(&f.keepInputs, "keep-inputs", false, "keep the consumed ODLM inputs in the output")
 	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "namespace for ODLM inputs that have none")

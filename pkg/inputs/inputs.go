@@ -25,7 +25,8 @@ const LocalConfigAnnotation = "config.kubernetes.io/local-config"
 type Set struct {
 	// Resources are Kubernetes objects: rendered from, read, and passed through.
 	Resources []*manifest.Object
-	// CatalogBlobs are OLM file-based catalog blobs (documents with a schema field).
+	// CatalogBlobs are catalog data: OLM file-based catalog blobs (documents with a schema
+	// field) and CatalogSnapshots (what `odlm-render catalog extract` writes).
 	CatalogBlobs []*manifest.Object
 	// Local are objects for client-side tools (Kptfile, Kustomization, local-config).
 	Local []*manifest.Object
@@ -50,10 +51,21 @@ func Classify(docs []*manifest.Object) (Set, error) {
 	return s, nil
 }
 
-// IsCatalogBlob reports an FBC blob: a document with a string schema and no kind.
+// IsCatalogBlob reports catalog data: an FBC blob (a document with a string schema and no
+// kind) or a CatalogSnapshot (see IsCatalogSnapshot).
 func IsCatalogBlob(d *manifest.Object) bool {
+	if IsCatalogSnapshot(d) {
+		return true
+	}
 	schema, ok := d.Map["schema"].(string)
 	return ok && schema != "" && d.Kind() == ""
+}
+
+// IsCatalogSnapshot reports a CatalogSnapshot, as `odlm-render catalog extract` writes it:
+// kind CatalogSnapshot in odlm-render's API group, of any version (the catalog loader
+// reports a version it does not read, rather than the document being ignored as local).
+func IsCatalogSnapshot(d *manifest.Object) bool {
+	return d.Kind() == catalog.SnapshotKind && d.Group() == ConfigGroup
 }
 
 // IsLocal reports objects that are not resources: local-config ones, Kptfiles, kustomize's
@@ -155,8 +167,9 @@ func isManifestFile(name string) bool {
 	return false
 }
 
-// LoadCatalog builds one catalog from catalog paths and blobs found among the inputs.
-// It returns nil when there is neither.
+// LoadCatalog builds one catalog from catalog paths and the catalog data found among the
+// inputs (FBC blobs and CatalogSnapshots, see IsCatalogBlob). It returns nil when there is
+// neither.
 func LoadCatalog(paths []string, blobs []*manifest.Object) (*catalog.Catalog, error) {
 	if len(paths) == 0 && len(blobs) == 0 {
 		return nil, nil
@@ -168,10 +181,19 @@ func LoadCatalog(paths []string, blobs []*manifest.Object) (*catalog.Catalog, er
 		}
 	}
 	for _, blob := range blobs {
-		src := catalog.Source{File: blob.Source.File, Index: blob.Source.Index, Line: blob.Source.Line}
-		if err := b.AddBlob(src, blob.Map); err != nil {
+		if err := addCatalogObject(b, blob); err != nil {
 			return nil, err
 		}
 	}
 	return b.Catalog()
+}
+
+// addCatalogObject adds one decoded document to the catalog: a CatalogSnapshot (errors in
+// its packages point at the package's line) or an FBC blob.
+func addCatalogObject(b *catalog.Builder, obj *manifest.Object) error {
+	src := catalog.Source{File: obj.Source.File, Index: obj.Source.Index, Line: obj.Source.Line}
+	if IsCatalogSnapshot(obj) {
+		return b.AddSnapshotObject(src, obj.Map, obj.Source.LineOf)
+	}
+	return b.AddBlob(src, obj.Map)
 }

@@ -75,3 +75,94 @@ func TestLoadCatalogWithoutAnythingIsNil(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, cat)
 }
+
+// snapshotDoc is a small CatalogSnapshot, as `odlm-render catalog extract` writes it.
+const snapshotDoc = `apiVersion: odlm-render.io/v1alpha1
+kind: CatalogSnapshot
+metadata:
+  name: test
+spec:
+  source:
+    type: fbc
+    ref: test
+  packages:
+  - name: foo
+    defaultChannel: stable
+    channels:
+    - name: stable
+      head: foo.v1.0.0
+      entries:
+      - name: foo.v1.0.0
+    bundles:
+    - name: foo.v1.0.0
+      version: "1.0.0"
+      image: quay.io/example/foo:v1.0.0
+      installModes:
+      - {type: AllNamespaces, supported: true}
+`
+
+func TestClassifyCatalogSnapshots(t *testing.T) {
+	tests := []struct {
+		name       string
+		apiVersion string
+		kind       string
+		want       string // resources, local or catalog
+	}{
+		{"a CatalogSnapshot", "odlm-render.io/v1alpha1", "CatalogSnapshot", "catalog"},
+		{"a version this one does not read: the loader says so", "odlm-render.io/v9", "CatalogSnapshot", "catalog"},
+		{"another group's kind of that name", "example.com/v1", "CatalogSnapshot", "resources"},
+		{"odlm-render's configuration", "odlm-render.io/v1alpha1", "RenderConfig", "local"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := strings.Replace(strings.Replace(snapshotDoc, "odlm-render.io/v1alpha1", tc.apiVersion, 1), "CatalogSnapshot", tc.kind, 1)
+			objs, err := inputs.ReadPaths([]string{"-"}, strings.NewReader(doc))
+			require.NoError(t, err)
+			set, err := inputs.Classify(objs)
+			require.NoError(t, err)
+			got := map[string]int{"resources": len(set.Resources), "local": len(set.Local), "catalog": len(set.CatalogBlobs)}
+			assert.Equal(t, 1, got[tc.want], "%v", got)
+			assert.Equal(t, tc.want == "catalog", inputs.IsCatalogBlob(objs[0]))
+			assert.Equal(t, tc.want == "catalog", inputs.IsCatalogSnapshot(objs[0]))
+		})
+	}
+}
+
+func TestLoadCatalogFromASnapshotAmongInputs(t *testing.T) {
+	tests := []struct {
+		name    string
+		doc     string
+		wantErr string
+	}{
+		{"alone", snapshotDoc, ""},
+		{"with FBC blobs of another package", snapshotDoc + "---\nschema: olm.package\nname: bar\n", ""},
+		{"a wrong-typed field: the file, the package's line and the field", strings.Replace(snapshotDoc, `version: "1.0.0"`, "version: {major: 1}", 1),
+			`-:10 (document 0): package "foo": bundle "foo.v1.0.0": CatalogSnapshot: field "version": expected a string, got object`},
+		{"an unknown version", strings.Replace(snapshotDoc, "v1alpha1", "v9", 1),
+			`-:1 (document 0): CatalogSnapshot: apiVersion "odlm-render.io/v9" is not supported (this version reads odlm-render.io/v1alpha1)`},
+		{"a package also among the FBC blobs", snapshotDoc + "---\nschema: olm.package\nname: foo\n",
+			`-:24 (document 1): package "foo": olm.package defined twice: first at -:10 (document 0)`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			objs, err := inputs.ReadPaths([]string{"-"}, strings.NewReader(tc.doc))
+			require.NoError(t, err)
+			set, err := inputs.Classify(objs)
+			require.NoError(t, err)
+			require.Empty(t, set.Resources)
+			cat, err := inputs.LoadCatalog(nil, set.CatalogBlobs)
+			if tc.wantErr != "" {
+				require.Error(t, err)
+				assert.Equal(t, tc.wantErr, err.Error())
+				return
+			}
+			require.NoError(t, err)
+			p, ok := cat.Package("foo")
+			require.True(t, ok)
+			head, err := p.Channels["stable"].Head()
+			require.NoError(t, err)
+			assert.Equal(t, "foo.v1.0.0", head)
+			assert.Equal(t, "AllNamespaces", p.Bundles["foo.v1.0.0"].InstallModes[0].Type)
+		})
+	}
+}
