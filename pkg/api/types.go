@@ -7,7 +7,8 @@
 package api
 
 import (
-	olmv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Group and version of the ODLM API.
@@ -46,23 +47,23 @@ type OperandRegistrySpec struct {
 
 // Operator is one entry of OperandRegistry.spec.operators.
 type Operator struct {
-	Name                string                          `json:"name"`
-	Namespace           string                          `json:"namespace,omitempty"`
-	SourceName          string                          `json:"sourceName,omitempty"`
-	SourceNamespace     string                          `json:"sourceNamespace,omitempty"`
-	TargetNamespaces    []string                        `json:"targetNamespaces,omitempty"`
-	PackageName         string                          `json:"packageName"`
-	ConfigName          string                          `json:"configName,omitempty"`
-	Channel             string                          `json:"channel"`
-	FallbackChannels    []string                        `json:"fallbackChannels,omitempty"`
-	Description         string                          `json:"description,omitempty"`
-	Scope               string                          `json:"scope,omitempty"`
-	InstallMode         string                          `json:"installMode,omitempty"`
-	InstallPlanApproval string                          `json:"installPlanApproval,omitempty"`
-	StartingCSV         string                          `json:"startingCSV,omitempty"`
-	SubscriptionConfig  *olmv1alpha1.SubscriptionConfig `json:"subscriptionConfig,omitempty"`
-	OperatorConfig      string                          `json:"operatorConfig,omitempty"`
-	UserManaged         bool                            `json:"userManaged,omitempty"`
+	Name                string              `json:"name"`
+	Namespace           string              `json:"namespace,omitempty"`
+	SourceName          string              `json:"sourceName,omitempty"`
+	SourceNamespace     string              `json:"sourceNamespace,omitempty"`
+	TargetNamespaces    []string            `json:"targetNamespaces,omitempty"`
+	PackageName         string              `json:"packageName"`
+	ConfigName          string              `json:"configName,omitempty"`
+	Channel             string              `json:"channel"`
+	FallbackChannels    []string            `json:"fallbackChannels,omitempty"`
+	Description         string              `json:"description,omitempty"`
+	Scope               string              `json:"scope,omitempty"`
+	InstallMode         string              `json:"installMode,omitempty"`
+	InstallPlanApproval string              `json:"installPlanApproval,omitempty"`
+	StartingCSV         string              `json:"startingCSV,omitempty"`
+	SubscriptionConfig  *SubscriptionConfig `json:"subscriptionConfig,omitempty"`
+	OperatorConfig      string              `json:"operatorConfig,omitempty"`
+	UserManaged         bool                `json:"userManaged,omitempty"`
 }
 
 // OperandConfigSpec is OperandConfig.spec.
@@ -183,4 +184,21 @@ type OperandBindInfoSpec struct {
 	RegistryNamespace string              `json:"registryNamespace,omitempty"`
 	Description       string              `json:"description,omitempty"`
 	Bindings          map[string]Bindable `json:"bindings,omitempty"`
+}
+
+// SubscriptionConfig is an OLM Subscription's spec.config (operators.coreos.com/v1alpha1),
+// field for field, so that decoding prunes and warns exactly as the API server would. It
+// is declared here rather than imported so that the KRM function does not link OLM's API
+// package and, through it, client-go's REST client.
+type SubscriptionConfig struct {
+	Selector     *metav1.LabelSelector        `json:"selector,omitempty"`
+	NodeSelector map[string]string            `json:"nodeSelector,omitempty"`
+	Tolerations  []corev1.Toleration          `json:"tolerations,omitempty"`
+	Resources    *corev1.ResourceRequirements `json:"resources,omitempty"`
+	EnvFrom      []corev1.EnvFromSource       `json:"envFrom,omitempty"`
+	Env          []corev1.EnvVar              `json:"env,omitempty"`
+	Volumes      []corev1.Volume              `json:"volumes,omitempty"`
+	VolumeMounts []corev1.VolumeMount         `json:"volumeMounts,omitempty"`
+	Affinity     *corev1.Affinity             `json:"affinity,omitempty"`
+	Annotations  map[string]string            `json:"annotations,omitempty"`
 }
