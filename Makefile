@@ -45,16 +45,16 @@ golden:
 	$(GO) test ./pkg/render/ ./pkg/cli/ ./fn/ -update
 
 fuzz:
-	$(GO) test ./pkg/merge/ -run '^$$' -fuzz FuzzMerge -fuzztime 60s
-	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzLoad -fuzztime 60s
-	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzStreamingMatchesReference -fuzztime 60s
-	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzPrune -fuzztime 60s
-	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzCompactJSON -fuzztime 60s
-	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzYAMLWriter -fuzztime 60s
-	$(GO) test ./pkg/render/ -run '^$$' -fuzz FuzzRender -fuzztime 60s
-	$(GO) test ./pkg/template/ -run '^$$' -fuzz FuzzResolve -fuzztime 60s
-	$(GO) test ./pkg/collection/ -run '^$$' -fuzz FuzzCollection -fuzztime 60s
-	$(GO) test ./pkg/krm/ -run '^$$' -fuzz FuzzParseByItemAgrees -fuzztime 60s
+	$(GO) test ./pkg/merge/ -run '^$$' -fuzz FuzzMerge -fuzztime 60s -fuzzminimizetime 10s
+	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzLoad -fuzztime 60s -fuzzminimizetime 10s
+	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzStreamingMatchesReference -fuzztime 60s -fuzzminimizetime 10s
+	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzPrune -fuzztime 60s -fuzzminimizetime 10s
+	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzCompactJSON -fuzztime 60s -fuzzminimizetime 10s
+	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzYAMLWriter -fuzztime 60s -fuzzminimizetime 10s
+	$(GO) test ./pkg/render/ -run '^$$' -fuzz FuzzRender -fuzztime 60s -fuzzminimizetime 10s
+	$(GO) test ./pkg/template/ -run '^$$' -fuzz FuzzResolve -fuzztime 60s -fuzzminimizetime 10s
+	$(GO) test ./pkg/collection/ -run '^$$' -fuzz FuzzCollection -fuzztime 60s -fuzzminimizetime 10s
+	$(GO) test ./pkg/krm/ -run '^$$' -fuzz FuzzParseByItemAgrees -fuzztime 60s -fuzzminimizetime 10s
 
 # Scale benchmarks (go test -bench, kustomize, start-up, peak memory): one table and the
 # ratios against the targets; a few minutes. See scripts/bench.sh.

@@ -157,3 +157,37 @@ func TestBadFunctionConfig(t *testing.T) {
 		})
 	}
 }
+
+func TestCommandLine(t *testing.T) {
+	for _, tc := range []struct {
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{[]string{"--help"}, 0, "reads a ResourceList on stdin", ""},
+		{[]string{"--version"}, 0, "dev\n", ""},
+		{[]string{"render"}, 2, "", `unexpected argument "render"`},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			assert.Equal(t, tc.code, run(tc.args, strings.NewReader(""), &stdout, &stderr))
+			assert.Contains(t, stdout.String(), tc.stdout)
+			assert.Contains(t, stderr.String(), tc.stderr)
+		})
+	}
+}
+
+func TestNotAResourceList(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"empty", "", "odlm-render-fn: ResourceList: empty input: expected a ResourceList\n"},
+		{"a plain object", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", "odlm-render-fn: ResourceList:2: kind is \"ConfigMap\", not ResourceList\n"},
+		{"bad YAML", "kind: ResourceList\nitems: [\n", "odlm-render-fn: ResourceList:2: invalid YAML/JSON: did not find expected node content\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			assert.Equal(t, 1, run(nil, strings.NewReader(tc.in), &stdout, &stderr))
+			assert.Empty(t, stdout.String(), "nothing is written")
+			assert.Equal(t, tc.want, stderr.String())
+		})
+	}
+}

@@ -8,10 +8,14 @@
 # 1. go test -bench BenchmarkRenderScale: N OperandRequests × 3 operands (kube-green,
 #    nfs-provisioner-operator, nvidia-network-operator from testdata/catalogs), N = 10 … 10000:
 #    ns, B and allocs per op and per operand; linearity = per-operand time at 10000 / at 100.
-# 2. kustomize build (pinned, scripts/tools.sh) of ~5,000 objects through bin/odlm-render-fn
-#    as an exec transformer vs kustomize build of the same objects as plain YAML.
+# 2. kustomize build (pinned, scripts/tools.sh) of ~5,000 objects: the fleet through
+#    bin/odlm-render-fn as an exec transformer and as a generator (inputs read from files),
+#    the same objects as plain YAML, and the same objects through a do-nothing exec
+#    transformer (hack/minimal-fn): kustomize's own cost of running any function.
 # 3. exec start-up on an empty ResourceList: odlm-render-fn vs a minimal kyaml function.
 # 4. peak RSS of odlm-render-fn on the largest fleet vs its input bytes.
+#
+# SECTIONS="go kustomize startup peak" (the default) chooses what runs.
 set -euo pipefail
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,6 +24,8 @@ RUNS=${RUNS:-1}             # kustomize builds per variant (median; ~2.5 min eac
 STARTS=${STARTS:-50}        # function starts per binary (median)
 KUST_REQUESTS=${KUST_REQUESTS:-1666}   # × 3 own CRs each ≈ 5,000 objects
 PEAK_REQUESTS=${PEAK_REQUESTS:-10000}
+SECTIONS=${SECTIONS:-go kustomize startup peak}
+run() { [[ " $SECTIONS " == *" $1 "* ]]; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -69,7 +75,8 @@ EOM
   }'
 }
 
-# render_config: an exec-transformer RenderConfig reading the three packages' catalogs
+# render_config [INPUTS]: an exec-function RenderConfig reading the three packages' catalogs
+# (and, for a generator, its inputs from INPUTS)
 render_config() {
   cat <<EOM
 apiVersion: odlm-render.io/v1alpha1
@@ -86,100 +93,131 @@ spec:
   - $root/testdata/catalogs/community/nfs-provisioner-operator
   - $root/testdata/catalogs/certified/nvidia-network-operator
 EOM
+  if [ -n "${1:-}" ]; then printf '  inputs: [%s]\n' "$1"; fi
 }
 
 # --- 1. Go benchmarks ---------------------------------------------------------------------
-echo "go test -bench BenchmarkRenderScale (N up to 10000)…" >&2
-go test ./pkg/render/ -run '^$' -bench 'BenchmarkRenderScale' -benchmem -count 1 | tee "$work/go.txt" >&2
+if run go; then
+  echo "go test -bench BenchmarkRenderScale (N up to 10000)…" >&2
+  go test ./pkg/render/ -run '^$' -bench 'BenchmarkRenderScale' -benchmem -count 1 | tee "$work/go.txt" >&2
+fi
 
-# --- 2. kustomize: function vs plain YAML -------------------------------------------------
-echo "kustomize build: function vs plain YAML (${RUNS} runs each)…" >&2
-mkdir -p "$work/kfn" "$work/kplain"
-fleet "$KUST_REQUESTS" 3 > "$work/kfn/fleet.yaml"
-render_config > "$work/kfn/render.yaml"
-printf 'resources:\n- fleet.yaml\ntransformers:\n- render.yaml\n' > "$work/kfn/kustomization.yaml"
-printf 'resources:\n- objects.yaml\n' > "$work/kplain/kustomization.yaml"
+# --- 2. kustomize: the function, a do-nothing function, plain YAML ------------------------
 # timed OUT CMD…: appends "wall-ms cpu-ms" (user+sys of the whole process tree) to OUT
 timed() {
   local out=$1; shift
   /usr/bin/time -f '%e %U %S' -o "$work/time.txt" "$@"
   awk '{printf "%.0f %.0f\n", $1*1000, ($2+$3)*1000}' "$work/time.txt" >> "$out"
 }
-for _ in $(seq "$RUNS"); do
-  # the function's output is the plain variant's input (kustomize is quadratic in the
-  # object count, so every build counts: the first one writes the plain objects)
-  timed "$work/kfn.ms" "$kustomize" build --enable-alpha-plugins --enable-exec "$work/kfn" > "$work/fn.out"
-  [ -s "$work/kplain/objects.yaml" ] || cp "$work/fn.out" "$work/kplain/objects.yaml"
-  timed "$work/kplain.ms" "$kustomize" build "$work/kplain" > "$work/plain.out"
-done
-kobjects=$(grep -c '^kind: ' "$work/kplain/objects.yaml")
-cmp -s "$work/plain.out" "$work/kplain/objects.yaml" || echo "note: plain build output differs from the function's" >&2
-kfn=$(cut -d' ' -f1 "$work/kfn.ms" | median); kplain=$(cut -d' ' -f1 "$work/kplain.ms" | median)
-kfn_cpu=$(cut -d' ' -f2 "$work/kfn.ms" | median); kplain_cpu=$(cut -d' ' -f2 "$work/kplain.ms" | median)
+if run kustomize; then
+  echo "kustomize build: 4 variants × ${RUNS} runs (minutes: kustomize is quadratic in the object count)…" >&2
+  mkdir -p "$work/kfn" "$work/kgen" "$work/kplain" "$work/knoop"
+  fleet "$KUST_REQUESTS" 3 > "$work/kfn/fleet.yaml"
+  render_config > "$work/kfn/render.yaml"
+  printf 'resources:\n- fleet.yaml\ntransformers:\n- render.yaml\n' > "$work/kfn/kustomization.yaml"
+  render_config "$work/kfn/fleet.yaml" > "$work/kgen/render.yaml"
+  printf 'generators:\n- render.yaml\n' > "$work/kgen/kustomization.yaml"
+  printf 'resources:\n- objects.yaml\n' > "$work/kplain/kustomization.yaml"
+  printf 'apiVersion: example.com/v1\nkind: Noop\nmetadata:\n  name: noop\n  annotations:\n    config.kubernetes.io/function: |\n      exec:\n        path: %s\n' "$work/minimal-fn" > "$work/knoop/noop.yaml"
+  printf 'resources:\n- objects.yaml\ntransformers:\n- noop.yaml\n' > "$work/knoop/kustomization.yaml"
+  for _ in $(seq "$RUNS"); do
+    # the function's output is the other variants' input
+    timed "$work/kfn.ms" "$kustomize" build --enable-alpha-plugins --enable-exec "$work/kfn" > "$work/fn.out"
+    [ -s "$work/kplain/objects.yaml" ] || { cp "$work/fn.out" "$work/kplain/objects.yaml"; cp "$work/fn.out" "$work/knoop/objects.yaml"; }
+    timed "$work/kgen.ms" "$kustomize" build --enable-alpha-plugins --enable-exec "$work/kgen" > "$work/gen.out"
+    timed "$work/kplain.ms" "$kustomize" build --enable-alpha-plugins --enable-exec "$work/kplain" > "$work/plain.out"
+    timed "$work/knoop.ms" "$kustomize" build --enable-alpha-plugins --enable-exec "$work/knoop" > "$work/noop.out"
+  done
+  kobjects=$(grep -c '^kind: ' "$work/kplain/objects.yaml")
+  for v in gen plain noop; do
+    cmp -s "$work/$v.out" "$work/fn.out" || echo "note: the $v variant's output differs from the transformer's" >&2
+  done
+  for v in kfn kgen kplain knoop; do
+    declare "${v}_wall=$(cut -d' ' -f1 "$work/$v.ms" | median)" "${v}_cpu=$(cut -d' ' -f2 "$work/$v.ms" | median)"
+  done
+fi
 
 # --- 3. exec start-up on an empty ResourceList --------------------------------------------
-echo "start-up: ${STARTS} runs of each function…" >&2
-printf 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n' > "$work/empty.yaml"
-startup() {
-  local t0 t1
-  for _ in $(seq "$STARTS"); do
-    t0=$EPOCHREALTIME; "$1" < "$work/empty.yaml" > /dev/null; t1=$EPOCHREALTIME
-    echo "$t0 $t1"
-  done | awk '{print ($2-$1)*1000}' | median
-}
-s_fn=$(startup "$fn"); s_min=$(startup "$work/minimal-fn")
+if run startup; then
+  echo "start-up: ${STARTS} runs of each function…" >&2
+  printf 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n' > "$work/empty.yaml"
+  startup() {
+    local t0 t1
+    for _ in $(seq "$STARTS"); do
+      t0=$EPOCHREALTIME; "$1" < "$work/empty.yaml" > /dev/null; t1=$EPOCHREALTIME
+      echo "$t0 $t1"
+    done | awk '{print ($2-$1)*1000}' | median
+  }
+  s_fn=$(startup "$fn"); s_min=$(startup "$work/minimal-fn")
+fi
 
 # --- 4. peak memory of the largest case ---------------------------------------------------
-echo "peak memory: ${PEAK_REQUESTS} requests through the function…" >&2
-{
-  printf 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n'
-  render_config | sed -e '/annotations:/,/path:/d' -e 's/^/  /'
-  printf 'items:\n'
-  fleet "$PEAK_REQUESTS" 1 | awk '/^---$/ {first = 1; next} {printf "%s%s\n", (first ? "- " : "  "), $0; first = 0}' | sed '1s/^  /- /'
-} > "$work/peak.yaml"
-in_bytes=$(stat -c %s "$work/peak.yaml")
-cat_bytes=$(cat testdata/catalogs/community/kube-green/* testdata/catalogs/community/nfs-provisioner-operator/* testdata/catalogs/certified/nvidia-network-operator/* 2>/dev/null | wc -c)
-/usr/bin/time -v "$fn" < "$work/peak.yaml" > "$work/peak.out" 2> "$work/peak.time"
-rss_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/peak.time")
-peak_s=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$work/peak.time")
-peak_objects=$(grep -c '^- apiVersion: ' "$work/peak.out" || true)
+if run peak; then
+  echo "peak memory: ${PEAK_REQUESTS} requests through the function…" >&2
+  {
+    printf 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n'
+    render_config | sed -e '/annotations:/,/path:/d' -e 's/^/  /'
+    printf 'items:\n'
+    fleet "$PEAK_REQUESTS" 1 | awk '/^---$/ {first = 1; next} {printf "%s%s\n", (first ? "- " : "  "), $0; first = 0}' | sed '1s/^  /- /'
+  } > "$work/peak.yaml"
+  in_bytes=$(stat -c %s "$work/peak.yaml")
+  cat_bytes=$(cat testdata/catalogs/community/kube-green/* testdata/catalogs/community/nfs-provisioner-operator/* testdata/catalogs/certified/nvidia-network-operator/* 2>/dev/null | wc -c)
+  /usr/bin/time -v "$fn" < "$work/peak.yaml" > "$work/peak.out" 2> "$work/peak.time"
+  rss_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/peak.time")
+  peak_s=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$work/peak.time")
+  peak_objects=$(grep -c '^- apiVersion: ' "$work/peak.out" || true)
+fi
 
 # --- the table ----------------------------------------------------------------------------
-awk -v ops=3 '
-  /^BenchmarkRenderScale\/requests=/ {
-    split($1, a, /[=-]/); n = a[2]
-    for (i = 3; i < NF; i++) { if ($(i+1) == "ns/op") ns[n] = $i; if ($(i+1) == "B/op") by[n] = $i; if ($(i+1) == "allocs/op") al[n] = $i; if ($(i+1) == "objects") ob[n] = $i }
-    order[++k] = n
-  }
-  END {
-    printf "%-40s %14s %12s %12s %12s %12s %14s\n", "render (go test -bench)", "ns/op", "B/op", "allocs/op", "ns/operand", "B/operand", "allocs/operand"
-    for (j = 1; j <= k; j++) { n = order[j]; m = n * ops
-      printf "%-40s %14.0f %12.0f %12.0f %12.0f %12.0f %14.1f\n", "N=" n " requests × 3 (" int(ob[n]) " objects)", ns[n], by[n], al[n], ns[n]/m, by[n]/m, al[n]/m }
-    if (ns[100] && ns[10000]) {
-      lin = (ns[10000]/30000) / (ns[100]/300); alr = (al[10000]/30000) / (al[100]/300)
-      # least-squares slope of ns/op against operands
-      for (j = 1; j <= k; j++) { n = order[j]; x = n*ops; sx += x; sy += ns[n]; sxx += x*x; sxy += x*ns[n] }
-      slope = (k*sxy - sx*sy) / (k*sxx - sx*sx)
-      printf "fitted slope: %.0f ns per operand\n", slope
-      printf "RATIO linearity (ns/operand at 10000 / at 100): %.2f  (target ~1: linear) %s\n", lin, (lin <= 1.5 ? "OK" : "FAIL")
-      printf "RATIO allocs/operand at 10000 / at 100: %.2f  (target bounded, <= 1.5) %s\n", alr, (alr <= 1.5 ? "OK" : "FAIL")
+if run go; then
+  awk -v ops=3 '
+    /^BenchmarkRenderScale\/requests=/ {
+      split($1, a, /[=-]/); n = a[2]
+      for (i = 3; i < NF; i++) { if ($(i+1) == "ns/op") ns[n] = $i; if ($(i+1) == "B/op") by[n] = $i; if ($(i+1) == "allocs/op") al[n] = $i; if ($(i+1) == "objects") ob[n] = $i }
+      order[++k] = n
     }
-  }' "$work/go.txt"
-echo
-printf '%-60s %10s %10s\n' "kustomize build (median of $RUNS)" "wall ms" "CPU ms"
-printf '%-60s %10.0f %10.0f\n' "with odlm-render-fn ($KUST_REQUESTS requests -> $kobjects objects)" "$kfn" "$kfn_cpu"
-printf '%-60s %10.0f %10.0f\n' "plain YAML, the same $kobjects objects" "$kplain" "$kplain_cpu"
-awk -v a="$kfn" -v b="$kplain" -v c="$kfn_cpu" -v d="$kplain_cpu" 'BEGIN { r = a/b; printf "RATIO function overhead: %.2f× wall (+%.0f%%), %.2f× CPU  (target <= 1.30) %s\n", r, (r-1)*100, c/d, (r <= 1.3 ? "OK" : "FAIL") }'
-echo
-printf '%-60s %10s\n' "exec start-up, empty ResourceList (median of $STARTS)" "ms"
-printf '%-60s %10.1f\n' "bin/odlm-render-fn" "$s_fn"
-printf '%-60s %10.1f\n' "hack/minimal-fn (kyaml framework only)" "$s_min"
-awk -v a="$s_fn" -v b="$s_min" 'BEGIN { printf "RATIO start-up: %.1f ms (%.2f× minimal)  (target < 30 ms) %s\n", a, a/b, (a < 30 ? "OK" : "FAIL") }'
-echo
-echo "peak memory, $PEAK_REQUESTS requests via odlm-render-fn"
-printf '%-60s %10s\n' "wall time" "$peak_s"
-printf '%-60s %10s\n' "objects out" "$peak_objects"
-printf '%-60s %10.1f MB\n' "input ResourceList" "$(awk -v b="$in_bytes" 'BEGIN {print b/1e6}')"
-printf '%-60s %10.1f MB\n' "catalog files read" "$(awk -v b="$cat_bytes" 'BEGIN {print b/1e6}')"
-printf '%-60s %10.1f MB\n' "max RSS (/usr/bin/time -v)" "$(awk -v k="$rss_kb" 'BEGIN {print k*1024/1e6}')"
-awk -v k="$rss_kb" -v b="$in_bytes" 'BEGIN { r = k*1024/b; printf "RATIO peak RSS / input bytes: %.1f×  (target < 10×) %s\n", r, (r < 10 ? "OK" : "FAIL") }'
+    END {
+      printf "%-40s %14s %12s %12s %12s %12s %14s\n", "render (go test -bench)", "ns/op", "B/op", "allocs/op", "ns/operand", "B/operand", "allocs/operand"
+      for (j = 1; j <= k; j++) { n = order[j]; m = n * ops
+        printf "%-40s %14.0f %12.0f %12.0f %12.0f %12.0f %14.1f\n", "N=" n " requests × 3 (" int(ob[n]) " objects)", ns[n], by[n], al[n], ns[n]/m, by[n]/m, al[n]/m }
+      if (ns[100] && ns[10000]) {
+        lin = (ns[10000]/30000) / (ns[100]/300); alr = (al[10000]/30000) / (al[100]/300)
+        # least-squares slope of ns/op against operands
+        for (j = 1; j <= k; j++) { n = order[j]; x = n*ops; sx += x; sy += ns[n]; sxx += x*x; sxy += x*ns[n] }
+        slope = (k*sxy - sx*sy) / (k*sxx - sx*sx)
+        printf "fitted slope: %.0f ns per operand\n", slope
+        printf "RATIO linearity (ns/operand at 10000 / at 100): %.2f  (target ~1: linear) %s\n", lin, (lin <= 1.5 ? "OK" : "FAIL")
+        printf "RATIO allocs/operand at 10000 / at 100: %.2f  (target bounded, <= 1.5) %s\n", alr, (alr <= 1.5 ? "OK" : "FAIL")
+      }
+    }' "$work/go.txt"
+fi
+if run kustomize; then
+  echo
+  printf '%-66s %10s %10s\n' "kustomize build, $kobjects objects (median of $RUNS)" "wall ms" "CPU ms"
+  printf '%-66s %10.0f %10.0f\n' "plain YAML" "$kplain_wall" "$kplain_cpu"
+  printf '%-66s %10.0f %10.0f\n' "plain YAML through a do-nothing exec transformer (minimal-fn)" "$knoop_wall" "$knoop_cpu"
+  printf '%-66s %10.0f %10.0f\n' "odlm-render-fn transformer ($KUST_REQUESTS requests in)" "$kfn_wall" "$kfn_cpu"
+  printf '%-66s %10.0f %10.0f\n' "odlm-render-fn generator (inputs read from files)" "$kgen_wall" "$kgen_cpu"
+  awk -v fn="$kfn_cpu" -v gen="$kgen_cpu" -v noop="$knoop_cpu" -v plain="$kplain_cpu" 'BEGIN {
+    printf "kustomize running any exec transformer: %.2f× plain (its resmap merge of function output is quadratic)\n", noop/plain
+    r = fn/noop; printf "RATIO function overhead, transformer vs do-nothing transformer: %.2f× CPU (+%.0f%%)  (target <= 1.30) %s\n", r, (r-1)*100, (r <= 1.3 ? "OK" : "FAIL")
+    printf "RATIO transformer vs plain YAML: %.2f× CPU; generator vs plain YAML: %.2f× CPU\n", fn/plain, gen/plain
+  }'
+fi
+if run startup; then
+  echo
+  printf '%-60s %10s\n' "exec start-up, empty ResourceList (median of $STARTS)" "ms"
+  printf '%-60s %10.1f\n' "bin/odlm-render-fn" "$s_fn"
+  printf '%-60s %10.1f\n' "hack/minimal-fn (kyaml framework only)" "$s_min"
+  awk -v a="$s_fn" -v b="$s_min" 'BEGIN { printf "RATIO start-up: %.1f ms (%.2f× minimal)  (target < 30 ms) %s\n", a, a/b, (a < 30 ? "OK" : "FAIL") }'
+fi
+if run peak; then
+  echo
+  echo "peak memory, $PEAK_REQUESTS requests via odlm-render-fn"
+  printf '%-60s %10s\n' "wall time" "$peak_s"
+  printf '%-60s %10s\n' "objects out" "$peak_objects"
+  printf '%-60s %10.1f MB\n' "input ResourceList" "$(awk -v b="$in_bytes" 'BEGIN {print b/1e6}')"
+  printf '%-60s %10.1f MB\n' "catalog files read" "$(awk -v b="$cat_bytes" 'BEGIN {print b/1e6}')"
+  printf '%-60s %10.1f MB\n' "max RSS (/usr/bin/time -v)" "$(awk -v k="$rss_kb" 'BEGIN {print k*1024/1e6}')"
+  awk -v k="$rss_kb" -v b="$in_bytes" 'BEGIN { r = k*1024/b; printf "RATIO peak RSS / input bytes: %.1f×  (target < 10×) %s\n", r, (r < 10 ? "OK" : "FAIL") }'
+fi
