@@ -37,6 +37,7 @@ var yamlLineRe = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
 func Decode(file string, data []byte) ([]*Object, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	conv := Converter{Budget: 10*len(data) + 10000}
+	lines := lineIndex{data: data}
 	var out []*Object
 	for index := 0; ; index++ {
 		var doc yaml.Node
@@ -62,8 +63,8 @@ func Decode(file string, data []byte) ([]*Object, error) {
 		if !ok {
 			return nil, &SyntaxError{File: file, Line: root.Line, Msg: fmt.Sprintf("document %d is a %s, not a mapping", index, kindName(root))}
 		}
-		obj := &Object{Map: m, Source: Source{File: file, Index: index, Line: root.Line, node: root}}
-		items, isList, err := listItems(obj)
+		obj := &Object{Map: m, Source: Source{File: file, Index: index, Line: root.Line, doc: lines.doc(root.Line)}}
+		items, isList, err := listItems(obj, root)
 		if err != nil {
 			return nil, err
 		}
@@ -75,7 +76,8 @@ func Decode(file string, data []byte) ([]*Object, error) {
 	}
 }
 
-func listItems(obj *Object) ([]*Object, bool, error) {
+// listItems flattens a v1 List document (root is its node) into its items.
+func listItems(obj *Object, root *yaml.Node) ([]*Object, bool, error) {
 	if !strings.HasSuffix(obj.Kind(), "List") || obj.APIVersion() != "v1" {
 		return nil, false, nil
 	}
@@ -83,7 +85,7 @@ func listItems(obj *Object) ([]*Object, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
-	itemsNode := childNode(obj.Source.node, PathStep{Key: "items"})
+	itemsNode := childNode(root, PathStep{Key: "items"})
 	out := make([]*Object, 0, len(raw))
 	for i, it := range raw {
 		m, ok := it.(map[string]any)
@@ -91,13 +93,35 @@ func listItems(obj *Object) ([]*Object, bool, error) {
 			return nil, true, &SyntaxError{File: obj.Source.File, Line: obj.Source.LineOf(Field("items", i)), Msg: fmt.Sprintf("items[%d] is not a mapping", i)}
 		}
 		src := obj.Source
+		src.item = i + 1
 		if itemsNode != nil && i < len(itemsNode.Content) {
-			src.node = itemsNode.Content[i]
-			src.Line = src.node.Line
+			src.Line = itemsNode.Content[i].Line
 		}
 		out = append(out, &Object{Map: m, Source: src})
 	}
 	return out, true, nil
+}
+
+// lineIndex finds where lines start in a file's bytes, for docText.
+type lineIndex struct {
+	data   []byte
+	starts []int // offsets of line starts, computed on first use
+}
+
+// doc is the docText of the document whose root is on line (1-based).
+func (l *lineIndex) doc(line int) *docText {
+	if l.starts == nil {
+		l.starts = append(l.starts, 0)
+		for i, b := range l.data {
+			if b == '\n' && i+1 < len(l.data) {
+				l.starts = append(l.starts, i+1)
+			}
+		}
+	}
+	if line < 1 || line > len(l.starts) {
+		return nil
+	}
+	return &docText{data: l.data, offset: l.starts[line-1], line: line}
 }
 
 // unknownAnchorRe is the one yaml.v3 error that carries no line.

@@ -3,6 +3,7 @@ package manifest_test
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -116,4 +117,24 @@ func TestDecodeRefusesAliasBombsAndSelfReference(t *testing.T) {
 
 	_, err = manifest.Decode("self.yaml", []byte("a: &x\n  b: *x\n"))
 	require.Error(t, err)
+}
+
+// TestLineOfLaterDocumentsAndListItems: lines are found by parsing a document again from its
+// root's line, so they must be right in any document of a stream and in List items.
+func TestLineOfLaterDocumentsAndListItems(t *testing.T) {
+	stream := "# header\napiVersion: v1\nkind: A\nmetadata: {name: a}\n---\n# comment\n" +
+		"apiVersion: v1\nkind: B\nmetadata:\n  name: b\n" + // doc 1: lines 7-10
+		"--- {apiVersion: v1, kind: C,\n  metadata: {name: c}}\n" + // doc 2: lines 11-12
+		"---\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: D\n  metadata:\n    name: d\n- {apiVersion: v1, kind: E, metadata: {name: e}}\n" // lines 13-21
+	for name, data := range map[string]string{"lf": stream, "crlf": strings.ReplaceAll(stream, "\n", "\r\n")} {
+		t.Run(name, func(t *testing.T) {
+			objs, err := manifest.Decode("f.yaml", []byte(data))
+			require.NoError(t, err)
+			lines := map[string][2]int{}
+			for _, o := range objs {
+				lines[o.Kind()] = [2]int{o.Source.Line, o.Source.LineOf("metadata.name")}
+			}
+			assert.Equal(t, map[string][2]int{"A": {2, 4}, "B": {7, 10}, "C": {11, 12}, "D": {17, 20}, "E": {21, 21}}, lines)
+		})
+	}
 }

@@ -1,9 +1,11 @@
 package manifest
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -16,25 +18,59 @@ type Source struct {
 	Index int
 	// Line is the 1-based line where the document starts, 0 when unknown.
 	Line int
-	// node is the parsed document, kept to find the line of a field.
-	node *yaml.Node
+	// doc is the document's text, parsed again when a field's line is asked for: keeping
+	// every document's nodes would cost several times the input's size.
+	doc *docText
+	// item is, for an item of a List document, its index + 1.
+	item int
+}
+
+// docText is a document's place in its file: the file's bytes (shared by its documents) and
+// where the document's root starts.
+type docText struct {
+	data   []byte
+	offset int // of the first byte of the root's line
+	line   int // the root's line
+	once   sync.Once
+	root   *yaml.Node
+}
+
+// node parses the document again (once), from its root's line; nil when that fails.
+func (d *docText) node() *yaml.Node {
+	d.once.Do(func() {
+		var doc yaml.Node
+		if err := yaml.NewDecoder(bytes.NewReader(d.data[d.offset:])).Decode(&doc); err == nil && len(doc.Content) > 0 {
+			d.root = doc.Content[0]
+		}
+	})
+	return d.root
 }
 
 // LineOf returns the line of the field at path (dotted keys, [i] for list elements) in the
 // object's source, falling back to the deepest parent found and then to the document line.
 func (s Source) LineOf(path string) int {
-	if s.node == nil || path == "" {
+	if s.doc == nil || path == "" {
 		return s.Line
 	}
+	n := s.doc.node()
+	if n != nil && s.item > 0 {
+		n = childNode(n, PathStep{Key: "items"})
+		if n != nil {
+			n = childNode(n, PathStep{IsIndex: true, Index: s.item - 1})
+		}
+	}
+	if n == nil {
+		return s.Line
+	}
+	shift := s.doc.line - 1 // the parse started at the root's line
 	line := s.Line
-	n := s.node
 	for _, step := range SplitPath(path) {
 		next := childNode(n, step)
 		if next == nil {
 			break
 		}
 		n = next
-		line = n.Line
+		line = n.Line + shift
 	}
 	return line
 }
