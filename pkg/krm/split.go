@@ -19,12 +19,23 @@ func splitList(data []byte) (header []byte, items []rawItem, ok bool) {
 	if len(data) == 0 || data[0] == '{' || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) || !onlyNewlineBreaks(data) {
 		return nil, nil, false
 	}
-	lines := splitLines(data)
 	var head bytes.Buffer
 	inItems, sawItems := false, false
 	p := -1 // the entries' indentation
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
+	// extend makes the last item's text run to the end of line (its lines are consecutive)
+	extend := func(lineEnd int) {
+		last := &items[len(items)-1]
+		last.text = last.text[:len(last.text)+lineEnd-last.end]
+		last.end = lineEnd
+	}
+	for start := 0; start < len(data); {
+		end := len(data)
+		if i := bytes.IndexByte(data[start:], '\n'); i >= 0 {
+			end = start + i + 1
+		}
+		line := data[start:end]
+		lineStart := start
+		start = end
 		content := trimCR(line)
 		if bytes.HasPrefix(content, []byte("\t")) || bytes.HasPrefix(content, []byte("%")) ||
 			bytes.HasPrefix(content, []byte("---")) || bytes.HasPrefix(content, []byte("...")) {
@@ -37,23 +48,23 @@ func splitList(data []byte) (header []byte, items []rawItem, ok bool) {
 			switch {
 			case blank || comment:
 				if len(items) > 0 {
-					items[len(items)-1].lines = append(items[len(items)-1].lines, line)
+					extend(end)
 				} else {
 					head.Write(line) // parsed with the header, so that nothing goes unchecked
 				}
 				continue
 			case p < 0 && isEntry(content, indent):
 				p = indent
-				items = append(items, rawItem{indent: p, lines: [][]byte{line}})
+				items = append(items, rawItem{indent: p, text: data[lineStart:end:len(data)], end: end})
 				continue
 			case indent == p && isEntry(content, indent):
-				items = append(items, rawItem{indent: p, lines: [][]byte{line}})
+				items = append(items, rawItem{indent: p, text: data[lineStart:end:len(data)], end: end})
 				continue
 			case p >= 0 && indent > p:
 				if indent < p+2 {
 					return nil, nil, false
 				}
-				items[len(items)-1].lines = append(items[len(items)-1].lines, line)
+				extend(end)
 				continue
 			case indent == 0 && p > 0 && isEntry(content, 0):
 				return nil, nil, false
@@ -82,38 +93,52 @@ func splitList(data []byte) (header []byte, items []rawItem, ok bool) {
 	return head.Bytes(), items, true
 }
 
-// rawItem is one entry of the items block, as lines of the input.
+// rawItem is one entry of the items block: consecutive lines of the input.
 type rawItem struct {
-	indent int      // columns before its "- "
-	lines  [][]byte // with their line endings
+	indent int    // columns before its "- "
+	text   []byte // its lines, with their line endings
+	end    int    // offset in the input where text ends
+}
+
+// lines calls f with each line of the entry (line endings kept) and its number from 0.
+func (r rawItem) lines(f func(i int, line []byte)) {
+	text := r.text
+	for i := 0; len(text) > 0; i++ {
+		n := len(text)
+		if j := bytes.IndexByte(text, '\n'); j >= 0 {
+			n = j + 1
+		}
+		f(i, text[:n])
+		text = text[n:]
+	}
 }
 
 // document is the entry as a YAML document of its own: its "- " and indent+2 columns of
 // every other line removed.
 func (r rawItem) document() []byte {
-	var out bytes.Buffer
-	for i, line := range r.lines {
+	out := make([]byte, 0, len(r.text))
+	r.lines(func(i int, line []byte) {
 		if i == 0 {
 			rest := line[r.indent+1:] // after the dash
 			if len(rest) > 0 && rest[0] == ' ' {
 				rest = rest[1:]
 			}
-			out.Write(rest)
-			continue
+			out = append(out, rest...)
+			return
 		}
-		out.Write(line[min(r.indent+2, leadingSpaces(line)):])
-	}
-	return out.Bytes()
+		out = append(out, line[min(r.indent+2, leadingSpaces(line)):]...)
+	})
+	return out
 }
 
 // entry is the entry as an element of a compact list at column 0, with "\n" line endings.
 func (r rawItem) entry() []byte {
-	var out bytes.Buffer
-	for _, line := range r.lines {
-		out.Write(trimCR(line[min(r.indent, leadingSpaces(line)):]))
-		out.WriteByte('\n')
-	}
-	return out.Bytes()
+	out := make([]byte, 0, len(r.text))
+	r.lines(func(_ int, line []byte) {
+		out = append(out, trimCR(line[min(r.indent, leadingSpaces(line)):])...)
+		out = append(out, '\n')
+	})
+	return out
 }
 
 // onlyNewlineBreaks reports whether every line break is "\n" or "\r\n": yaml.v3 also breaks
@@ -130,20 +155,6 @@ func onlyNewlineBreaks(data []byte) bool {
 		rest = rest[i+1:]
 	}
 	return !bytes.Contains(data, []byte("\xc2\x85")) && !bytes.Contains(data, []byte("\xe2\x80\xa8")) && !bytes.Contains(data, []byte("\xe2\x80\xa9"))
-}
-
-func splitLines(data []byte) [][]byte {
-	lines := make([][]byte, 0, bytes.Count(data, []byte("\n"))+1)
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			lines = append(lines, data)
-			break
-		}
-		lines = append(lines, data[:i+1])
-		data = data[i+1:]
-	}
-	return lines
 }
 
 func trimCR(line []byte) []byte {

@@ -70,7 +70,7 @@ func (rl *ResourceList) NewWriter(w io.Writer) *Writer {
 
 // Keep writes an input item back exactly as it came (comments and styles kept).
 func (w *Writer) Keep(it *Item) {
-	if it.raw.lines != nil {
+	if it.raw.text != nil {
 		if w.items == 0 {
 			w.write([]byte("items:\n"))
 		}
