@@ -132,7 +132,7 @@ func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"empty", "", "ResourceList: empty input: expected a ResourceList"},
 		{"not a mapping", "- a\n", "ResourceList:1: the input is not a ResourceList (a mapping with kind: ResourceList)"},
-		{"wrong kind", "apiVersion: v1\nkind: List\nitems: []\n", `ResourceList:2: kind is "List", not ResourceList`},
+		{"wrong kind", "apiVersion: v1\nkind: ConfigMapList\nitems: []\n", `ResourceList:2: kind is "ConfigMapList", not ResourceList`},
 		{"no kind", "apiVersion: v1\nitems: []\n", "ResourceList:1: the input is not a ResourceList: kind is missing"},
 		{"two documents", "kind: ResourceList\n---\nkind: ResourceList\n", "ResourceList:3: more than one document: expected a single ResourceList"},
 		{"items not a list", "kind: ResourceList\nitems: {a: b}\n", "ResourceList:2: items is not a list"},
@@ -230,6 +230,16 @@ func TestWriterAnnotationFormat(t *testing.T) {
 			assert.Equal(t, tc.want, got)
 		})
 	}
+}
+
+func TestListIsAnsweredAsList(t *testing.T) {
+	rl, err := Parse([]byte("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n"))
+	require.NoError(t, err)
+	var out bytes.Buffer
+	w := rl.NewWriter(&out)
+	w.Keep(rl.Items[0])
+	require.NoError(t, w.Close(nil))
+	assert.Equal(t, "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n", out.String())
 }
 
 func TestWriterResults(t *testing.T) {

@@ -42,8 +42,10 @@ const inputName = "ResourceList"
 
 // ResourceList is a function's input.
 type ResourceList struct {
-	// APIVersion is the input's apiVersion, answered in kind.
+	// APIVersion and Kind are the input's, answered in kind: ResourceList, or List as
+	// older orchestrators (and kyaml) accept.
 	APIVersion string
+	Kind       string
 	// Items are the resources, in input order.
 	Items []*Item
 	// FunctionConfig is the function's configuration, nil when absent.
@@ -161,10 +163,10 @@ func readHeader(conv *manifest.Converter, root *yaml.Node) (*ResourceList, *yaml
 		case "apiVersion":
 			rl.APIVersion = value.Value
 		case "kind":
-			if value.Value != Kind {
+			if value.Value != Kind && value.Value != "List" {
 				return nil, nil, syntaxError(value.Line, fmt.Sprintf("kind is %q, not %s", value.Value, Kind))
 			}
-			sawKind = true
+			rl.Kind, sawKind = value.Value, true
 		case "items":
 			itemsNode = value
 		case "functionConfig":

@@ -64,7 +64,7 @@ type Writer struct {
 // NewWriter starts the answer to rl on w.
 func (rl *ResourceList) NewWriter(w io.Writer) *Writer {
 	wr := &Writer{out: bufio.NewWriterSize(w, 64<<10), format: rl.format, fc: rl.functionConfigNode}
-	fmt.Fprintf(wr.out, "apiVersion: %s\nkind: %s\n", quoteIfNeeded(rl.APIVersion), Kind)
+	fmt.Fprintf(wr.out, "apiVersion: %s\nkind: %s\n", quoteIfNeeded(rl.APIVersion), rl.Kind)
 	return wr
 }
 
