@@ -90,6 +90,7 @@ func Render(in Inputs, opts Options) Output {
 		r.buildSubscriptions()
 		r.buildOperatorGroups()
 		r.catalogChecks()
+		r.checkSharedManualApproval()
 	}
 	r.renderOperands()
 	r.renderBindInfos()
