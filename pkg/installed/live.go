@@ -2,15 +2,9 @@ package installed
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/url"
-	"regexp"
-	"strings"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/rest"
 
 	"github.com/odlm-render/odlm-render/pkg/cluster/live"
 	"github.com/odlm-render/odlm-render/pkg/diag"
@@ -27,11 +21,7 @@ type LiveOptions = live.Options
 // the way live.Reader reads single objects: its transport refuses every method but GET,
 // and errors name the server and the resource, never object contents.
 type LiveLister struct {
-	server    string
-	user      string
-	namespace string // the kubeconfig context's namespace
-	timeout   time.Duration
-	client    rest.Interface
+	conn *live.Connection
 }
 
 // resource is a kind this package lists, with its fixed REST path.
@@ -74,14 +64,14 @@ func NewLiveLister(opts LiveOptions) (*LiveLister, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &LiveLister{server: c.Server, user: c.User, namespace: c.Namespace, timeout: c.Timeout, client: c.Client}, nil
+	return &LiveLister{conn: c}, nil
 }
 
 // Server is the API server's URL, for messages.
-func (l *LiveLister) Server() string { return l.server }
+func (l *LiveLister) Server() string { return l.conn.Server }
 
 // Namespace is the kubeconfig context's namespace ("default" when it names none).
-func (l *LiveLister) Namespace() string { return l.namespace }
+func (l *LiveLister) Namespace() string { return l.conn.Namespace }
 
 // Read lists the Subscriptions, ClusterServiceVersions and OperatorGroups of all
 // namespaces, and with namespaces also the Namespaces (a failure to list those is a
@@ -118,11 +108,11 @@ func (l *LiveLister) list(r resource) ([]*manifest.Object, error) {
 	var out []*manifest.Object
 	cont := ""
 	for {
-		req := l.client.Get().AbsPath(r.path()).Param("limit", fmt.Sprint(listPageSize))
+		req := l.conn.Client.Get().AbsPath(r.path()).Param("limit", fmt.Sprint(listPageSize))
 		if cont != "" {
 			req = req.Param("continue", cont)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), l.timeout)
+		ctx, cancel := context.WithTimeout(context.Background(), l.conn.Timeout)
 		res := req.Do(ctx)
 		body, err := res.Raw()
 		cancel()
@@ -132,13 +122,13 @@ func (l *LiveLister) list(r resource) ([]*manifest.Object, error) {
 		v, err := manifest.DecodeJSONValue(body)
 		list, ok := v.(map[string]any)
 		if err != nil || !ok {
-			return nil, fmt.Errorf("live cluster %s: list %s: the response is not a JSON list", l.server, r.name())
+			return nil, fmt.Errorf("live cluster %s: list %s: the response is not a JSON list", l.conn.Server, r.name())
 		}
 		items, _ := list["items"].([]any)
 		for _, it := range items {
 			m, ok := it.(map[string]any)
 			if !ok {
-				return nil, fmt.Errorf("live cluster %s: list %s: an item is not an object", l.server, r.name())
+				return nil, fmt.Errorf("live cluster %s: list %s: an item is not an object", l.conn.Server, r.name())
 			}
 			// items of built-in lists come without apiVersion and kind
 			if _, ok := m["apiVersion"].(string); !ok {
@@ -156,48 +146,15 @@ func (l *LiveLister) list(r resource) ([]*manifest.Object, error) {
 	}
 }
 
-var forbiddenUser = regexp.MustCompile(`User "([^"]*)"`)
-
 // describe turns a request error into a message naming the server and the resource.
 func (l *LiveLister) describe(err error, r resource) error {
-	var status apierrors.APIStatus
-	switch {
-	case apierrors.IsNotFound(err):
+	if apierrors.IsNotFound(err) {
 		hint := ""
 		if r.group == OLMGroup {
 			hint = " (is OLM installed?)"
 		}
-		return fmt.Errorf("live cluster %s: the cluster does not serve %s %s%s", l.server, r.apiVersion(), r.plural, hint)
-	case apierrors.IsForbidden(err):
-		who := "the kubeconfig user"
-		if m := forbiddenUser.FindStringSubmatch(err.Error()); m != nil {
-			who = fmt.Sprintf("user %q", m[1])
-		} else if l.user != "" {
-			who = fmt.Sprintf("kubeconfig user %q", l.user)
-		}
-		return fmt.Errorf("live cluster %s: forbidden: %s cannot list %s in all namespaces (RBAC)", l.server, who, r.name())
-	case apierrors.IsUnauthorized(err):
-		who := "the kubeconfig credentials"
-		if l.user != "" {
-			who = fmt.Sprintf("the credentials of kubeconfig user %q", l.user)
-		}
-		return fmt.Errorf("live cluster %s: unauthorized: the server rejected %s (expired or wrong token or certificate?)", l.server, who)
-	case apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err):
-		return fmt.Errorf("live cluster %s: list %s: the server timed out", l.server, r.name())
-	case errors.As(err, &status):
-		st := status.Status()
-		return fmt.Errorf("live cluster %s: list %s: HTTP %d %s: %s", l.server, r.name(), st.Code, st.Reason, st.Message)
+		return fmt.Errorf("live cluster %s: the cluster does not serve %s %s%s", l.conn.Server, r.apiVersion(), r.plural, hint)
 	}
-	var uerr *url.Error
-	if errors.As(err, &uerr) {
-		err = uerr.Err
-	}
-	msg := err.Error()
-	if strings.HasPrefix(msg, "getting credentials") {
-		return fmt.Errorf("live cluster %s: kubeconfig credentials: %s", l.server, msg)
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		msg = fmt.Sprintf("no answer within %s", l.timeout)
-	}
-	return fmt.Errorf("cluster %s unreachable: %s", l.server, msg)
+	described, _ := l.conn.Describe(err, "list", r.name(), " in all namespaces")
+	return described
 }

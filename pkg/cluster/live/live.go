@@ -54,10 +54,7 @@ type Options struct {
 // writes: its HTTP transport refuses any other method. Errors never carry object contents.
 // A Reader is safe for concurrent use.
 type Reader struct {
-	server  string
-	user    string // kubeconfig user name, for messages
-	timeout time.Duration
-	client  rest.Interface
+	conn *Connection
 
 	mu        sync.Mutex
 	resources map[string][]metav1.APIResource // by group-version, served ones only
@@ -139,17 +136,11 @@ func NewReader(opts Options) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Reader{
-		server:    c.Server,
-		user:      c.User,
-		timeout:   c.Timeout,
-		client:    c.Client,
-		resources: map[string][]metav1.APIResource{},
-	}, nil
+	return &Reader{conn: c, resources: map[string][]metav1.APIResource{}}, nil
 }
 
 // Server is the API server's URL, for messages.
-func (l *Reader) Server() string { return l.server }
+func (l *Reader) Server() string { return l.conn.Server }
 
 // Get implements cluster.Reader: it GETs exactly the named object. A cluster-scoped kind ignores
 // namespace. The object is a value tree (map[string]any, []any, string, bool, nil,
@@ -159,14 +150,14 @@ func (l *Reader) Get(apiVersion, kind, namespace, name string) (map[string]any, 
 		return nil, false, err
 	}
 	if kind == "" || apiVersion == "" {
-		return nil, false, fmt.Errorf("live cluster %s: apiVersion and kind are needed (got %q, %q)", l.server, apiVersion, kind)
+		return nil, false, fmt.Errorf("live cluster %s: apiVersion and kind are needed (got %q, %q)", l.conn.Server, apiVersion, kind)
 	}
 	if err := checkSegment("name", name); err != nil {
-		return nil, false, fmt.Errorf("live cluster %s: %s %s: %w", l.server, apiVersion, kind, err)
+		return nil, false, fmt.Errorf("live cluster %s: %s %s: %w", l.conn.Server, apiVersion, kind, err)
 	}
 	gv, err := schema.ParseGroupVersion(apiVersion)
 	if err != nil {
-		return nil, false, fmt.Errorf("live cluster %s: apiVersion %q: %w", l.server, apiVersion, err)
+		return nil, false, fmt.Errorf("live cluster %s: apiVersion %q: %w", l.conn.Server, apiVersion, err)
 	}
 	res, err := l.resourceFor(gv, kind)
 	if err != nil {
@@ -176,10 +167,10 @@ func (l *Reader) Get(apiVersion, kind, namespace, name string) (map[string]any, 
 	where := name
 	if res.Namespaced {
 		if namespace == "" {
-			return nil, false, fmt.Errorf("live cluster %s: %s %s %q is namespaced: a namespace is needed", l.server, apiVersion, kind, name)
+			return nil, false, fmt.Errorf("live cluster %s: %s %s %q is namespaced: a namespace is needed", l.conn.Server, apiVersion, kind, name)
 		}
 		if err := checkSegment("namespace", namespace); err != nil {
-			return nil, false, fmt.Errorf("live cluster %s: %s %s: %w", l.server, apiVersion, kind, err)
+			return nil, false, fmt.Errorf("live cluster %s: %s %s: %w", l.conn.Server, apiVersion, kind, err)
 		}
 		segments = append(segments, "namespaces", namespace)
 		where = namespace + "/" + name
@@ -195,11 +186,11 @@ func (l *Reader) Get(apiVersion, kind, namespace, name string) (map[string]any, 
 	}
 	v, err := manifest.DecodeJSONValue(body)
 	if err != nil {
-		return nil, false, fmt.Errorf("live cluster %s: get %s %s: the response is not JSON", l.server, resourceName(gv, res.Name), where)
+		return nil, false, fmt.Errorf("live cluster %s: get %s %s: the response is not JSON", l.conn.Server, resourceName(gv, res.Name), where)
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, false, fmt.Errorf("live cluster %s: get %s %s: the response is not an object", l.server, resourceName(gv, res.Name), where)
+		return nil, false, fmt.Errorf("live cluster %s: get %s %s: the response is not an object", l.conn.Server, resourceName(gv, res.Name), where)
 	}
 	return obj, true, nil
 }
@@ -222,7 +213,7 @@ func (l *Reader) resourceFor(gv schema.GroupVersion, kind string) (metav1.APIRes
 		}
 		var rl metav1.APIResourceList
 		if err := json.Unmarshal(body, &rl); err != nil {
-			return metav1.APIResource{}, fmt.Errorf("live cluster %s: discovery of %s: the response is not an APIResourceList", l.server, key)
+			return metav1.APIResource{}, fmt.Errorf("live cluster %s: discovery of %s: the response is not an APIResourceList", l.conn.Server, key)
 		}
 		list = rl.APIResources
 		l.mu.Lock()
@@ -238,13 +229,13 @@ func (l *Reader) resourceFor(gv schema.GroupVersion, kind string) (metav1.APIRes
 }
 
 func (l *Reader) notServed(gv schema.GroupVersion, kind string) error {
-	return fmt.Errorf("live cluster %s: the cluster does not serve %s %s", l.server, gv.String(), kind)
+	return fmt.Errorf("live cluster %s: the cluster does not serve %s %s", l.conn.Server, gv.String(), kind)
 }
 
 func (l *Reader) get(segments ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), l.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), l.conn.Timeout)
 	defer cancel()
-	res := l.client.Get().AbsPath(segments...).Do(ctx)
+	res := l.conn.Client.Get().AbsPath(segments...).Do(ctx)
 	body, err := res.Raw()
 	if err != nil {
 		return nil, res.Error() // the error with the Status the server sent, if any
@@ -263,48 +254,56 @@ var forbiddenUser = regexp.MustCompile(`User "([^"]*)"`)
 // describe turns a request error into a message that names the server, the resource and the
 // object, never its contents.
 func (l *Reader) describe(err error, resource, where string) error {
-	target := strings.TrimSpace(resource + " " + where)
+	described, unreachable := l.conn.Describe(err, "get", strings.TrimSpace(resource+" "+where), "")
+	if unreachable {
+		l.mu.Lock()
+		if l.down == nil {
+			l.down = described
+		}
+		l.mu.Unlock()
+	}
+	return described
+}
+
+// Describe turns a failed request (verb "get" or "list" of target) into an error that names
+// the server and what the user can do, never object contents. scope completes target in
+// the RBAC message (" in all namespaces"). unreachable reports a request that got no HTTP
+// answer (refused, no route, DNS, TLS, timeout): later ones will fail the same way.
+func (c *Connection) Describe(err error, verb, target, scope string) (described error, unreachable bool) {
 	var status apierrors.APIStatus
 	switch {
 	case apierrors.IsForbidden(err):
 		who := "the kubeconfig user"
 		if m := forbiddenUser.FindStringSubmatch(err.Error()); m != nil {
 			who = fmt.Sprintf("user %q", m[1])
-		} else if l.user != "" {
-			who = fmt.Sprintf("kubeconfig user %q", l.user)
+		} else if c.User != "" {
+			who = fmt.Sprintf("kubeconfig user %q", c.User)
 		}
-		return fmt.Errorf("live cluster %s: forbidden: %s cannot get %s (RBAC)", l.server, who, target)
+		return fmt.Errorf("live cluster %s: forbidden: %s cannot %s %s%s (RBAC)", c.Server, who, verb, target, scope), false
 	case apierrors.IsUnauthorized(err):
 		who := "the kubeconfig credentials"
-		if l.user != "" {
-			who = fmt.Sprintf("the credentials of kubeconfig user %q", l.user)
+		if c.User != "" {
+			who = fmt.Sprintf("the credentials of kubeconfig user %q", c.User)
 		}
-		return fmt.Errorf("live cluster %s: unauthorized: the server rejected %s (expired or wrong token or certificate?)", l.server, who)
+		return fmt.Errorf("live cluster %s: unauthorized: the server rejected %s (expired or wrong token or certificate?)", c.Server, who), false
 	case apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err):
-		return fmt.Errorf("live cluster %s: get %s: the server timed out", l.server, target)
+		return fmt.Errorf("live cluster %s: %s %s: the server timed out", c.Server, verb, target), false
 	case errors.As(err, &status):
 		st := status.Status()
-		return fmt.Errorf("live cluster %s: get %s: HTTP %d %s: %s", l.server, target, st.Code, st.Reason, st.Message)
+		return fmt.Errorf("live cluster %s: %s %s: HTTP %d %s: %s", c.Server, verb, target, st.Code, st.Reason, st.Message), false
 	}
-	// no HTTP answer: unreachable (refused, no route, DNS, TLS, timeout); later calls fail at once
 	var uerr *url.Error
 	if errors.As(err, &uerr) {
 		err = uerr.Err
 	}
 	msg := err.Error()
 	if strings.HasPrefix(msg, "getting credentials") { // a kubeconfig exec plugin failed
-		return fmt.Errorf("live cluster %s: kubeconfig credentials: %s", l.server, msg)
+		return fmt.Errorf("live cluster %s: kubeconfig credentials: %s", c.Server, msg), false
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		msg = fmt.Sprintf("no answer within %s", l.timeout)
+		msg = fmt.Sprintf("no answer within %s", c.Timeout)
 	}
-	down := fmt.Errorf("cluster %s unreachable: %s", l.server, msg)
-	l.mu.Lock()
-	if l.down == nil {
-		l.down = down
-	}
-	l.mu.Unlock()
-	return down
+	return fmt.Errorf("cluster %s unreachable: %s", c.Server, msg), true
 }
 
 func groupVersionPath(gv schema.GroupVersion) string {
