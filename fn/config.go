@@ -2,13 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/odlm-render/odlm-render/pkg/api"
 	"github.com/odlm-render/odlm-render/pkg/inputs"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
@@ -117,11 +117,7 @@ func configFromData(data map[string]string) (config, error) {
 			spec[name] = v
 		}
 	}
-	b, err := json.Marshal(spec)
-	if err == nil {
-		err = json.Unmarshal(b, &c)
-	}
-	if err != nil {
+	if err := decodeSpec(spec, &c); err != nil {
 		return c, fmt.Errorf("functionConfig ConfigMap: %w", err)
 	}
 	return c, c.check()
@@ -184,7 +180,7 @@ func parseConfig(fc *manifest.Object) (config, error) {
 			}
 		}
 		if err := decodeSpec(spec, &c); err != nil {
-			return c, fmt.Errorf("functionConfig %s %w", ConfigKind, err)
+			return c, fmt.Errorf("functionConfig %s: %w", ConfigKind, err)
 		}
 		return c, c.check()
 	case kind == "ConfigMap" && (apiVersion == "v1" || apiVersion == ""):
@@ -198,33 +194,17 @@ func parseConfig(fc *manifest.Object) (config, error) {
 	}
 }
 
-// decodeSpec decodes a RenderConfig spec; a value of the wrong type is an error naming
-// the field ("spec.keepInputs: expected bool, got string").
+// decodeSpec decodes a RenderConfig spec (or a ConfigMap's data turned into one); a value
+// of the wrong type is an error naming the field.
 func decodeSpec(spec map[string]any, c *config) error {
 	b, err := json.Marshal(spec)
 	if err != nil {
 		return fmt.Errorf("spec: %w", err)
 	}
 	if err := json.Unmarshal(b, c); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return fmt.Errorf("spec.%s: expected %s, got %s", te.Field, jsonTypeName(te.Type), te.Value)
-		}
-		return fmt.Errorf("spec: %w", err)
+		return api.JSONFieldError("spec", err)
 	}
 	return nil
-}
-
-func jsonTypeName(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.String:
-		return "a string"
-	case reflect.Slice:
-		return "a list"
-	}
-	return t.String()
 }
 
 // configMapData is a ConfigMap's data as strings: scalars in their YAML spelling

@@ -40,32 +40,7 @@ median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v
 # fleet N OWN: the registry + config of BenchmarkRenderScale and N requests in their own
 # namespaces, each asking for 3 operators and defining OWN SleepInfos of its own.
 fleet() {
-  cat <<'EOM'
-apiVersion: operator.ibm.com/v1alpha1
-kind: OperandRegistry
-metadata: {name: fleet, namespace: platform}
-spec:
-  operators:
-  - {name: kube-green, packageName: kube-green, channel: alpha, installMode: cluster, scope: public, sourceName: community, sourceNamespace: olm}
-  - {name: nfs, packageName: nfs-provisioner-operator, channel: alpha, scope: public, sourceName: community, sourceNamespace: olm}
-  - {name: network, packageName: nvidia-network-operator, channel: v26.4, namespace: nvidia, scope: public, sourceName: certified, sourceNamespace: olm}
----
-apiVersion: operator.ibm.com/v1alpha1
-kind: OperandConfig
-metadata: {name: fleet, namespace: platform}
-spec:
-  services:
-  - name: kube-green
-    spec: {SleepInfo: {sleepAt: "19:00"}}
-  - name: nfs
-    spec: {NFSProvisioner: {storageSize: 10G}}
-    resources:
-    - {apiVersion: v1, kind: ConfigMap, name: nfs-settings, data: {data: {a: b}}}
-  - name: network
-    spec:
-      NicClusterPolicy: {ofedDriver: {version: "26.04"}}
-      MacvlanNetwork: {mtu: 9000}
-EOM
+  cat "$root/testdata/bench/fleet-platform.yaml"
   awk -v n="$1" -v own="$2" 'BEGIN {
     for (i = 0; i < n; i++) {
       printf "---\napiVersion: operator.ibm.com/v1alpha1\nkind: OperandRequest\nmetadata: {name: team-%d, namespace: team-%d}\nspec:\n  requests:\n  - registry: fleet\n    registryNamespace: platform\n    operands:\n    - name: kube-green\n    - name: nfs\n    - name: network\n", i, i

@@ -64,7 +64,7 @@ func DecodeSpec(obj *manifest.Object, out any) ([]FieldIssue, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	if err := dec.Decode(out); err != nil {
-		return nil, jsonFieldError("spec", err)
+		return nil, JSONFieldError("spec", err)
 	}
 	return w.issues, nil
 }
@@ -77,7 +77,9 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return e.Path + ": " + e.Msg }
 
-func jsonFieldError(base string, err error) error {
+// JSONFieldError turns an encoding/json decoding error into a FieldError under base
+// ("spec.keepInputs: must be a boolean, not a JSON string").
+func JSONFieldError(base string, err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		path := base

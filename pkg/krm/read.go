@@ -202,13 +202,13 @@ func parseDocument(data []byte) (*yaml.Node, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, syntaxError(0, "empty input: expected a ResourceList")
 		}
-		return nil, yamlError(data, err)
+		return nil, manifest.YAMLError(inputName, data, err)
 	}
 	var extra yaml.Node
 	switch err := dec.Decode(&extra); {
 	case errors.Is(err, io.EOF):
 	case err != nil:
-		return nil, yamlError(data, err)
+		return nil, manifest.YAMLError(inputName, data, err)
 	case len(extra.Content) > 0 && !isNull(extra.Content[0]):
 		return nil, syntaxError(extra.Content[0].Line, "more than one document: expected a single ResourceList")
 	}
@@ -261,9 +261,4 @@ func converterError(err error, fallback int) error {
 		return err
 	}
 	return &manifest.SyntaxError{File: inputName, Line: manifest.ErrorLine(err, fallback), Msg: err.Error()}
-}
-
-// yamlError turns a yaml.v3 parse error into a SyntaxError with its line.
-func yamlError(data []byte, err error) error {
-	return manifest.YAMLError(inputName, data, err)
 }

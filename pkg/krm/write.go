@@ -71,10 +71,7 @@ func (rl *ResourceList) NewWriter(w io.Writer) *Writer {
 // Keep writes an input item back exactly as it came (comments and styles kept).
 func (w *Writer) Keep(it *Item) {
 	if it.raw.text != nil {
-		if w.items == 0 {
-			w.write([]byte("items:\n"))
-		}
-		w.items++
+		w.startEntry()
 		w.write(it.raw.entry())
 		return
 	}
@@ -83,7 +80,7 @@ func (w *Writer) Keep(it *Item) {
 		w.writeEntry(manifest.MarshalYAML(it.Object.Map))
 		return
 	}
-	w.writeEntry(encodeNode(it.node))
+	w.writeEntry(manifest.MarshalNode(it.node))
 }
 
 // Add writes an object the function made. Its file annotations are reconciled with the
@@ -101,7 +98,7 @@ func (w *Writer) Close(results []Result) error {
 	}
 	if w.fc != nil {
 		w.write([]byte("functionConfig:\n"))
-		b, err := encodeNode(w.fc)
+		b, err := manifest.MarshalNode(w.fc)
 		if err == nil && !selfContained(w.fc) {
 			err = fmt.Errorf("functionConfig refers to an anchor outside it")
 		}
@@ -122,11 +119,16 @@ func (w *Writer) Close(results []Result) error {
 
 // writeEntry writes one YAML document as an element of the items list.
 func (w *Writer) writeEntry(doc []byte, err error) {
+	w.startEntry()
+	w.writeIndented(doc, err, "- ", "  ")
+}
+
+// startEntry counts an item, writing the "items:" key before the first.
+func (w *Writer) startEntry() {
 	if w.items == 0 {
 		w.write([]byte("items:\n"))
 	}
 	w.items++
-	w.writeIndented(doc, err, "- ", "  ")
 }
 
 // writeIndented writes doc's lines, the first after first and the others after rest; an
@@ -166,21 +168,6 @@ func (w *Writer) write(b []byte) {
 	if _, err := w.out.Write(b); err != nil {
 		w.err = err
 	}
-}
-
-// encodeNode writes one node as a YAML document in the house style (2 spaces, compact lists).
-func encodeNode(n *yaml.Node) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	enc.CompactSeqIndent()
-	if err := enc.Encode(n); err != nil {
-		return nil, err
-	}
-	if err := enc.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 // selfContained reports whether every alias under n refers to an anchor under n.

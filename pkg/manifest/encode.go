@@ -109,6 +109,12 @@ func MarshalYAML(v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return MarshalNode(n)
+}
+
+// MarshalNode encodes one YAML node as a document in the same style as MarshalYAML (comments
+// and styles the node carries are kept).
+func MarshalNode(n *yaml.Node) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)

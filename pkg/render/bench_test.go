@@ -2,6 +2,7 @@ package render_test
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -12,38 +13,13 @@ import (
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
-const fleetRegistry = `
-apiVersion: operator.ibm.com/v1alpha1
-kind: OperandRegistry
-metadata: {name: fleet, namespace: platform}
-spec:
-  operators:
-  - {name: kube-green, packageName: kube-green, channel: alpha, installMode: cluster, scope: public, sourceName: community, sourceNamespace: olm}
-  - {name: nfs, packageName: nfs-provisioner-operator, channel: alpha, scope: public, sourceName: community, sourceNamespace: olm}
-  - {name: network, packageName: nvidia-network-operator, channel: v26.4, namespace: nvidia, scope: public, sourceName: certified, sourceNamespace: olm}
----
-apiVersion: operator.ibm.com/v1alpha1
-kind: OperandConfig
-metadata: {name: fleet, namespace: platform}
-spec:
-  services:
-  - name: kube-green
-    spec: {SleepInfo: {sleepAt: "19:00"}}
-  - name: nfs
-    spec: {NFSProvisioner: {storageSize: 10G}}
-    resources:
-    - {apiVersion: v1, kind: ConfigMap, name: nfs-settings, data: {data: {a: b}}}
-  - name: network
-    spec:
-      NicClusterPolicy: {ofedDriver: {version: "26.04"}}
-      MacvlanNetwork: {mtu: 9000}
-`
-
 // fleet is a registry, its config and n OperandRequests, each in its own namespace, asking
 // for every operator and defining one CR of its own.
 func fleet(t testing.TB, n int) []*manifest.Object {
+	platform, err := os.ReadFile("../../testdata/bench/fleet-platform.yaml")
+	require.NoError(t, err)
 	var b strings.Builder
-	b.WriteString(fleetRegistry)
+	b.Write(platform)
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(&b, `---
 apiVersion: operator.ibm.com/v1alpha1
