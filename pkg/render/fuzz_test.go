@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/golden"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/inputs"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
@@ -40,13 +41,8 @@ func fixedCatalog(t testing.TB) *catalog.Catalog {
 // documents in reverse order. FBC blobs in the stream make up the catalog instead of the
 // fixed one. The seed corpus is every golden case's inputs.
 func FuzzRender(f *testing.F) {
-	cases, err := os.ReadDir(casesDir)
-	require.NoError(f, err)
-	for _, c := range cases {
-		if !c.IsDir() {
-			continue
-		}
-		files, _ := filepath.Glob(filepath.Join(casesDir, c.Name(), "input", "*.yaml"))
+	for _, c := range golden.Cases(f, casesDir) {
+		files, _ := filepath.Glob(filepath.Join(c.Input(), "*.yaml"))
 		var stream []string
 		for _, file := range files {
 			b, err := os.ReadFile(file)

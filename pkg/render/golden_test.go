@@ -1,7 +1,6 @@
 package render_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,13 +62,8 @@ func resultLines(dir string, rs diag.Results) []string {
 }
 
 func TestGolden(t *testing.T) {
-	cases, err := os.ReadDir(casesDir)
-	require.NoError(t, err)
-	for _, c := range cases {
-		if !c.IsDir() {
-			continue
-		}
-		dir := filepath.Join(casesDir, c.Name())
+	for _, c := range golden.Cases(t, casesDir) {
+		dir := c.Dir
 		t.Run(c.Name(), func(t *testing.T) {
 			in, opts := loadCase(t, dir)
 			out := render.Render(in, opts)

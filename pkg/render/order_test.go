@@ -2,14 +2,13 @@ package render_test
 
 import (
 	"math/rand"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/golden"
 	"github.com/odlm-render/odlm-render/pkg/diag"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
 	"github.com/odlm-render/odlm-render/pkg/render"
@@ -45,13 +44,8 @@ func resultStrings(rs diag.Results) []string {
 // order, reversed and shuffled, and requires byte-identical output. It also checks that a
 // render leaves its input objects unchanged.
 func TestInputOrderDoesNotMatter(t *testing.T) {
-	cases, err := os.ReadDir(casesDir)
-	require.NoError(t, err)
-	for _, c := range cases {
-		if !c.IsDir() {
-			continue
-		}
-		dir := filepath.Join(casesDir, c.Name())
+	for _, c := range golden.Cases(t, casesDir) {
+		dir := c.Dir
 		t.Run(c.Name(), func(t *testing.T) {
 			in, opts := loadCase(t, dir)
 			before := dumpObjects(t, in.Objects)
