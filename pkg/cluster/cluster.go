@@ -4,6 +4,8 @@
 // It does not import pkg/render or client-go, and it never writes to a cluster.
 package cluster
 
+import "errors"
+
 // Reader reads one object. found is false when the object does not exist; err is a failure
 // to read (unreachable, forbidden, a kind the cluster does not serve).
 type Reader interface {
@@ -53,15 +55,21 @@ func (c Chain) GetWithOrigin(apiVersion, kind, namespace, name string) (map[stri
 	return nil, "", false, nil
 }
 
-// Lister lists the objects of a kind a Reader holds. Snapshots can; a live cluster is only
-// ever asked for named objects (GET), so it does not list.
+// ErrNotServed is wrapped by readers that know a kind is not served (no CRD yet): a look-up
+// that asks whether an object exists may take it as "none".
+var ErrNotServed = errors.New("kind not served")
+
+// Lister lists the objects of a kind a Reader holds, in one namespace or, with namespace "",
+// in all namespaces (cluster-scoped kinds ignore namespace). Snapshots list from memory; a
+// live cluster sends one LIST (a GET) per call.
 type Lister interface {
-	List(apiVersion, kind string) []map[string]any
+	List(apiVersion, kind, namespace string) ([]map[string]any, error)
 }
 
 // List returns the objects of a kind from every source that can list, in source order
-// (the same object from two sources is returned from the first).
-func (c Chain) List(apiVersion, kind string) []map[string]any {
+// (the same object from two sources is returned from the first). A source that fails to
+// list stops the chain with its error; a kind a source does not serve is an empty list.
+func (c Chain) List(apiVersion, kind, namespace string) ([]map[string]any, error) {
 	var out []map[string]any
 	seen := map[string]bool{}
 	for _, s := range c {
@@ -69,7 +77,14 @@ func (c Chain) List(apiVersion, kind string) []map[string]any {
 		if !ok {
 			continue
 		}
-		for _, o := range l.List(apiVersion, kind) {
+		objs, err := l.List(apiVersion, kind, namespace)
+		if errors.Is(err, ErrNotServed) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range objs {
 			k := objectKey(o)
 			if !seen[k] {
 				seen[k] = true
@@ -77,5 +92,5 @@ func (c Chain) List(apiVersion, kind string) []map[string]any {
 			}
 		}
 	}
-	return out
+	return out, nil
 }

@@ -62,9 +62,10 @@ func (s *Snapshot) Get(apiVersion, kind, namespace, name string) (map[string]any
 	return nil, false, nil
 }
 
-// List implements Lister: the objects of the group and kind of apiVersion/kind, sorted by
-// namespace and name.
-func (s *Snapshot) List(apiVersion, kind string) []map[string]any {
+// List implements Lister: the objects of the group and kind of apiVersion/kind in namespace
+// ("" for all namespaces; cluster-scoped objects match any namespace), sorted by namespace
+// and name.
+func (s *Snapshot) List(apiVersion, kind, namespace string) ([]map[string]any, error) {
 	group, _, found := strings.Cut(apiVersion, "/")
 	if !found {
 		group = "" // the core group
@@ -72,7 +73,11 @@ func (s *Snapshot) List(apiVersion, kind string) []map[string]any {
 	prefix := group + "|" + kind + "|" // manifest.Ref.Key is group|kind|namespace|name
 	var keys []string
 	for k := range s.objects {
-		if strings.HasPrefix(k, prefix) {
+		rest, ok := strings.CutPrefix(k, prefix)
+		if !ok {
+			continue
+		}
+		if ns, _, _ := strings.Cut(rest, "|"); namespace == "" || ns == "" || ns == namespace {
 			keys = append(keys, k)
 		}
 	}
@@ -81,7 +86,7 @@ func (s *Snapshot) List(apiVersion, kind string) []map[string]any {
 	for i, k := range keys {
 		out[i] = s.objects[k]
 	}
-	return out
+	return out, nil
 }
 
 // objectKey identifies a value-tree object like manifest.Ref.Key.

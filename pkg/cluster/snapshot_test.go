@@ -90,7 +90,8 @@ metadata: {name: a, namespace: olm}
 `))
 	require.NoError(t, err)
 	chain := cluster.Chain{{Origin: cluster.OriginSnapshot, Reader: cluster.NewSnapshot(objs)}, {Origin: cluster.OriginLive, Reader: fixed{}}}
-	got := chain.List("operators.coreos.com/v1alpha1", "CatalogSource")
+	got, err := chain.List("operators.coreos.com/v1alpha1", "CatalogSource", "")
+	require.NoError(t, err)
 	require.Len(t, got, 2)
 	assert.Equal(t, "a", manifest.Get(got[0], "metadata", "name"))
 	assert.Equal(t, "b", manifest.Get(got[1], "metadata", "name"))

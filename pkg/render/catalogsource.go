@@ -57,7 +57,11 @@ func (r *run) catalogSources() []*catalogSource {
 			add(o.Map, o)
 		}
 	}
-	for _, m := range r.opts.Sources.List(catalogSourceAPIVersion, "CatalogSource") {
+	listed, err := r.opts.Sources.List(catalogSourceAPIVersion, "CatalogSource", "")
+	if err != nil {
+		r.add(diag.Warnf(nil, "", "listing CatalogSources: %v", err))
+	}
+	for _, m := range listed {
 		add(m, nil)
 	}
 	if r.knownCatalogSources == nil {

@@ -114,11 +114,11 @@ func (r *run) operatorDeployment(w *want) *catalog.Bundle {
 			candidates = append(candidates, o.Map)
 		}
 	}
-	for _, m := range r.opts.Sources.List(deploymentAPIVersion, "Deployment") {
-		if (&manifest.Object{Map: m}).Namespace() == e.Namespace {
-			candidates = append(candidates, m)
-		}
+	listed, err := r.opts.Sources.List(deploymentAPIVersion, "Deployment", e.Namespace)
+	if err != nil {
+		r.add(diag.Errorf(e.registry.obj, e.field("packageName"), "listing Deployments in namespace %s: %v", e.Namespace, err))
 	}
+	candidates = append(candidates, listed...)
 	sort.SliceStable(candidates, func(i, j int) bool {
 		return (&manifest.Object{Map: candidates[i]}).Name() < (&manifest.Object{Map: candidates[j]}).Name()
 	})
