@@ -104,10 +104,25 @@ func (p *Package) BundleNames() []string {
 	return slices.Sorted(maps.Keys(p.Bundles))
 }
 
-// HeadBundle returns the bundle at the head of the channel. The error names
-// the package, the channel and the file when the channel, its head or the
-// head's bundle is missing.
+// ChannelOrDefault is the channel OLM follows for a Subscription's channel: the package's
+// default channel when it is empty (a Subscription may leave spec.channel out).
+func (p *Package) ChannelOrDefault(channel string) string {
+	if channel == "" {
+		return p.DefaultChannel
+	}
+	return channel
+}
+
+// HeadBundle returns the bundle at the head of the channel; an empty channel is the
+// package's default channel. The error names the package, the channel and the file when the
+// channel, its head or the head's bundle is missing.
 func (p *Package) HeadBundle(channel string) (*Bundle, error) {
+	if channel == "" {
+		if p.DefaultChannel == "" {
+			return nil, errf(p.Source, p.Name, "", "", "the channel is empty and the package has no defaultChannel")
+		}
+		channel = p.DefaultChannel
+	}
 	ch, ok := p.Channels[channel]
 	if !ok {
 		return nil, errf(p.Source, p.Name, channel, "", "channel not found (channels: %s)", joinOrNone(p.ChannelNames()))

@@ -30,7 +30,7 @@ func (r *run) catalogChecks() {
 		if !ok {
 			continue // reported where the package was resolved
 		}
-		ch := p.obj.String("spec", "channel")
+		ch := pkg.ChannelOrDefault(p.obj.String("spec", "channel"))
 		head, err := pkg.HeadBundle(ch)
 		if err != nil {
 			r.add(diag.Errorf(p.obj, "spec.channel", "%v", err))

@@ -155,6 +155,10 @@ func (r *run) channelGate(w *want, sub *subscriptionPlan) bool {
 	if current == ch || slices.Contains(w.entry.FallbackChannels, current) {
 		return true
 	}
+	// an empty channel is the package's default channel (15.13)
+	if pkg, ok := r.catalog.Package(sub.packageName(w.entry)); ok && pkg.ChannelOrDefault(current) == pkg.ChannelOrDefault(ch) {
+		return true
+	}
 	r.add(diag.Warnf(w.request.obj, w.field("name"), "Subscription %s/%s is on channel %q, not %q or a fallback channel: ODLM renders no operands of %q for this request", sub.namespace, sub.name, current, ch, w.entry.Name))
 	return false
 }
@@ -164,10 +168,7 @@ func (r *run) headBundle(w *want, sub *subscriptionPlan) *catalog.Bundle {
 	if r.catalog == nil {
 		return nil
 	}
-	pkgName := w.entry.PackageName
-	if sub.existing != nil && sub.existing.String("spec", "name") != "" {
-		pkgName = sub.existing.String("spec", "name")
-	}
+	pkgName := sub.packageName(w.entry)
 	pkg, ok := r.catalog.Package(pkgName)
 	if !ok {
 		r.add(diag.Errorf(w.entry.registry.obj, w.entry.field("packageName"), "package %q is not in the catalog", pkgName))

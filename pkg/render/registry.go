@@ -87,10 +87,21 @@ func applyEntryDefaults(e *entry, registryNamespace string) {
 func (r *run) checkEntry(e *entry) bool {
 	o := e.registry.obj
 	ok := true
-	for _, f := range [][2]string{{"name", e.Name}, {"packageName", e.PackageName}, {"channel", e.Channel}} {
+	for _, f := range [][2]string{{"name", e.Name}, {"packageName", e.PackageName}} {
 		if f[1] == "" {
 			r.add(diag.Errorf(o, e.field(f[0]), "is required"))
 			ok = false
+		}
+	}
+	// the CRD requires the key, not a value: channel: "" follows the package's default
+	// channel (15.13)
+	raw, _ := manifest.Get(o.Map, "spec", "operators").([]any)
+	if e.index < len(raw) {
+		if m, isMap := raw[e.index].(map[string]any); isMap {
+			if _, present := m["channel"]; !present {
+				r.add(diag.Errorf(o, e.field("channel"), `is required (write channel: "" to follow the package's default channel)`))
+				ok = false
+			}
 		}
 	}
 	switch e.Scope {

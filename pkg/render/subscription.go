@@ -48,6 +48,15 @@ func (p *subscriptionPlan) channel() string {
 	return ""
 }
 
+// packageName is the package the Subscription installs (an existing one says; else the
+// entry's).
+func (p *subscriptionPlan) packageName(e *entry) string {
+	if p.existing != nil && p.existing.String("spec", "name") != "" {
+		return p.existing.String("spec", "name")
+	}
+	return e.PackageName
+}
+
 func (p *subscriptionPlan) labelled() bool {
 	_, ok := p.existing.Labels()[naming.ControlLabel]
 	return ok
@@ -209,6 +218,15 @@ func (r *run) resolveChannel(w *want, forCreate bool) bool {
 		return false
 	}
 	names := pkg.ChannelNames()
+	if e.Channel == "" {
+		// no channel: OLM follows the package's default channel (15.13)
+		if pkg.DefaultChannel == "" {
+			r.add(diag.Errorf(o, e.field("channel"), "is empty, and package %q has no defaultChannel for OLM to follow", e.PackageName))
+			return false
+		}
+		w.channel = ""
+		return true
+	}
 	if slices.Contains(names, e.Channel) {
 		w.channel = e.Channel
 		return true
@@ -264,7 +282,9 @@ func (r *run) createSubscription(p *subscriptionPlan) {
 		if base == nil {
 			base = w
 			spec["name"] = e.PackageName
-			spec["channel"] = chosen
+			if chosen != "" { // ODLM leaves an empty channel out (15.13)
+				spec["channel"] = chosen
+			}
 			if e.StartingCSV != "" {
 				spec["startingCSV"] = e.StartingCSV
 			}
