@@ -36,13 +36,15 @@ func (r *run) checkSharedManualApproval() {
 		seen[key{p.namespace, p.name}] = true
 		byNamespace[p.namespace] = append(byNamespace[p.namespace], namespaceSubscription{p.name, isManual(o), plan})
 	}
-	for _, o := range r.inputSubscriptions() {
-		k := key{o.Namespace(), o.Name()}
-		if seen[k] {
-			continue
+	for _, ns := range manifest.SortedKeys(byNamespace) {
+		for _, o := range r.existing(subscriptionAPIVersion, "Subscription", ns) {
+			k := key{o.Namespace(), o.Name()}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			byNamespace[k.Namespace] = append(byNamespace[k.Namespace], namespaceSubscription{k.Name, isManual(o), nil})
 		}
-		seen[k] = true
-		byNamespace[k.Namespace] = append(byNamespace[k.Namespace], namespaceSubscription{k.Name, isManual(o), nil})
 	}
 	for _, ns := range manifest.SortedKeys(byNamespace) {
 		subs := byNamespace[ns]

@@ -52,17 +52,12 @@ func (r *run) catalogSources() []*catalogSource {
 		}
 		r.knownCatalogSources = append(r.knownCatalogSources, cs)
 	}
-	for _, o := range r.objects {
-		if o.Kind() == "CatalogSource" && o.Group() == olmGroup {
-			add(o.Map, o)
+	for _, o := range r.existing(catalogSourceAPIVersion, "CatalogSource", "") {
+		in := o
+		if !r.isInput(o) {
+			in = nil
 		}
-	}
-	listed, err := r.opts.Sources.List(catalogSourceAPIVersion, "CatalogSource", "")
-	if err != nil {
-		r.add(diag.Warnf(nil, "", "listing CatalogSources: %v", err))
-	}
-	for _, m := range listed {
-		add(m, nil)
+		add(o.Map, in)
 	}
 	if r.knownCatalogSources == nil {
 		r.knownCatalogSources = []*catalogSource{}
@@ -211,6 +206,7 @@ func (r *run) emitCatalogSources() {
 				continue
 			}
 		}
+		r.madeAsController(obj)
 		if cs.input != nil {
 			obj.Source = cs.input.Source
 			r.replaced[cs.input] = obj

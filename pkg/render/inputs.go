@@ -6,6 +6,7 @@ import (
 
 	"github.com/odlm-render/odlm-render/pkg/api"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/pkg/cluster"
 	"github.com/odlm-render/odlm-render/pkg/diag"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
 	"github.com/odlm-render/odlm-render/pkg/merge"
@@ -39,7 +40,6 @@ type run struct {
 	requests   []*operandRequest
 
 	subscriptions  []*subscriptionPlan
-	inputSubs      []*manifest.Object // the input Subscriptions, indexed once
 	operatorGroups []*manifest.Object
 	// rendered holds operand CRs and resources by manifest.Ref.Key(), in creation order
 	rendered     map[string]*manifest.Object
@@ -55,6 +55,24 @@ type run struct {
 
 	// CatalogSources from the inputs and snapshots (catalogsource.go), listed once
 	knownCatalogSources []*catalogSource
+
+	// the look-up layers (reader.go) and rounds (round.go): what the previous round
+	// emitted, the questions this round asked, results given once, lists already made, the
+	// origin of objects that are not inputs, the objects made as ODLM's controller (by key
+	// while the round runs, and as a set), and where emitted objects come from
+	carried        *carried
+	reads          map[string]readRecord
+	warned         map[string]bool
+	existingCache  map[string][]*manifest.Object
+	originOf       map[*manifest.Object]cluster.Origin
+	made           map[string]*manifest.Object
+	controllerMade map[*manifest.Object]bool
+	producers      map[*manifest.Object]producer
+	// producing is the OperandConfig field whose objects are being rendered
+	producing *producer
+	// updatedElsewhere are objects ODLM updates that exist in a snapshot or the live
+	// cluster, or that the previous round emitted: they are emitted
+	updatedElsewhere []*manifest.Object
 
 	// ordering (ordering.go): the Subscription whose operands are being rendered, the
 	// Subscription each operand object waits for, and the bind-info copies
@@ -79,6 +97,13 @@ func newRun(in Inputs, opts Options) *run {
 		sourceCache: map[string]cachedRead{},
 		operatorOf:  map[*manifest.Object]*subscriptionPlan{},
 		copies:      map[*manifest.Object]bool{},
+
+		warned:         map[string]bool{},
+		existingCache:  map[string][]*manifest.Object{},
+		originOf:       map[*manifest.Object]cluster.Origin{},
+		made:           map[string]*manifest.Object{},
+		controllerMade: map[*manifest.Object]bool{},
+		producers:      map[*manifest.Object]producer{},
 	}
 }
 
@@ -124,9 +149,17 @@ func where(o *manifest.Object) string {
 // namespace.
 func (r *run) odlmInputs(kind string) []*manifest.Object {
 	var out []*manifest.Object
+	fed := r.fedODLM(kind)
+	fedKeys := map[string]bool{}
+	for _, o := range fed {
+		fedKeys[o.Ref().Key()] = true
+	}
 	for _, o := range r.objects {
 		if !isODLM(o) || o.Kind() != kind {
 			continue
+		}
+		if fedKeys[o.Ref().Key()] {
+			continue // an OperandConfig resource updates this input: its rendered form counts
 		}
 		if o.APIVersion() != api.APIVersion {
 			r.add(diag.Errorf(o, "apiVersion", "%s is not served by ODLM (want %s)", o.APIVersion(), api.APIVersion))
@@ -147,7 +180,9 @@ func (r *run) odlmInputs(kind string) []*manifest.Object {
 		}
 		out = append(out, o)
 	}
-	return out
+	// what the previous round emitted is reconciled too (15.12); it stays in the output
+	// because this round emits it again
+	return append(out, fed...)
 }
 
 // decodeSpec decodes an ODLM input's spec, turning unknown fields into warnings.
@@ -185,4 +220,45 @@ func sortedKeys[V any](m map[key]V) []key {
 // input returns the input object with the given identity, if any.
 func (r *run) input(apiVersion, kind, namespace, name string) *manifest.Object {
 	return r.byRef[manifest.Ref{APIVersion: apiVersion, Kind: kind, Namespace: namespace, Name: name}.Key()]
+}
+
+// updatedCopy is the object ODLM writes when it updates an existing one: a copy of it, and
+// of an object read from a cluster, without what the cluster added (status, uid…).
+func (r *run) updatedCopy(existing *manifest.Object) *manifest.Object {
+	m := merge.DeepCopy(existing.Map).(map[string]any)
+	if !r.isInput(existing) {
+		m = cleanClusterFields(m)
+	}
+	obj := manifest.New(m)
+	obj.Source = existing.Source
+	return obj
+}
+
+// updated records that obj is what ODLM makes of an existing object: an input is replaced
+// in the output; an object already in a cluster is emitted (the render owns it now).
+func (r *run) updated(existing, obj *manifest.Object) {
+	if r.isInput(existing) {
+		r.replaced[existing] = obj
+		return
+	}
+	r.updatedElsewhere = append(r.updatedElsewhere, obj)
+}
+
+// madeAsController records an object the render makes as ODLM's controller (a Subscription,
+// an OperatorGroup, a tracking ConfigMap, a CatalogSource), which templates read.
+func (r *run) madeAsController(o *manifest.Object) *manifest.Object {
+	r.made[o.Ref().Key()] = o
+	r.controllerMade[o] = true
+	return o
+}
+
+// madeByController records the object a plan writes as made by ODLM's controller, unless it
+// updates an object an OperandConfig resource or alm-example emits (that one stays the
+// resource's: the next round finds it again as existing).
+func (r *run) madeByController(p *subscriptionPlan, obj *manifest.Object) *manifest.Object {
+	if p.existing != nil && r.originOf[p.existing] == OriginRendered {
+		r.made[obj.Ref().Key()] = obj
+		return obj
+	}
+	return r.madeAsController(obj)
 }

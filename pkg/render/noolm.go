@@ -9,7 +9,6 @@ import (
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/diag"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
-	"github.com/odlm-render/odlm-render/pkg/merge"
 	"github.com/odlm-render/odlm-render/pkg/naming"
 )
 
@@ -31,14 +30,8 @@ func trackerName(pkg string) string { return "opreq-" + pkg }
 // registry namespaces, one annotated with the package name (or, as older ODLM versions made
 // them, labelled opreq-control with a packageName annotation). More than one is an error.
 func (r *run) findTracker(w *want) (*manifest.Object, bool) {
-	var configMaps []*manifest.Object
-	for _, o := range r.objects {
-		if o.Kind() == "ConfigMap" && o.Group() == "" {
-			configMaps = append(configMaps, o)
-		}
-	}
 	pkg := w.entry.PackageName
-	return r.findOne(w, configMaps, "tracking ConfigMaps", func(o *manifest.Object) bool {
+	return r.findOne(w, "v1", "ConfigMap", "tracking ConfigMaps", func(o *manifest.Object) bool {
 		a := o.Annotations()
 		_, legacy := o.Labels()[naming.ControlLabel]
 		return a[trackerPackageAnnotation] == pkg || (legacy && a[legacyPackageAnnotation] == pkg)
@@ -78,9 +71,8 @@ func (r *run) buildTrackers() {
 	for _, p := range r.subscriptions {
 		var obj *manifest.Object
 		if p.existing != nil {
-			obj = manifest.New(merge.DeepCopy(p.existing.Map).(map[string]any))
-			obj.Source = p.existing.Source
-			r.replaced[p.existing] = obj
+			obj = r.updatedCopy(p.existing)
+			r.updated(p.existing, obj)
 		} else {
 			obj = manifest.New(map[string]any{
 				"apiVersion": "v1",
@@ -99,7 +91,7 @@ func (r *run) buildTrackers() {
 		}
 		r.annotate(obj, p)
 		obj.SetMetadataString("annotations", trackerPackageAnnotation, p.contributions[0].entry.PackageName)
-		p.obj = obj
+		p.obj = r.madeByController(p, obj)
 	}
 }
 
@@ -108,22 +100,14 @@ func (r *run) buildTrackers() {
 // from the inputs or a snapshot. nil, with a warning, when there is none (ODLM waits).
 func (r *run) operatorDeployment(w *want) *catalog.Bundle {
 	e := w.entry
-	var candidates []map[string]any
-	for _, o := range r.objects {
-		if o.Kind() == "Deployment" && o.Group() == "apps" && o.Namespace() == e.Namespace {
-			candidates = append(candidates, o.Map)
+	var candidates []*manifest.Object
+	for _, o := range r.existing(deploymentAPIVersion, "Deployment", e.Namespace) {
+		if o.Namespace() == e.Namespace {
+			candidates = append(candidates, o)
 		}
 	}
-	listed, err := r.opts.Sources.List(deploymentAPIVersion, "Deployment", e.Namespace)
-	if err != nil {
-		r.add(diag.Errorf(e.registry.obj, e.field("packageName"), "listing Deployments in namespace %s: %v", e.Namespace, err))
-	}
-	candidates = append(candidates, listed...)
-	sort.SliceStable(candidates, func(i, j int) bool {
-		return (&manifest.Object{Map: candidates[i]}).Name() < (&manifest.Object{Map: candidates[j]}).Name()
-	})
-	for _, m := range candidates {
-		d := &manifest.Object{Map: m}
+	sort.SliceStable(candidates, func(i, j int) bool { return candidates[i].Name() < candidates[j].Name() })
+	for _, d := range candidates {
 		if strings.Contains(d.Annotations()[legacyPackageAnnotation], e.PackageName) {
 			return &catalog.Bundle{
 				Name:        fmt.Sprintf("Deployment %s/%s", d.Namespace(), d.Name()),

@@ -27,8 +27,17 @@ func (r *run) output() Output {
 		}
 	}
 	generated = append(generated, r.operatorGroups...)
-	for _, o := range r.renderedList {
+	// objects ODLM updates outside the inputs win over what a resource renders under the
+	// same name (an OperandConfig resource that is itself a Subscription ODLM reconciles)
+	updated := map[string]bool{}
+	for _, o := range r.updatedElsewhere {
+		updated[o.Ref().Key()] = true
 		generated = append(generated, o)
+	}
+	for _, o := range r.renderedList {
+		if !updated[o.Ref().Key()] {
+			generated = append(generated, o)
+		}
 	}
 	for _, o := range generated {
 		out.Generated[o] = true

@@ -72,30 +72,3 @@ type Output struct {
 	Generated map[*manifest.Object]bool
 	Results   diag.Results
 }
-
-// Render computes the output for the inputs. It never panics on bad input: problems are
-// error results naming the object, the field and the file.
-func Render(in Inputs, opts Options) Output {
-	in, meta := prepareMeta(in, opts) // Meta Operator inputs become ODLM ones (metaoperator.go)
-	r := newRun(in, opts)
-	r.classify()
-	r.loadRegistries()
-	r.loadConfigs()
-	r.loadRequests()
-	if r.opts.NoOLM {
-		r.planTrackers()
-		r.buildTrackers()
-	} else {
-		r.planSubscriptions()
-		r.buildSubscriptions()
-		r.buildOperatorGroups()
-		r.catalogChecks()
-		r.checkSharedManualApproval()
-	}
-	r.renderOperands()
-	r.renderBindInfos()
-	if !r.opts.NoOLM {
-		r.emitCatalogSources()
-	}
-	return r.finishMeta(meta, r.output())
-}

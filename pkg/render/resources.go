@@ -170,15 +170,19 @@ func (r *run) updateResource(cfg *operandConfig, res *api.ConfigResource, field 
 }
 
 // applyOptionalFields runs optionalFields with operation remove (the only one ODLM
-// implements), gated by matchExpressions evaluated against the input objects.
+// implements), gated by matchExpressions read through the one look-up order (15.14).
 func (r *run) applyOptionalFields(cfg *operandConfig, res *api.ConfigResource, field string, obj *manifest.Object) {
 	for i, of := range res.OptionalFields {
 		ofField := manifest.Field(field+".optionalFields", i)
 		value, err := objpath.Evaluate(of.Path, obj.Map)
-		if err != nil || value == "" {
+		if err != nil {
+			r.add(diag.Warnf(cfg.obj, ofField+".path", "%q cannot be evaluated on %s, so this optional field is skipped (as in ODLM): %v", of.Path, obj.Ref(), err))
 			continue
 		}
-		if of.MatchExpressions != nil && !r.matchExpressions(of.MatchExpressions) {
+		if value == "" {
+			continue
+		}
+		if of.MatchExpressions != nil && !r.matchExpressions(cfg, ofField, of.MatchExpressions) {
 			continue
 		}
 		switch of.Operation {
@@ -192,19 +196,26 @@ func (r *run) applyOptionalFields(cfg *operandConfig, res *api.ConfigResource, f
 
 // matchExpressions is ODLM's findMatchExpressions: order-dependent, skipping invalid
 // expressions and objects that cannot be found.
-func (r *run) matchExpressions(exprs []api.MatchExpression) bool {
+func (r *run) matchExpressions(cfg *operandConfig, field string, exprs []api.MatchExpression) bool {
 	matched := false
-	for _, ex := range exprs {
+	for j, ex := range exprs {
+		exField := manifest.Field(field+".matchExpressions", j)
 		if ex.Key == "" || ex.Operator == "" || ex.ObjectRef == nil {
+			r.add(diag.Warnf(cfg.obj, exField, "needs key, operator and objectRef: ODLM skips this expression"))
 			continue
 		}
 		ref := ex.ObjectRef
-		o := r.input(ref.APIVersion, ref.Kind, ref.Namespace, ref.Name)
-		if o == nil {
+		obj, _, found, err := r.lookup(ref.APIVersion, ref.Kind, ref.Namespace, ref.Name)
+		if err != nil {
+			r.add(diag.Warnf(cfg.obj, exField+".objectRef", "reading %s failed, so this expression is skipped (as ODLM skips objects it cannot get): %v", manifest.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}, err))
 			continue
 		}
-		value, err := objpath.Evaluate(ex.Key, o.Map)
+		if !found {
+			continue
+		}
+		value, err := objpath.Evaluate(ex.Key, obj)
 		if err != nil {
+			r.add(diag.Warnf(cfg.obj, exField+".key", "%q cannot be evaluated on %s, so it reads as empty (as in ODLM): %v", ex.Key, manifest.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}, err))
 			value = ""
 		}
 		switch ex.Operator {
@@ -230,6 +241,8 @@ func (r *run) matchExpressions(exprs []api.MatchExpression) bool {
 				return false
 			}
 			matched = true
+		default:
+			r.add(diag.Warnf(cfg.obj, exField+".operator", "unknown operator %q (In, NotIn, Exists, DoesNotExist): ODLM ignores this expression", ex.Operator))
 		}
 	}
 	return matched

@@ -62,41 +62,33 @@ func (p *subscriptionPlan) labelled() bool {
 	return ok
 }
 
-// inputSubscriptions are the Subscriptions among the inputs.
-func (r *run) inputSubscriptions() []*manifest.Object {
-	if r.inputSubs == nil {
-		r.inputSubs = []*manifest.Object{}
-		for _, o := range r.objects {
-			if o.Kind() == "Subscription" && o.Group() == olmGroup {
-				r.inputSubs = append(r.inputSubs, o)
-			}
-		}
-	}
-	return r.inputSubs
-}
-
 // findExisting is ODLM's Subscription search (3.1 step 5): in the install namespace and
 // the registry namespace, a Subscription named like the operator or subscribing to its
-// package. More than one is an error.
+// package (among the inputs, the snapshot and the live cluster: 15.14). More than one is an
+// error.
 func (r *run) findExisting(w *want) (*manifest.Object, bool) {
 	e := w.entry
-	return r.findOne(w, r.inputSubscriptions(), "Subscriptions", func(s *manifest.Object) bool {
+	return r.findOne(w, subscriptionAPIVersion, "Subscription", "Subscriptions", func(s *manifest.Object) bool {
 		return s.Name() == e.Name || s.String("spec", "name") == e.PackageName
 	})
 }
 
 // findOne is ODLM's search for the object that tracks an operator (a Subscription, or a
-// no-OLM tracking ConfigMap): among candidates in the install namespace or the registry
-// namespace, those that match; more than one is an error that fails the request.
-func (r *run) findOne(w *want, candidates []*manifest.Object, what string, match func(*manifest.Object) bool) (*manifest.Object, bool) {
+// no-OLM tracking ConfigMap): among the existing objects of that kind in the install
+// namespace or the registry namespace, those that match; more than one is an error that
+// fails the request.
+func (r *run) findOne(w *want, apiVersion, kind, what string, match func(*manifest.Object) bool) (*manifest.Object, bool) {
 	e := w.entry
 	var found []*manifest.Object
-	for _, o := range candidates {
-		if o.Namespace() != e.installNamespace() && o.Namespace() != w.registry.key.Namespace {
-			continue
-		}
-		if match(o) {
-			found = append(found, o)
+	namespaces := []string{e.installNamespace()}
+	if w.registry.key.Namespace != e.installNamespace() {
+		namespaces = append(namespaces, w.registry.key.Namespace)
+	}
+	for _, ns := range namespaces {
+		for _, o := range r.existing(apiVersion, kind, ns) {
+			if o.Namespace() == ns && match(o) {
+				found = append(found, o)
+			}
 		}
 	}
 	if len(found) > 1 {
@@ -306,7 +298,7 @@ func (r *run) createSubscription(p *subscriptionPlan) {
 	})
 	r.annotate(obj, p)
 	r.pinNoOpAnnotations(obj, p, chosen)
-	p.obj = obj
+	p.obj = r.madeAsController(obj)
 }
 
 // applyEntryToSpec is what ODLM writes into a Subscription's spec from an entry whose
@@ -386,10 +378,9 @@ func (r *run) annotate(obj *manifest.Object, p *subscriptionPlan) {
 	}
 }
 
-// updateSubscription reconciles an input Subscription that carries ODLM's label (3.3).
+// updateSubscription reconciles an existing Subscription that carries ODLM's label (3.3).
 func (r *run) updateSubscription(p *subscriptionPlan) {
-	obj := manifest.New(merge.DeepCopy(p.existing.Map).(map[string]any))
-	obj.Source = p.existing.Source
+	obj := r.updatedCopy(p.existing)
 	r.annotate(obj, p)
 	spec := manifest.EnsureMap(obj.Map, "spec")
 	current, _ := spec["channel"].(string)
@@ -416,8 +407,8 @@ func (r *run) updateSubscription(p *subscriptionPlan) {
 			r.applyEntryToSpec(spec, w)
 		}
 	}
-	p.obj = obj
-	r.replaced[p.existing] = obj
+	p.obj = r.madeByController(p, obj)
+	r.updated(p.existing, obj)
 }
 
 // pinNoOpAnnotations is 3.3 step 3: a no-op entry never moves the channel forward, so its
@@ -453,11 +444,19 @@ func requestedChannels(obj *manifest.Object) []string {
 // buildOperatorGroups creates one OperatorGroup per namespace where the render creates a
 // Subscription, unless the inputs already hold one there (section 4 and 15.4).
 func (r *run) buildOperatorGroups() {
-	existing := map[string]bool{}
-	for _, o := range r.objects {
-		if o.Kind() == "OperatorGroup" && o.Group() == olmGroup {
-			existing[o.Namespace()] = true
+	// an OperatorGroup already there stops a second one (15.4, 15.14), except ODLM's own
+	// in a snapshot or live cluster: that is what this render emits again
+	existing := func(ns string) bool {
+		for _, o := range r.existing(operatorGroupAPIVersion, "OperatorGroup", ns) {
+			if o.Namespace() != ns {
+				continue
+			}
+			if !r.isInput(o) && r.originOf[o] != OriginRendered && o.Name() == naming.OperatorGroupName && o.Labels()[naming.ControlLabel] == "true" {
+				continue
+			}
+			return true
 		}
+		return false
 	}
 	byNamespace := map[string][]*entry{}
 	var order []string
@@ -467,7 +466,7 @@ func (r *run) buildOperatorGroups() {
 		}
 		for _, w := range contributors(p) {
 			e := w.entry
-			if e.installNamespace() == clusterInstallNamespace || existing[e.Namespace] {
+			if e.installNamespace() == clusterInstallNamespace || existing(e.Namespace) {
 				continue
 			}
 			if _, seen := byNamespace[e.Namespace]; !seen {
@@ -478,6 +477,7 @@ func (r *run) buildOperatorGroups() {
 			}
 		}
 	}
+	r.keepOwnOperatorGroups(byNamespace)
 	for _, ns := range order {
 		entries := byNamespace[ns]
 		slices.SortStableFunc(entries, func(a, b *entry) int {
@@ -505,7 +505,7 @@ func (r *run) buildOperatorGroups() {
 			}
 			spec["targetNamespaces"] = l
 		}
-		r.operatorGroups = append(r.operatorGroups, manifest.New(map[string]any{
+		r.operatorGroups = append(r.operatorGroups, r.madeAsController(manifest.New(map[string]any{
 			"apiVersion": operatorGroupAPIVersion,
 			"kind":       "OperatorGroup",
 			"metadata": map[string]any{
@@ -514,7 +514,7 @@ func (r *run) buildOperatorGroups() {
 				"labels":    map[string]any{naming.ControlLabel: "true"},
 			},
 			"spec": spec,
-		}))
+		})))
 	}
 }
 
@@ -554,7 +554,32 @@ func (r *run) subscriptionFor(w *want) *subscriptionPlan {
 		}
 	}
 	if existing, ok := r.findExisting(w); ok && existing != nil {
+		// found, not planned: an existing Subscription no in-scope request reconciles
 		return &subscriptionPlan{namespace: existing.Namespace(), name: existing.Name(), existing: existing}
 	}
 	return nil
+}
+
+// keepOwnOperatorGroups emits again the OperatorGroup ODLM made (its name and label) in a
+// snapshot or the live cluster, in each namespace where the render updates an ODLM
+// Subscription found there: ODLM never touches that group again, so it is part of the steady
+// state, and a render of a cluster it was applied to must not drop it. Namespaces where the
+// render creates a Subscription get a freshly built group instead (byNamespace).
+func (r *run) keepOwnOperatorGroups(creating map[string][]*entry) {
+	done := map[string]bool{}
+	for _, p := range r.subscriptions {
+		if p.existing == nil || p.obj == nil || r.isInput(p.existing) || r.originOf[p.existing] == OriginRendered || !p.labelled() {
+			continue
+		}
+		ns := p.namespace
+		if ns == clusterInstallNamespace || done[ns] || len(creating[ns]) > 0 {
+			continue
+		}
+		done[ns] = true
+		for _, og := range r.existing(operatorGroupAPIVersion, "OperatorGroup", ns) {
+			if og.Namespace() == ns && !r.isInput(og) && r.originOf[og] != OriginRendered && og.Name() == naming.OperatorGroupName && og.Labels()[naming.ControlLabel] == "true" {
+				r.operatorGroups = append(r.operatorGroups, r.madeAsController(r.updatedCopy(og)))
+			}
+		}
+	}
 }

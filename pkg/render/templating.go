@@ -9,7 +9,6 @@ import (
 	"github.com/odlm-render/odlm-render/pkg/cluster"
 	"github.com/odlm-render/odlm-render/pkg/diag"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
-	"github.com/odlm-render/odlm-render/pkg/merge"
 	"github.com/odlm-render/odlm-render/pkg/template"
 )
 
@@ -71,62 +70,6 @@ func (tr *templateReader) Get(apiVersion, kind, namespace, name string) (map[str
 
 func sourceKey(apiVersion, kind, namespace, name string) string {
 	return manifest.Ref{APIVersion: apiVersion, Kind: kind, Namespace: namespace, Name: name}.Key()
-}
-
-// lookup finds an object for templates: the objects this render produces (this pass, then
-// the previous one) and the inputs describe the desired state, which wins; when
-// Options.Sources (a snapshot, a live cluster) hold the same object, it completes the desired
-// one with what only a cluster has (a Service's clusterIP, a Route's host, status), as the
-// object ODLM reads is the applied object plus what the API server and operators filled in.
-// A namespaced reference also finds a cluster-scoped object of that name (API clients ignore
-// the namespace of cluster-scoped kinds).
-func (r *run) lookup(apiVersion, kind, namespace, name string) (map[string]any, cluster.Origin, bool, error) {
-	desired, origin := r.desired(apiVersion, kind, namespace, name)
-	if len(r.opts.Sources) == 0 {
-		return desired, origin, desired != nil, nil
-	}
-	k := sourceKey(apiVersion, kind, namespace, name)
-	c, ok := r.sourceCache[k]
-	if !ok {
-		c.obj, c.origin, c.found, c.err = r.opts.Sources.GetWithOrigin(apiVersion, kind, namespace, name)
-		r.sourceCache[k] = c
-	}
-	switch {
-	case desired == nil:
-		return c.obj, c.origin, c.found, c.err
-	case c.err != nil || !c.found:
-		// the desired state is known: a source that cannot be read adds nothing to it
-		return desired, origin, true, nil
-	}
-	completed, err := merge.Merge(c.obj, desired)
-	if err != nil {
-		return desired, origin, true, nil
-	}
-	m, _ := completed.(map[string]any)
-	return m, origin + "+" + c.origin, true, nil
-}
-
-// desired returns the rendered or input object, if any.
-func (r *run) desired(apiVersion, kind, namespace, name string) (map[string]any, cluster.Origin) {
-	for _, ns := range []string{namespace, ""} {
-		k := sourceKey(apiVersion, kind, ns, name)
-		if o, ok := r.rendered[k]; ok {
-			return o.Map, OriginRendered
-		}
-		if o, ok := r.previous[k]; ok {
-			return o.Map, OriginRendered
-		}
-		if o, ok := r.byRef[k]; ok {
-			if repl, replaced := r.replaced[o]; replaced && repl != nil {
-				return repl.Map, OriginRendered
-			}
-			return o.Map, cluster.OriginInputs
-		}
-		if namespace == "" {
-			break
-		}
-	}
-	return nil, ""
 }
 
 type cachedRead struct {

@@ -1,0 +1,307 @@
+package render
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/odlm-render/odlm-render/pkg/cluster"
+	"github.com/odlm-render/odlm-render/pkg/diag"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/pkg/merge"
+)
+
+// The one look-up order (spec 15.14). Everything the render reads about the cluster comes
+// from, in this order: the objects the render emits, the inputs, the snapshot, the live
+// cluster (Options.Sources). Two questions are asked of these layers:
+//
+//   - lookup: "what does this object look like once converged?" (templates, matchExpressions,
+//     bind-info sources, installed CSVs): the emitted or input object is the desired state and
+//     wins; a snapshot or live copy of it completes it with what only a cluster has.
+//   - existing: "which objects of this kind are there already?" (ODLM's searches for
+//     Subscriptions, OperatorGroups, tracking ConfigMaps, CatalogSources and operator
+//     Deployments): the inputs, what the previous round emitted from OperandConfig
+//     resources and alm-examples, then the snapshot and live cluster. What the render makes
+//     as ODLM's controller (its Subscriptions, OperatorGroups, trackers, CatalogSources) never
+//     counts as already there: it is the answer, not the question.
+//
+// Every answer is recorded with a fingerprint, so that a round can tell whether anything it
+// read changed by the time the round ended (round.go): then the render runs another round.
+
+// readKind tells lookups from lists in the read record.
+const (
+	readGet  = "get"
+	readList = "list"
+)
+
+// readRecord is one question a round asked and a fingerprint of its answer.
+type readRecord struct {
+	op                             string
+	apiVersion, kind, namespace, n string
+	answer                         string
+}
+
+func (rr readRecord) key() string {
+	return rr.op + "|" + sourceKey(rr.apiVersion, rr.kind, rr.namespace, rr.n)
+}
+
+// record notes an answer (the last answer to a question counts).
+func (r *run) record(rr readRecord) {
+	if r.reads == nil {
+		r.reads = map[string]readRecord{}
+	}
+	r.reads[rr.key()] = rr
+}
+
+// fingerprint identifies an answer's content.
+func fingerprint(objs ...map[string]any) string {
+	var b strings.Builder
+	for _, o := range objs {
+		if o == nil {
+			b.WriteString("∅\n")
+			continue
+		}
+		j, err := manifest.MarshalJSON(o)
+		if err != nil {
+			b.WriteString("!" + err.Error())
+		}
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// lookup finds an object through the layers (see above). A namespaced reference also finds
+// a cluster-scoped object of that name (API clients ignore the namespace of cluster-scoped
+// kinds).
+func (r *run) lookup(apiVersion, kind, namespace, name string) (map[string]any, cluster.Origin, bool, error) {
+	obj, origin, found, err := r.lookupUnrecorded(apiVersion, kind, namespace, name)
+	if err == nil {
+		var answer map[string]any
+		if found {
+			answer = obj
+		}
+		r.record(readRecord{op: readGet, apiVersion: apiVersion, kind: kind, namespace: namespace, n: name, answer: fingerprint(answer)})
+	}
+	return obj, origin, found, err
+}
+
+func (r *run) lookupUnrecorded(apiVersion, kind, namespace, name string) (map[string]any, cluster.Origin, bool, error) {
+	desired, origin := r.desired(apiVersion, kind, namespace, name)
+	if len(r.opts.Sources) == 0 {
+		return desired, origin, desired != nil, nil
+	}
+	c := r.sourceRead(apiVersion, kind, namespace, name)
+	switch {
+	case desired == nil:
+		if errors.Is(c.err, cluster.ErrNotServed) {
+			return nil, "", false, nil
+		}
+		return c.obj, c.origin, c.found, c.err
+	case c.err != nil && !errors.Is(c.err, cluster.ErrNotServed):
+		// the desired state is known; what the cluster would add to it is not
+		r.warnOnce("read|"+sourceKey(apiVersion, kind, namespace, name), diag.Warnf(nil, "", "reading %s from the cluster to complete the rendered object failed, so fields only a cluster fills in (status, a Service's clusterIP, a Route's host) are missing: %v", manifest.Ref{APIVersion: apiVersion, Kind: kind, Namespace: namespace, Name: name}, c.err))
+		return desired, origin, true, nil
+	case !c.found || c.err != nil:
+		return desired, origin, true, nil
+	}
+	completed, err := merge.Merge(c.obj, desired)
+	if err != nil {
+		r.warnOnce("merge|"+sourceKey(apiVersion, kind, namespace, name), diag.Warnf(nil, "", "completing %s with its %s copy failed, so the rendered object is read as it is: %v", manifest.Ref{APIVersion: apiVersion, Kind: kind, Namespace: namespace, Name: name}, c.origin, err))
+		return desired, origin, true, nil
+	}
+	m, _ := completed.(map[string]any)
+	return m, origin + "+" + c.origin, true, nil
+}
+
+// sourceRead reads Options.Sources once per object and render.
+func (r *run) sourceRead(apiVersion, kind, namespace, name string) cachedRead {
+	k := sourceKey(apiVersion, kind, namespace, name)
+	c, ok := r.sourceCache[k]
+	if !ok {
+		c.obj, c.origin, c.found, c.err = r.opts.Sources.GetWithOrigin(apiVersion, kind, namespace, name)
+		r.sourceCache[k] = c
+	}
+	return c
+}
+
+// warnOnce adds a result once per key and round.
+func (r *run) warnOnce(key string, res diag.Result) {
+	if r.warned[key] {
+		return
+	}
+	r.warned[key] = true
+	r.add(res)
+}
+
+// desired returns the emitted or input object, if any: this pass's operand objects, the
+// previous pass's, the Subscriptions and OperatorGroups of this round, what the previous
+// round emitted, then the inputs (an input the render updates reads as updated).
+func (r *run) desired(apiVersion, kind, namespace, name string) (map[string]any, cluster.Origin) {
+	for _, ns := range []string{namespace, ""} {
+		k := sourceKey(apiVersion, kind, ns, name)
+		if o, ok := r.rendered[k]; ok {
+			return o.Map, OriginRendered
+		}
+		if o, ok := r.previous[k]; ok {
+			return o.Map, OriginRendered
+		}
+		if o, ok := r.made[k]; ok {
+			return o.Map, OriginRendered
+		}
+		if r.carried != nil {
+			if o, ok := r.carried.byKey[k]; ok {
+				return o.Map, OriginRendered
+			}
+		}
+		if o, ok := r.byRef[k]; ok {
+			if repl, replaced := r.replaced[o]; replaced && repl != nil {
+				return repl.Map, OriginRendered
+			}
+			return o.Map, cluster.OriginInputs
+		}
+		if namespace == "" {
+			break
+		}
+	}
+	return nil, ""
+}
+
+// existing lists the objects of a kind already there in a namespace ("" for all): inputs,
+// what the previous round emitted from resources and alm-examples, the snapshot, the live
+// cluster; the first layer that has an object wins. Objects that are not inputs are new
+// *manifest.Object values whose origin r.originOf says. A failed list is an error result (ODLM
+// cannot search either), and the answer is then what the other layers hold.
+func (r *run) existing(apiVersion, kind, namespace string) []*manifest.Object {
+	group, _, found := strings.Cut(apiVersion, "/")
+	if !found {
+		group = ""
+	}
+	cacheKey := group + "|" + kind + "|" + namespace
+	if objs, ok := r.existingCache[cacheKey]; ok {
+		return objs
+	}
+	var out []*manifest.Object
+	seen := map[string]bool{}
+	add := func(o *manifest.Object, origin cluster.Origin) {
+		k := o.Ref().Key()
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		out = append(out, o)
+		if origin != cluster.OriginInputs {
+			r.originOf[o] = origin
+		}
+	}
+	matches := func(o *manifest.Object) bool {
+		return o.Kind() == kind && o.Group() == group && (namespace == "" || o.Namespace() == namespace || o.Namespace() == "")
+	}
+	for _, o := range r.objects {
+		if matches(o) {
+			add(o, cluster.OriginInputs)
+		}
+	}
+	if r.carried != nil {
+		for _, o := range r.carried.list {
+			if !r.carried.controller[o.Ref().Key()] && matches(o) {
+				add(o, OriginRendered)
+			}
+		}
+	}
+	for _, s := range r.opts.Sources {
+		l, ok := s.Reader.(cluster.Lister)
+		if !ok {
+			continue
+		}
+		objs, err := l.List(apiVersion, kind, namespace)
+		if errors.Is(err, cluster.ErrNotServed) {
+			continue
+		}
+		if err != nil {
+			where := "in namespace " + namespace
+			if namespace == "" {
+				where = "in all namespaces"
+			}
+			r.warnOnce("list|"+cacheKey+"|"+string(s.Origin), diag.Errorf(nil, "", "listing %s %s %s (%s) failed, and ODLM searches them before it creates anything: %v", apiVersion, kind, where, s.Origin, err))
+			continue
+		}
+		for _, m := range objs {
+			add(manifest.New(m), s.Origin)
+		}
+	}
+	manifest.Sort(out)
+	r.existingCache[cacheKey] = out
+	maps := make([]map[string]any, len(out))
+	for i, o := range out {
+		maps[i] = o.Map
+	}
+	r.record(readRecord{op: readList, apiVersion: apiVersion, kind: kind, namespace: namespace, answer: fingerprint(maps...)})
+	return out
+}
+
+// isInput reports whether an object is one of the render's inputs (not a snapshot, live or
+// previously emitted object).
+func (r *run) isInput(o *manifest.Object) bool {
+	_, other := r.originOf[o]
+	return o != nil && !other
+}
+
+// clusterObject reads an object from the snapshot and the live cluster only (the inputs
+// and the render's own objects are asked directly): a kind the cluster does not serve is
+// no object; a failed read is a warning once per kind, and counts as no object.
+func (r *run) clusterObject(ref manifest.Ref, about *manifest.Object, field string) *manifest.Object {
+	if len(r.opts.Sources) == 0 {
+		return nil
+	}
+	c := r.sourceRead(ref.APIVersion, ref.Kind, ref.Namespace, ref.Name)
+	if c.err != nil {
+		if !errors.Is(c.err, cluster.ErrNotServed) {
+			group, _, _ := strings.Cut(ref.APIVersion, "/")
+			r.warnOnce("exists|"+group+"|"+ref.Kind, diag.Warnf(about, field, "cannot tell whether %s already exists (%s objects of this kind are rendered as if absent): %v", ref, ref.Kind, c.err))
+		}
+		return nil
+	}
+	if !c.found {
+		return nil
+	}
+	o := manifest.New(c.obj)
+	r.originOf[o] = c.origin
+	return o
+}
+
+// staleReads re-asks every recorded question against the round's final state (final: what
+// the round emitted) and describes the answers that changed since they were read.
+func (r *run) staleReads(final *carried) []string {
+	reads := r.reads
+	r.rendered, r.previous, r.made = map[string]*manifest.Object{}, nil, nil
+	r.carried = final
+	r.existingCache = map[string][]*manifest.Object{}
+	r.reads = nil
+	var stale []string
+	for _, k := range manifest.SortedKeys(reads) {
+		rr := reads[k]
+		var now string
+		switch rr.op {
+		case readGet:
+			obj, _, found, err := r.lookupUnrecorded(rr.apiVersion, rr.kind, rr.namespace, rr.n)
+			if err != nil {
+				continue
+			}
+			if !found {
+				obj = nil
+			}
+			now = fingerprint(obj)
+		case readList:
+			objs := r.existing(rr.apiVersion, rr.kind, rr.namespace)
+			maps := make([]map[string]any, len(objs))
+			for i, o := range objs {
+				maps[i] = o.Map
+			}
+			now = fingerprint(maps...)
+		}
+		if now != rr.answer {
+			stale = append(stale, manifest.Ref{APIVersion: rr.apiVersion, Kind: rr.kind, Namespace: rr.namespace, Name: rr.n}.String())
+		}
+	}
+	return stale
+}

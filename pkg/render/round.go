@@ -1,0 +1,251 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/odlm-render/odlm-render/pkg/api"
+	"github.com/odlm-render/odlm-render/pkg/diag"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/pkg/naming"
+)
+
+// Rounds (spec 15.12, 15.14). ODLM's controllers converge by reconciling again whenever
+// something they watch changes: an OperandRequest that an OperandConfig resource creates is
+// reconciled like any other, and a template that reads a bind-info copy, a Subscription or a
+// CatalogSource sees it once it exists. The render reproduces that with rounds: a round
+// renders everything from the inputs, plus the ODLM objects the previous round emitted
+// (which are reconciled like inputs), and reading what the previous round emitted as
+// cluster state. A round whose emitted ODLM objects are the ones it was given, and whose
+// every read still gives the same answer against what it emitted, is the steady state.
+// Most renders need one round; each level of nesting adds one.
+
+// maxRounds bounds the rounds: a chain of ODLM objects that re-create each other with new
+// content never settles.
+const maxRounds = 12
+
+// carried is what one round emitted, as the next round sees it.
+type carried struct {
+	byKey map[string]*manifest.Object
+	list  []*manifest.Object
+	// controller holds the keys of what the render made as ODLM's controller
+	// (Subscriptions, OperatorGroups, tracking ConfigMaps, CatalogSources): these never count
+	// as already existing in the next round's searches
+	controller map[string]bool
+	// odlm are the emitted ODLM objects, reconciled in the next round like inputs
+	odlm []*manifest.Object
+	// producers says where each emitted ODLM object was rendered from
+	producers map[string]producer
+}
+
+// producer is the OperandConfig field an emitted object comes from.
+type producer struct {
+	config *manifest.Object
+	field  string // e.g. spec.services[2].resources[0]
+	// data is set when field is a resource: the object's fields are under field + ".data"
+	data bool
+}
+
+// reconciledKinds are the ODLM kinds whose emitted objects ODLM's controllers reconcile.
+var reconciledKinds = map[string]bool{
+	api.KindOperandRegistry: true, api.KindOperandConfig: true,
+	api.KindOperandRequest: true, api.KindOperandBindInfo: true,
+}
+
+func isReconciledODLM(o *manifest.Object) bool {
+	return o.APIVersion() == api.APIVersion && reconciledKinds[o.Kind()]
+}
+
+// Render computes the output for the inputs. It never panics on bad input: problems are
+// error results naming the object, the field and the file.
+func Render(in Inputs, opts Options) Output {
+	in, meta := prepareMeta(in, opts) // Meta Operator inputs become ODLM ones (metaoperator.go)
+	var prev *carried
+	for round := 1; ; round++ {
+		r := newRun(in, opts)
+		r.carried = prev
+		r.renderRound()
+		out := r.output()
+		next := r.carry(out)
+		odlmNow := fingerprintObjects(next.odlm)
+		odlmBefore := ""
+		if prev != nil {
+			odlmBefore = fingerprintObjects(prev.odlm)
+		}
+		stale := r.staleReads(next)
+		if odlmNow == odlmBefore && len(stale) == 0 {
+			return r.finishMeta(meta, out)
+		}
+		if round == maxRounds {
+			r.add(diag.Errorf(nil, "", "the render did not settle after %d rounds: %s", maxRounds, describeUnsettled(prev, next, stale)))
+			out.Results = r.results.Sort()
+			return r.finishMeta(meta, out)
+		}
+		prev = next
+	}
+}
+
+// renderRound is one pass of the pipeline.
+func (r *run) renderRound() {
+	r.classify()
+	r.loadRegistries()
+	r.loadConfigs()
+	r.loadRequests()
+	if r.opts.NoOLM {
+		r.planTrackers()
+		r.buildTrackers()
+	} else {
+		r.planSubscriptions()
+		r.buildSubscriptions()
+		r.buildOperatorGroups()
+		r.catalogChecks()
+		r.checkSharedManualApproval()
+	}
+	r.renderOperands()
+	r.renderBindInfos()
+	if !r.opts.NoOLM {
+		r.emitCatalogSources()
+	}
+	r.markEmittedODLM()
+	r.placeResultsOfCarried()
+}
+
+// carry records what a round emitted for the next round.
+func (r *run) carry(out Output) *carried {
+	c := &carried{byKey: map[string]*manifest.Object{}, controller: map[string]bool{}, producers: map[string]producer{}}
+	for _, o := range out.Objects {
+		if !out.Generated[o] {
+			continue
+		}
+		k := o.Ref().Key()
+		c.byKey[k] = o
+		c.list = append(c.list, o)
+		if r.controllerMade[o] {
+			c.controller[k] = true
+		}
+		if isReconciledODLM(o) {
+			c.odlm = append(c.odlm, o)
+			if p, ok := r.producers[o]; ok {
+				c.producers[k] = p
+			}
+		}
+	}
+	return c
+}
+
+// fedODLM returns the ODLM objects of a kind the previous round emitted, as inputs of this
+// one: results about them point at the OperandConfig field they come from.
+func (r *run) fedODLM(kind string) []*manifest.Object {
+	if r.carried == nil {
+		return nil
+	}
+	var out []*manifest.Object
+	for _, o := range r.carried.odlm {
+		if o.Kind() == kind {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// markEmittedODLM writes the labels ODLM's controllers put on the ODLM objects they
+// reconcile (15.7): an OperandRequest gets <registry ns>.<registry name>/registry and
+// /config for every registry it uses, an OperandBindInfo the /registry label of its registry.
+func (r *run) markEmittedODLM() {
+	for _, o := range r.renderedList {
+		if !isReconciledODLM(o) {
+			continue
+		}
+		switch o.Kind() {
+		case api.KindOperandRequest:
+			blocks, _ := manifest.Get(o.Map, "spec", "requests").([]any)
+			for _, b := range blocks {
+				m, _ := b.(map[string]any)
+				reg, _ := m["registry"].(string)
+				if reg == "" {
+					continue
+				}
+				ns, _ := m["registryNamespace"].(string)
+				if ns == "" {
+					ns = o.Namespace()
+				}
+				o.SetMetadataString("labels", naming.RegistryAnnotation(ns, reg), "true")
+				o.SetMetadataString("labels", naming.ConfigAnnotation(ns, reg), "true")
+			}
+		case api.KindOperandBindInfo:
+			reg := o.String("spec", "registry")
+			if reg == "" {
+				continue
+			}
+			ns := o.String("spec", "registryNamespace")
+			if ns == "" {
+				ns = o.Namespace()
+			}
+			o.SetMetadataString("labels", naming.RegistryAnnotation(ns, reg), "true")
+		}
+	}
+}
+
+// placeResultsOfCarried makes results about an ODLM object the previous round emitted
+// point at the OperandConfig field it is rendered from, with a note saying so.
+func (r *run) placeResultsOfCarried() {
+	if r.carried == nil || len(r.carried.producers) == 0 {
+		return
+	}
+	for i, res := range r.results {
+		if res.Object == nil || res.File != "" {
+			continue
+		}
+		p, ok := r.carried.producers[res.Object.Key()]
+		if !ok {
+			continue
+		}
+		at := p.field
+		if p.data && res.Field != "" {
+			at = p.field + ".data." + res.Field
+		}
+		res.File = p.config.Source.File
+		res.Index = p.config.Source.Index
+		res.Line = p.config.Source.LineOf(at)
+		res.Message += fmt.Sprintf(" (%s %s is rendered from OperandConfig %s/%s %s)", res.Object.Kind, res.Object.Namespace+"/"+res.Object.Name, p.config.Namespace(), p.config.Name(), p.field)
+		r.results[i] = res
+	}
+}
+
+// fingerprintObjects identifies a set of emitted objects.
+func fingerprintObjects(objs []*manifest.Object) string {
+	maps := make([]map[string]any, len(objs))
+	for i, o := range objs {
+		maps[i] = o.Map
+	}
+	return fingerprint(maps...)
+}
+
+// describeUnsettled names what kept changing between the last two rounds.
+func describeUnsettled(prev, next *carried, stale []string) string {
+	var parts []string
+	before := map[string]string{}
+	if prev != nil {
+		for _, o := range prev.odlm {
+			before[o.Ref().Key()] = fingerprint(o.Map)
+		}
+	}
+	for _, o := range next.odlm {
+		k := o.Ref().Key()
+		if before[k] == fingerprint(o.Map) {
+			continue
+		}
+		what := o.Ref().String()
+		if p, ok := next.producers[k]; ok {
+			what += fmt.Sprintf(" (rendered from OperandConfig %s/%s %s)", p.config.Namespace(), p.config.Name(), p.field)
+		}
+		parts = append(parts, what+" changes every round")
+	}
+	if len(stale) > 0 {
+		parts = append(parts, "templates read "+strings.Join(stale, ", ")+", which change every round")
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "emitted ODLM objects appear and disappear in turn")
+	}
+	return strings.Join(parts, "; ") + ": a chain of ODLM objects or templates that re-create each other with new content"
+}
