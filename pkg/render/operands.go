@@ -306,6 +306,7 @@ func (r *run) configCR(cfg *operandConfig, si int, specKey string, fragment any,
 		return
 	}
 	obj.Map["spec"] = spec
+	r.producers[obj] = producer{config: cfg.obj, field: field}
 	r.emit(obj)
 }
 

@@ -86,6 +86,7 @@ func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field 
 		delete(obj.Map["metadata"].(map[string]any), "namespace")
 	}
 	r.finishResource(cfg, res, field, obj, hash, routeHash, true)
+	r.producers[obj] = producer{config: cfg.obj, field: field, data: true}
 	r.emit(obj)
 }
 
@@ -165,6 +166,7 @@ func (r *run) updateResource(cfg *operandConfig, res *api.ConfigResource, field 
 		}
 	}
 	r.finishResource(cfg, res, field, obj, hash, routeHash, false)
+	r.producers[obj] = producer{config: cfg.obj, field: field, data: true}
 	r.replaced[in] = obj
 	r.rendered[in.Ref().Key()] = obj
 }

@@ -61,6 +61,7 @@ func isReconciledODLM(o *manifest.Object) bool {
 func Render(in Inputs, opts Options) Output {
 	in, meta := prepareMeta(in, opts) // Meta Operator inputs become ODLM ones (metaoperator.go)
 	var prev *carried
+	seen := map[string]map[string]bool{} // emitted ODLM object → the contents it had
 	for round := 1; ; round++ {
 		r := newRun(in, opts)
 		r.carried = prev
@@ -73,11 +74,13 @@ func Render(in Inputs, opts Options) Output {
 			odlmBefore = fingerprintObjects(prev.odlm)
 		}
 		stale := r.staleReads(next)
+		noteContents(seen, prev, next)
 		if odlmNow == odlmBefore && len(stale) == 0 {
 			return r.finishMeta(meta, out)
 		}
 		if round == maxRounds {
-			r.add(diag.Errorf(nil, "", "the render did not settle after %d rounds: %s", maxRounds, describeUnsettled(prev, next, stale)))
+			msg, about, field := describeUnsettled(seen, next, stale)
+			r.add(diag.Errorf(about, field, "the render did not settle after %d rounds: %s", maxRounds, msg))
 			out.Results = r.results.Sort()
 			return r.finishMeta(meta, out)
 		}
@@ -221,31 +224,60 @@ func fingerprintObjects(objs []*manifest.Object) string {
 	return fingerprint(maps...)
 }
 
-// describeUnsettled names what kept changing between the last two rounds.
-func describeUnsettled(prev, next *carried, stale []string) string {
-	var parts []string
-	before := map[string]string{}
-	if prev != nil {
-		for _, o := range prev.odlm {
-			before[o.Ref().Key()] = fingerprint(o.Map)
+// noteContents records the contents each emitted ODLM object had in a round (absent too).
+func noteContents(seen map[string]map[string]bool, prev, next *carried) {
+	note := func(k, content string) {
+		if seen[k] == nil {
+			seen[k] = map[string]bool{}
 		}
+		seen[k][content] = true
 	}
+	now := map[string]bool{}
 	for _, o := range next.odlm {
 		k := o.Ref().Key()
-		if before[k] == fingerprint(o.Map) {
+		now[k] = true
+		note(k, fingerprint(o.Map))
+	}
+	if prev != nil {
+		for _, o := range prev.odlm {
+			if k := o.Ref().Key(); !now[k] {
+				note(k, "absent")
+			}
+		}
+	}
+}
+
+// describeUnsettled names what kept changing over the rounds: the emitted ODLM objects whose
+// content varied, with the OperandConfig field each comes from, and the objects templates
+// read that changed after they were read.
+func describeUnsettled(seen map[string]map[string]bool, last *carried, stale []string) (string, *manifest.Object, string) {
+	var parts []string
+	var about *manifest.Object
+	var field string
+	for _, k := range manifest.SortedKeys(seen) {
+		if len(seen[k]) < 2 {
 			continue
 		}
-		what := o.Ref().String()
-		if p, ok := next.producers[k]; ok {
-			what += fmt.Sprintf(" (rendered from OperandConfig %s/%s %s)", p.config.Namespace(), p.config.Name(), p.field)
+		what := k
+		if o, ok := last.byKey[k]; ok {
+			what = o.Ref().String()
+		} else {
+			f := strings.SplitN(k, "|", 4)
+			what = manifest.Ref{APIVersion: api.APIVersion, Kind: f[1], Namespace: f[2], Name: f[3]}.String()
 		}
-		parts = append(parts, what+" changes every round")
+		if p, ok := last.producers[k]; ok {
+			what += fmt.Sprintf(" (rendered from OperandConfig %s/%s %s)", p.config.Namespace(), p.config.Name(), p.field)
+			if about == nil {
+				about, field = p.config, p.field
+			}
+		}
+		parts = append(parts, what+" changes from round to round")
 	}
 	if len(stale) > 0 {
-		parts = append(parts, "templates read "+strings.Join(stale, ", ")+", which change every round")
+		parts = append(parts, "templates read "+strings.Join(stale, ", ")+", which changes after it is read")
 	}
 	if len(parts) == 0 {
-		parts = append(parts, "emitted ODLM objects appear and disappear in turn")
+		parts = append(parts, "the emitted objects keep changing")
 	}
-	return strings.Join(parts, "; ") + ": a chain of ODLM objects or templates that re-create each other with new content"
+	return strings.Join(parts, "; ") + ": ODLM objects or templates that re-create each other with new content never converge", about, field
 }
