@@ -20,6 +20,9 @@ const (
 	// WatchedByODLMLabel marks objects (such as ConfigMaps and Secrets)
 	// that ODLM watches.
 	WatchedByODLMLabel = "operator.ibm.com/watched-by-odlm"
+	// ReferencedByAnnotation names the ODLM object (Kind.namespace.name) whose template last
+	// read a ConfigMap or Secret through configMapKeyRef or secretKeyRef.
+	ReferencedByAnnotation = "operator.ibm.com/referenced-by-odlm-resource"
 	// ManagedByOpbiLabel marks objects managed through an
 	// OperandBindInfo.
 	ManagedByOpbiLabel = "operator.ibm.com/managedBy-opbi"

@@ -70,6 +70,8 @@ type run struct {
 	producers      map[*manifest.Object]producer
 	// producing is the OperandConfig field whose objects are being rendered
 	producing *producer
+	// references are the ConfigMaps and Secrets templates read (by key), with the reader
+	references map[string]string
 	// updatedElsewhere are objects ODLM updates that exist in a snapshot or the live
 	// cluster, or that the previous round emitted: they are emitted
 	updatedElsewhere []*manifest.Object

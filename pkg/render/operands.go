@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -25,13 +26,17 @@ func (r *run) renderOperands() {
 		baseReplaced[k] = v
 	}
 	last := ""
+	// reads of an earlier pass are superseded by the next pass's (reader.go)
+	baseReads := maps.Clone(r.reads)
 	for pass := 1; ; pass++ {
+		r.reads = maps.Clone(baseReads)
 		r.results = r.results[:baseResults:baseResults]
 		r.replaced = make(map[*manifest.Object]*manifest.Object, len(baseReplaced))
 		for k, v := range baseReplaced {
 			r.replaced[k] = v
 		}
 		r.previous, r.rendered, r.renderedList, r.pending = r.rendered, map[string]*manifest.Object{}, nil, nil
+		r.references = nil
 		r.renderOperandsOnce()
 		objs := make([]*manifest.Object, 0, len(r.rendered))
 		for _, o := range r.rendered {
@@ -357,6 +362,7 @@ func (r *run) emit(o *manifest.Object) {
 	if _, dup := r.rendered[k]; dup {
 		return
 	}
+	r.markCarriedReference(o)
 	r.rendered[k] = o
 	r.renderedList = append(r.renderedList, o)
 	if r.installing != nil {

@@ -36,6 +36,8 @@ type carried struct {
 	odlm []*manifest.Object
 	// producers says where each emitted ODLM object was rendered from
 	producers map[string]producer
+	// references are the ConfigMaps and Secrets templates read, with the reader (7.5)
+	references map[string]string
 }
 
 // producer is the OperandConfig field an emitted object comes from.
@@ -109,13 +111,14 @@ func (r *run) renderRound() {
 	if !r.opts.NoOLM {
 		r.emitCatalogSources()
 	}
+	r.markReferenced()
 	r.markEmittedODLM()
 	r.placeResultsOfCarried()
 }
 
 // carry records what a round emitted for the next round.
 func (r *run) carry(out Output) *carried {
-	c := &carried{byKey: map[string]*manifest.Object{}, controller: map[string]bool{}, producers: map[string]producer{}}
+	c := &carried{byKey: map[string]*manifest.Object{}, controller: map[string]bool{}, producers: map[string]producer{}, references: r.references}
 	for _, o := range out.Objects {
 		if !out.Generated[o] {
 			continue

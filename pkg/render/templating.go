@@ -9,6 +9,7 @@ import (
 	"github.com/odlm-render/odlm-render/pkg/cluster"
 	"github.com/odlm-render/odlm-render/pkg/diag"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/pkg/naming"
 	"github.com/odlm-render/odlm-render/pkg/template"
 )
 
@@ -106,6 +107,7 @@ func (r *run) resolve(s site, value any) (any, bool) {
 	}
 	ok := true
 	for _, u := range uses {
+		r.noteReferences(s.config, u)
 		field := joinField(s.field, u.Path)
 		if u.Secret && r.opts.Secrets == SecretsForbid && !s.secretsAllowed {
 			r.add(diag.Errorf(s.config.obj, field, "takes a value from a Secret into %s: not allowed with --secrets forbid", s.what))
@@ -319,4 +321,48 @@ func renderedFingerprint(objs []*manifest.Object) string {
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, "\n")
+}
+
+// noteReferences records the ConfigMaps and Secrets a template read through configMapKeyRef
+// or secretKeyRef: ODLM marks each as watched and referenced by the reading OperandConfig
+// (7.5), and the render shows that mark on the ones it emits (15.7).
+func (r *run) noteReferences(cfg *operandConfig, u template.Use) {
+	for _, src := range u.Sources {
+		if !src.Found || (src.Ref != "configMapKeyRef" && src.Ref != "secretKeyRef") {
+			continue
+		}
+		if r.references == nil {
+			r.references = map[string]string{}
+		}
+		r.references[sourceKey(src.APIVersion, src.Kind, src.Namespace, src.Name)] = "OperandConfig." + cfg.key.Namespace + "." + cfg.key.Name
+	}
+}
+
+// markReferenced writes ODLM's marks on the emitted ConfigMaps and Secrets templates read.
+func (r *run) markReferenced() {
+	for _, k := range manifest.SortedKeys(r.references) {
+		o, ok := r.rendered[k]
+		if !ok {
+			o, ok = r.made[k]
+		}
+		if ok {
+			markReference(o, r.references[k])
+		}
+	}
+}
+
+// markCarriedReference marks an object as it is emitted when the previous round's templates
+// read it, so that this round's reads already see the mark (round.go).
+func (r *run) markCarriedReference(o *manifest.Object) {
+	if r.carried == nil || len(r.carried.references) == 0 {
+		return
+	}
+	if by, ok := r.carried.references[o.Ref().Key()]; ok {
+		markReference(o, by)
+	}
+}
+
+func markReference(o *manifest.Object, by string) {
+	o.SetMetadataString("labels", naming.WatchedByODLMLabel, "true")
+	o.SetMetadataString("annotations", naming.ReferencedByAnnotation, by)
 }
