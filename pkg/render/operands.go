@@ -302,7 +302,7 @@ func (r *run) configCR(cfg *operandConfig, si int, specKey string, fragment any,
 		prev.Map["spec"] = base
 		return
 	}
-	if r.unlabelledInput(ref) {
+	if r.unlabelledInput(ref, cfg.obj, field) {
 		return
 	}
 	spec, err := merge.Merge(ex["spec"], fragment)
@@ -346,14 +346,22 @@ func (r *run) existingOperand(ref manifest.Ref) *manifest.Object {
 	return cp
 }
 
-// unlabelledInput reports an input object ODLM would find and leave alone.
-func (r *run) unlabelledInput(ref manifest.Ref) bool {
-	in, ok := r.byRef[ref.Key()]
-	if !ok {
-		return false
+// unlabelledInput reports an existing object ODLM would find and leave alone: an input
+// (any: a labelled one is existingOperand's), or one without ODLM's label in the snapshot or
+// the live cluster. A labelled one there is what this render emitted before: it is rendered
+// again as the render owns it.
+func (r *run) unlabelledInput(ref manifest.Ref, about *manifest.Object, field string) bool {
+	if in, ok := r.byRef[ref.Key()]; ok {
+		r.add(diag.Infof(in, "metadata.labels", "exists without ODLM's %s label: ODLM leaves it unchanged", naming.ControlLabel))
+		return true
 	}
-	r.add(diag.Infof(in, "metadata.labels", "exists without ODLM's %s label: ODLM leaves it unchanged", naming.ControlLabel))
-	return true
+	if o := r.clusterObject(ref, about, field); o != nil {
+		if _, odlm := o.Labels()[naming.ControlLabel]; !odlm {
+			r.add(diag.Infof(about, field, "%s exists in the %s without ODLM's %s label: ODLM leaves it unchanged, so it is not rendered", ref, r.originOf[o], naming.ControlLabel))
+			return true
+		}
+	}
+	return false
 }
 
 // emit adds a rendered object.
@@ -397,7 +405,7 @@ func (r *run) requestCR(w *want) {
 		prev.Map["spec"] = spec
 		return
 	}
-	if r.unlabelledInput(ref) {
+	if r.unlabelledInput(ref, req.obj, w.field("kind")) {
 		return
 	}
 	obj.Map["spec"] = merge.DeepCopy(op.Spec.Value)

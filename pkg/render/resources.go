@@ -66,6 +66,19 @@ func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field 
 		r.add(diag.Warnf(cfg.obj, field, "%s is already rendered from another OperandConfig resource; the first one wins", ref))
 		return
 	}
+	if o := r.clusterObject(ref, cfg.obj, field); o != nil {
+		// ODLM updates an existing object only with force and its label (or the resource's
+		// labels adopting it); one with the label is what this render emitted before
+		_, odlm := o.Labels()[naming.ControlLabel]
+		switch {
+		case !odlm && res.Labels[naming.ControlLabel] != "true":
+			r.add(diag.Infof(cfg.obj, field, "%s exists in the %s without ODLM's label: ODLM leaves it unchanged, so it is not rendered", ref, r.originOf[o]))
+			return
+		case !odlm && res.Force != nil && !*res.Force:
+			r.add(diag.Infof(cfg.obj, field+".force", "%s exists in the %s and force is false: ODLM leaves it unchanged, so it is not rendered", ref, r.originOf[o]))
+			return
+		}
+	}
 	obj := manifest.New(map[string]any{
 		"apiVersion": res.APIVersion,
 		"kind":       res.Kind,

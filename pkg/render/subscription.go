@@ -241,7 +241,11 @@ func (r *run) buildSubscriptions() {
 		case p.labelled():
 			r.updateSubscription(p)
 		default:
-			r.add(diag.Infof(p.existing, "metadata.labels", "Subscription was not created by ODLM (no %s label): ODLM leaves it unchanged and creates no other for package %q", naming.ControlLabel, p.existing.String("spec", "name")))
+			where := ""
+			if o, ok := r.originOf[p.existing]; ok {
+				where = " (found in the " + string(o) + ")"
+			}
+			r.add(diag.Infof(p.existing, "metadata.labels", "Subscription%s was not created by ODLM (no %s label): ODLM leaves it unchanged and creates no other for package %q", where, naming.ControlLabel, p.existing.String("spec", "name")))
 		}
 	}
 }
