@@ -179,7 +179,11 @@ func (r *run) checkPin(p *subscriptionPlan, pkg *catalog.Package, ch string, hea
 		r.add(diag.Warnf(obj, field, "pin %s of Subscription %s/%s is no longer the head of channel %s (the head is %s)", pin, p.namespace, p.name, ch, csvName(head)))
 	}
 	sub, _, found, err := r.lookup(subscriptionAPIVersion, "Subscription", p.namespace, p.name)
-	if err != nil || !found {
+	if err != nil {
+		r.add(diag.Warnf(obj, field, "--check-pins: cannot read the installed version of Subscription %s/%s, so pin %s is not checked against it: %v", p.namespace, p.name, pin, err))
+		return
+	}
+	if !found {
 		return
 	}
 	installed, _ := manifest.Get(sub, "status", "installedCSV").(string)

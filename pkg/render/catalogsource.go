@@ -39,16 +39,25 @@ func (r *run) catalogSources() []*catalogSource {
 	seen := map[string]bool{}
 	add := func(m map[string]any, in *manifest.Object) {
 		o := &manifest.Object{Map: m}
+		if in != nil {
+			o = in
+		}
 		k := o.Namespace() + "/" + o.Name()
 		if seen[k] {
 			return
 		}
 		seen[k] = true
 		cs := &catalogSource{namespace: o.Namespace(), name: o.Name(), obj: m, input: in}
-		if p, ok := manifest.Get(m, "spec", "priority").(json.Number); ok {
-			if n, err := strconv.Atoi(string(p)); err == nil {
-				cs.priority = n
+		switch p := manifest.Get(m, "spec", "priority").(type) {
+		case nil:
+		case json.Number:
+			n, err := strconv.Atoi(string(p))
+			if err != nil {
+				r.add(diag.Warnf(o, "spec.priority", "priority %s is not an integer: ODLM reads it as 0", p))
 			}
+			cs.priority = n
+		default:
+			r.add(diag.Warnf(o, "spec.priority", "priority %v is not an integer: ODLM reads it as 0", p))
 		}
 		r.knownCatalogSources = append(r.knownCatalogSources, cs)
 	}

@@ -99,8 +99,23 @@ func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field 
 		delete(obj.Map["metadata"].(map[string]any), "namespace")
 	}
 	r.finishResource(cfg, res, field, obj, hash, routeHash, true)
+	if !r.applicable(cfg, field, obj) {
+		return
+	}
 	r.producers[obj] = producer{config: cfg.obj, field: field, data: true}
 	r.emit(obj)
+}
+
+// applicable rejects an object the API server would refuse (15.15): no name (optionalFields
+// may remove .metadata), or no kind or apiVersion left.
+func (r *run) applicable(cfg *operandConfig, field string, obj *manifest.Object) bool {
+	for _, f := range []struct{ name, value string }{{"apiVersion", obj.APIVersion()}, {"kind", obj.Kind()}, {"metadata.name", obj.Name()}} {
+		if f.value == "" {
+			r.add(diag.Errorf(cfg.obj, field, "renders an object without %s (data or optionalFields removed it): the API server refuses it, and so does ODLM", f.name))
+			return false
+		}
+	}
+	return true
 }
 
 // resourceHashes computes the hash annotations ODLM writes (before optional fields apply).
@@ -179,6 +194,9 @@ func (r *run) updateResource(cfg *operandConfig, res *api.ConfigResource, field 
 		}
 	}
 	r.finishResource(cfg, res, field, obj, hash, routeHash, false)
+	if !r.applicable(cfg, field, obj) {
+		return
+	}
 	r.producers[obj] = producer{config: cfg.obj, field: field, data: true}
 	r.replaced[in] = obj
 	r.rendered[in.Ref().Key()] = obj
