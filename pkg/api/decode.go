@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
@@ -205,8 +206,20 @@ func (w *walker) walk(v any, t reflect.Type, path string) any {
 	return v
 }
 
+// fieldsByType memoizes jsonFields (the types are few and fixed).
+var fieldsByType sync.Map // reflect.Type → map[string]reflect.Type
+
 // jsonFields maps JSON names to field types, following embedded and inline structs.
 func jsonFields(t reflect.Type) map[string]reflect.Type {
+	if f, ok := fieldsByType.Load(t); ok {
+		return f.(map[string]reflect.Type)
+	}
+	out := structFields(t)
+	fieldsByType.Store(t, out)
+	return out
+}
+
+func structFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)

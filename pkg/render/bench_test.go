@@ -44,6 +44,61 @@ spec:
 	return objs
 }
 
+// nestedFleet is the fleet of fleet(n) with every request one level deeper, as IBM's Keycloak
+// service requests its database: team-i's OperandRequest asks for the userManaged operator
+// app-i, whose OperandConfig service has one resource, an OperandRequest nested-i in
+// namespace team-i with what fleet's team-i asks for. ODLM reconciles that nested request
+// like an input (spec 15.12), so the output is fleet(n)'s plus the n nested requests.
+func nestedFleet(t testing.TB, n int) []*manifest.Object {
+	platform, err := os.ReadFile("../../testdata/bench/fleet-platform.yaml")
+	require.NoError(t, err)
+	var b strings.Builder
+	b.Write(platform)
+	b.WriteString("---\napiVersion: operator.ibm.com/v1alpha1\nkind: OperandRegistry\nmetadata: {name: apps, namespace: platform}\nspec:\n  operators:\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "  - {name: app-%d, packageName: team-app, channel: \"\", userManaged: true, scope: public}\n", i)
+	}
+	b.WriteString("---\napiVersion: operator.ibm.com/v1alpha1\nkind: OperandConfig\nmetadata: {name: apps, namespace: platform}\nspec:\n  services:\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `  - name: app-%[1]d
+    resources:
+    - apiVersion: operator.ibm.com/v1alpha1
+      kind: OperandRequest
+      name: nested-%[1]d
+      namespace: team-%[1]d
+      data:
+        spec:
+          requests:
+          - registry: fleet
+            registryNamespace: platform
+            operands:
+            - name: kube-green
+            - name: nfs
+            - name: network
+            - name: kube-green
+              apiVersion: kube-green.com/v1alpha1
+              kind: SleepInfo
+              spec: {weekdays: "1-5", sleepAt: "2%[2]d:00"}
+`, i, i%4)
+	}
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `---
+apiVersion: operator.ibm.com/v1alpha1
+kind: OperandRequest
+metadata: {name: team-%[1]d, namespace: team-%[1]d}
+spec:
+  requests:
+  - registry: apps
+    registryNamespace: platform
+    operands:
+    - name: app-%[1]d
+`, i)
+	}
+	objs, err := manifest.Decode("nested-fleet.yaml", []byte(b.String()))
+	require.NoError(t, err)
+	return objs
+}
+
 // BenchmarkRenderFleet renders 200 OperandRequests against the real catalog data in
 // testdata (4 packages, 21 bundles).
 func BenchmarkRenderFleet(b *testing.B) {
@@ -75,5 +130,21 @@ func TestFleetRendersEveryRequest(t *testing.T) {
 	require.Equal(t, map[string]int{
 		"Subscription": 3, "OperatorGroup": 2, "SleepInfo": 21, "NFSProvisioner": 1,
 		"NicClusterPolicy": 1, "MacvlanNetwork": 1, "ConfigMap": 1,
+	}, kinds)
+}
+
+func TestNestedFleetRendersEveryNestedRequest(t *testing.T) {
+	cat, err := catalog.Load("../../testdata/catalogs")
+	require.NoError(t, err)
+	out := render.Render(render.Inputs{Objects: nestedFleet(t, 20), Catalog: cat}, render.Options{})
+	require.False(t, out.Results.HasErrors(), "%v", out.Results)
+	kinds := map[string]int{}
+	for _, o := range out.Objects {
+		kinds[o.Kind()]++
+	}
+	// the flat fleet's objects, plus the 20 nested OperandRequests
+	require.Equal(t, map[string]int{
+		"Subscription": 3, "OperatorGroup": 2, "SleepInfo": 21, "NFSProvisioner": 1,
+		"NicClusterPolicy": 1, "MacvlanNetwork": 1, "ConfigMap": 1, "OperandRequest": 20,
 	}, kinds)
 }

@@ -11,6 +11,8 @@ type operandConfig struct {
 	obj      *manifest.Object
 	key      key
 	services []api.ConfigService
+	// byName indexes the first service of each name
+	byName map[string]int
 }
 
 // service returns the service an entry reads, with its index: the first named like the
@@ -20,10 +22,8 @@ func (c *operandConfig) service(e *entry) (*api.ConfigService, int) {
 		if name == "" {
 			continue
 		}
-		for i := range c.services {
-			if c.services[i].Name == name {
-				return &c.services[i], i
-			}
+		if i, ok := c.byName[name]; ok {
+			return &c.services[i], i
 		}
 	}
 	return nil, -1
@@ -35,8 +35,11 @@ func (r *run) loadConfigs() {
 		if !r.decodeSpec(o, &spec) {
 			continue
 		}
-		c := &operandConfig{obj: o, key: key{o.Namespace(), o.Name()}, services: spec.Services}
+		c := &operandConfig{obj: o, key: key{o.Namespace(), o.Name()}, services: spec.Services, byName: map[string]int{}}
 		for i, s := range spec.Services {
+			if _, dup := c.byName[s.Name]; !dup {
+				c.byName[s.Name] = i
+			}
 			if s.Name == "" {
 				r.add(diag.Errorf(o, manifest.Field("spec.services", i, "name"), "is required"))
 			}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 
 	"github.com/odlm-render/odlm-render/pkg/api"
@@ -70,6 +71,14 @@ type run struct {
 	producers      map[*manifest.Object]producer
 	// producing is the OperandConfig field whose objects are being rendered
 	producing *producer
+	// inputsByKind indexes the inputs by group|kind, made on first use (after classify)
+	inputsByKind map[string][]*manifest.Object
+	// passLookups counts lookups in an operand pass (operands.go)
+	passLookups int
+	// decodeCache holds the decoded specs of the inputs, and hashCache the hash annotations
+	// of their untemplated resources: both are shared by the rounds of a render
+	decodeCache map[*manifest.Object]decoded
+	hashCache   map[hashKey]hashes
 	// references are the ConfigMaps and Secrets templates read (by key), with the reader
 	references map[string]string
 	// updatedElsewhere are objects ODLM updates that exist in a snapshot or the live
@@ -187,9 +196,28 @@ func (r *run) odlmInputs(kind string) []*manifest.Object {
 	return append(out, fed...)
 }
 
-// decodeSpec decodes an ODLM input's spec, turning unknown fields into warnings.
+// decoded is an input's decoded spec, kept across rounds (the inputs do not change).
+type decoded struct {
+	value  reflect.Value // the decoded struct
+	issues []api.FieldIssue
+	err    error
+}
+
+// decodeSpec decodes an ODLM input's spec, turning unknown fields into warnings. The decoded
+// value is shared with later rounds: callers copy what they change.
 func (r *run) decodeSpec(o *manifest.Object, out any) bool {
-	issues, err := api.DecodeSpec(o, out)
+	d, ok := r.decodeCache[o]
+	if !ok || d.value.Type() != reflect.TypeOf(out).Elem() {
+		d = decoded{}
+		d.issues, d.err = api.DecodeSpec(o, out)
+		d.value = reflect.ValueOf(out).Elem()
+		if r.decodeCache != nil {
+			r.decodeCache[o] = d
+		}
+	} else {
+		reflect.ValueOf(out).Elem().Set(d.value)
+	}
+	issues, err := d.issues, d.err
 	if err != nil {
 		if fe, ok := err.(*api.FieldError); ok {
 			r.add(diag.Errorf(o, fe.Path, "%s", fe.Msg))
@@ -263,4 +291,35 @@ func (r *run) madeByController(p *subscriptionPlan, obj *manifest.Object) *manif
 		return obj
 	}
 	return r.madeAsController(obj)
+}
+
+// hashKey names an untemplated OperandConfig resource of an input (whose data is the same
+// in every round).
+type hashKey struct {
+	config *manifest.Object
+	field  string
+}
+
+type hashes struct{ data, route string }
+
+// cachedResourceHashes is resourceHashes, computed once per render for the untemplated
+// resources of input OperandConfigs.
+func (r *run) cachedResourceHashes(cfg *operandConfig, res *api.ConfigResource, data map[string]any, field string, templated bool) (string, string, bool) {
+	cacheable := !templated && r.hashCache != nil && r.isInput(cfg.obj) && !r.fedFromCarried(cfg.obj)
+	k := hashKey{cfg.obj, field}
+	if cacheable {
+		if h, ok := r.hashCache[k]; ok {
+			return h.data, h.route, true
+		}
+	}
+	hash, route, ok := r.resourceHashes(cfg, res, data, field)
+	if ok && cacheable {
+		r.hashCache[k] = hashes{hash, route}
+	}
+	return hash, route, ok
+}
+
+// fedFromCarried reports whether o is an ODLM object the previous round emitted.
+func (r *run) fedFromCarried(o *manifest.Object) bool {
+	return r.carried != nil && r.carried.odlmSet[o]
 }

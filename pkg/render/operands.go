@@ -37,7 +37,11 @@ func (r *run) renderOperands() {
 		}
 		r.previous, r.rendered, r.renderedList, r.pending = r.rendered, map[string]*manifest.Object{}, nil, nil
 		r.references = nil
+		r.passLookups = 0
 		r.renderOperandsOnce()
+		if r.passLookups == 0 {
+			break // nothing read what the pass renders: one pass is the fixed point
+		}
 		objs := make([]*manifest.Object, 0, len(r.rendered))
 		for _, o := range r.rendered {
 			objs = append(objs, o)

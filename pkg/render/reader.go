@@ -74,6 +74,7 @@ func fingerprint(objs ...map[string]any) string {
 // a cluster-scoped object of that name (API clients ignore the namespace of cluster-scoped
 // kinds).
 func (r *run) lookup(apiVersion, kind, namespace, name string) (map[string]any, cluster.Origin, bool, error) {
+	r.passLookups++
 	obj, origin, found, err := r.lookupUnrecorded(apiVersion, kind, namespace, name)
 	if err == nil {
 		var answer map[string]any
@@ -196,13 +197,13 @@ func (r *run) existing(apiVersion, kind, namespace string) []*manifest.Object {
 	matches := func(o *manifest.Object) bool {
 		return o.Kind() == kind && o.Group() == group && (namespace == "" || o.Namespace() == namespace || o.Namespace() == "")
 	}
-	for _, o := range r.objects {
+	for _, o := range r.ofKind(group, kind) {
 		if matches(o) {
 			add(o, cluster.OriginInputs)
 		}
 	}
 	if r.carried != nil {
-		for _, o := range r.carried.list {
+		for _, o := range r.carried.ofKind(group, kind) {
 			if !r.carried.controller[o.Ref().Key()] && matches(o) {
 				add(o, OriginRendered)
 			}
@@ -304,4 +305,30 @@ func (r *run) staleReads(final *carried) []string {
 		}
 	}
 	return stale
+}
+
+// indexByKind groups objects by group|kind.
+func indexByKind(objs []*manifest.Object) map[string][]*manifest.Object {
+	idx := map[string][]*manifest.Object{}
+	for _, o := range objs {
+		k := o.Group() + "|" + o.Kind()
+		idx[k] = append(idx[k], o)
+	}
+	return idx
+}
+
+// ofKind returns the inputs of a group and kind.
+func (r *run) ofKind(group, kind string) []*manifest.Object {
+	if r.inputsByKind == nil {
+		r.inputsByKind = indexByKind(r.objects)
+	}
+	return r.inputsByKind[group+"|"+kind]
+}
+
+// ofKind returns what the previous round emitted of a group and kind.
+func (c *carried) ofKind(group, kind string) []*manifest.Object {
+	if c.byKind == nil {
+		c.byKind = indexByKind(c.list)
+	}
+	return c.byKind[group+"|"+kind]
 }

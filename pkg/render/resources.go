@@ -44,6 +44,7 @@ func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field 
 	if clusterScopedKinds[res.Kind] {
 		ref.Namespace = ""
 	}
+	original := data
 	if data != nil {
 		resolved, ok := r.resolve(site{config: cfg, field: field + ".data", what: ref.String(), outputs: []manifest.Ref{ref}, secretsAllowed: res.Kind == "Secret"}, data)
 		if !ok {
@@ -51,7 +52,7 @@ func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field 
 		}
 		data, _ = resolved.(map[string]any)
 	}
-	hash, routeHash, ok := r.resourceHashes(cfg, res, data, field)
+	hash, routeHash, ok := r.cachedResourceHashes(cfg, res, data, field, data == nil || containsTemplate(original))
 	if !ok {
 		return
 	}

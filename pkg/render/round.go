@@ -7,6 +7,7 @@ import (
 	"github.com/odlm-render/odlm-render/pkg/api"
 	"github.com/odlm-render/odlm-render/pkg/diag"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/pkg/merge"
 	"github.com/odlm-render/odlm-render/pkg/naming"
 )
 
@@ -26,14 +27,16 @@ const maxRounds = 12
 
 // carried is what one round emitted, as the next round sees it.
 type carried struct {
-	byKey map[string]*manifest.Object
-	list  []*manifest.Object
+	byKey  map[string]*manifest.Object
+	list   []*manifest.Object
+	byKind map[string][]*manifest.Object // list by group|kind, made on first use
 	// controller holds the keys of what the render made as ODLM's controller
 	// (Subscriptions, OperatorGroups, tracking ConfigMaps, CatalogSources): these never count
 	// as already existing in the next round's searches
 	controller map[string]bool
 	// odlm are the emitted ODLM objects, reconciled in the next round like inputs
-	odlm []*manifest.Object
+	odlm    []*manifest.Object
+	odlmSet map[*manifest.Object]bool
 	// producers says where each emitted ODLM object was rendered from
 	producers map[string]producer
 	// references are the ConfigMaps and Secrets templates read, with the reader (7.5)
@@ -64,21 +67,20 @@ func Render(in Inputs, opts Options) Output {
 	in, meta := prepareMeta(in, opts) // Meta Operator inputs become ODLM ones (metaoperator.go)
 	var prev *carried
 	seen := map[string]map[string]bool{} // emitted ODLM object → the contents it had
+	decodeCache, hashCache := map[*manifest.Object]decoded{}, map[hashKey]hashes{}
 	for round := 1; ; round++ {
 		r := newRun(in, opts)
 		r.carried = prev
+		r.decodeCache, r.hashCache = decodeCache, hashCache
 		r.renderRound()
 		out := r.output()
 		next := r.carry(out)
-		odlmNow := fingerprintObjects(next.odlm)
-		odlmBefore := ""
-		if prev != nil {
-			odlmBefore = fingerprintObjects(prev.odlm)
-		}
 		stale := r.staleReads(next)
-		noteContents(seen, prev, next)
-		if odlmNow == odlmBefore && len(stale) == 0 {
+		if sameODLM(prev, next) && len(stale) == 0 {
 			return r.finishMeta(meta, out)
+		}
+		if round > 1 {
+			noteContents(seen, prev, next) // for the message, should the rounds never settle
 		}
 		if round == maxRounds {
 			msg, about, field := describeUnsettled(seen, next, stale)
@@ -118,7 +120,7 @@ func (r *run) renderRound() {
 
 // carry records what a round emitted for the next round.
 func (r *run) carry(out Output) *carried {
-	c := &carried{byKey: map[string]*manifest.Object{}, controller: map[string]bool{}, producers: map[string]producer{}, references: r.references}
+	c := &carried{byKey: map[string]*manifest.Object{}, controller: map[string]bool{}, producers: map[string]producer{}, references: r.references, odlmSet: map[*manifest.Object]bool{}}
 	for _, o := range out.Objects {
 		if !out.Generated[o] {
 			continue
@@ -131,12 +133,31 @@ func (r *run) carry(out Output) *carried {
 		}
 		if isReconciledODLM(o) {
 			c.odlm = append(c.odlm, o)
+			c.odlmSet[o] = true
 			if p, ok := r.producers[o]; ok {
 				c.producers[k] = p
 			}
 		}
 	}
 	return c
+}
+
+// sameODLM reports whether a round emitted the ODLM objects it was given (none, in the
+// first round).
+func sameODLM(prev, next *carried) bool {
+	var before []*manifest.Object
+	if prev != nil {
+		before = prev.odlm
+	}
+	if len(before) != len(next.odlm) {
+		return false
+	}
+	for i, o := range next.odlm {
+		if before[i].Ref().Key() != o.Ref().Key() || !merge.Equal(before[i].Map, o.Map) {
+			return false
+		}
+	}
+	return true
 }
 
 // fedODLM returns the ODLM objects of a kind the previous round emitted, as inputs of this
@@ -216,15 +237,6 @@ func (r *run) placeResultsOfCarried() {
 		res.Message += fmt.Sprintf(" (%s %s is rendered from OperandConfig %s/%s %s)", res.Object.Kind, res.Object.Namespace+"/"+res.Object.Name, p.config.Namespace(), p.config.Name(), p.field)
 		r.results[i] = res
 	}
-}
-
-// fingerprintObjects identifies a set of emitted objects.
-func fingerprintObjects(objs []*manifest.Object) string {
-	maps := make([]map[string]any, len(objs))
-	for i, o := range objs {
-		maps[i] = o.Map
-	}
-	return fingerprint(maps...)
 }
 
 // noteContents records the contents each emitted ODLM object had in a round (absent too).

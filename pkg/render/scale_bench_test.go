@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
@@ -18,12 +19,27 @@ const scaleOperators = 3
 // BenchmarkRenderScale renders N OperandRequests × scaleOperators operands, each request in
 // its own namespace, for N = 10 … 10000. scripts/bench.sh divides ns/op, B/op and allocs/op
 // by N × scaleOperators to show that the cost per operand stays flat.
+//
+// BenchmarkRenderScale/nested=N is the same fleet one level deeper (nestedFleet): each
+// request's operands come from an OperandRequest that an OperandConfig resource creates, so
+// the render takes two rounds. Both report ns per emitted object, to compare.
 func BenchmarkRenderScale(b *testing.B) {
 	cat, err := catalog.Load("../../testdata/catalogs")
 	require.NoError(b, err)
-	for _, n := range []int{10, 100, 1000, 10000} {
-		b.Run(fmt.Sprintf("requests=%d", n), func(b *testing.B) {
-			objs := fleet(b, n)
+	for _, v := range []struct {
+		name  string
+		fleet func(testing.TB, int) []*manifest.Object
+	}{{"requests", fleet}, {"nested", nestedFleet}} {
+		for _, n := range []int{10, 100, 1000, 10000} {
+			benchScale(b, cat, v.name, n, v.fleet)
+		}
+	}
+}
+
+func benchScale(b *testing.B, cat *catalog.Catalog, name string, n int, makeFleet func(testing.TB, int) []*manifest.Object) {
+	{
+		b.Run(fmt.Sprintf("%s=%d", name, n), func(b *testing.B) {
+			objs := makeFleet(b, n)
 			b.ReportAllocs()
 			b.ResetTimer()
 			var out render.Output
@@ -34,6 +50,14 @@ func BenchmarkRenderScale(b *testing.B) {
 			require.False(b, out.Results.HasErrors(), "%v", out.Results)
 			operands := float64(n * scaleOperators)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/operands, "ns/operand")
+			emitted := 0
+			for _, o := range out.Objects {
+				if out.Generated[o] {
+					emitted++
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(emitted), "ns/emitted")
+			b.ReportMetric(float64(emitted), "emitted")
 			b.ReportMetric(float64(len(out.Objects)), "objects")
 		})
 	}
