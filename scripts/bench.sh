@@ -7,7 +7,9 @@
 #
 # 1. go test -bench BenchmarkRenderScale: N OperandRequests × 3 operands (kube-green,
 #    nfs-provisioner-operator, nvidia-network-operator from testdata/catalogs), N = 10 … 10000:
-#    ns, B and allocs per op and per operand; linearity = per-operand time at 10000 / at 100.
+#    ns, B and allocs per op and per operand; linearity = per-operand time at 10000 / at 100;
+#    and the same fleet with every request nested one level (an OperandConfig resource that is
+#    an OperandRequest), compared per emitted object.
 # 2. kustomize build (pinned, scripts/tools.sh) of ~5,000 objects: the fleet through
 #    bin/odlm-render-fn as an exec transformer and as a generator (inputs read from files),
 #    the same objects as plain YAML, and the same objects through a do-nothing exec
@@ -146,12 +148,23 @@ fi
 # --- the table ----------------------------------------------------------------------------
 if run go; then
   awk -v ops=3 '
+    /^BenchmarkRenderScale\/nested=/ {
+      split($1, a, /[=-]/); n = a[2]
+      for (i = 3; i < NF; i++) { if ($(i+1) == "ns/emitted") nne[n] = $i; if ($(i+1) == "emitted") nem[n] = $i }
+      norder[++nk] = n
+    }
     /^BenchmarkRenderScale\/requests=/ {
       split($1, a, /[=-]/); n = a[2]
-      for (i = 3; i < NF; i++) { if ($(i+1) == "ns/op") ns[n] = $i; if ($(i+1) == "B/op") by[n] = $i; if ($(i+1) == "allocs/op") al[n] = $i; if ($(i+1) == "objects") ob[n] = $i }
+      for (i = 3; i < NF; i++) { if ($(i+1) == "ns/op") ns[n] = $i; if ($(i+1) == "B/op") by[n] = $i; if ($(i+1) == "allocs/op") al[n] = $i; if ($(i+1) == "objects") ob[n] = $i; if ($(i+1) == "ns/emitted") ne[n] = $i; if ($(i+1) == "emitted") em[n] = $i }
       order[++k] = n
     }
     END {
+      if (nk) {
+        printf "%-40s %14s %14s %14s %14s %10s\n", "nested fleet vs flat (go test -bench)", "flat emitted", "flat ns/obj", "nested emitted", "nested ns/obj", "ratio"
+        for (j = 1; j <= nk; j++) { n = norder[j]
+          printf "%-40s %14d %14.0f %14d %14.0f %10.2f\n", "N=" n " requests", em[n], ne[n], nem[n], nne[n], nne[n]/ne[n] }
+        if (nne[10000] && ne[10000]) { r = nne[10000]/ne[10000]; printf "RATIO nested / flat, ns per emitted object at N=10000: %.2f  (target <= 1.5) %s\n\n", r, (r <= 1.5 ? "OK" : "FAIL") }
+      }
       printf "%-40s %14s %12s %12s %12s %12s %14s\n", "render (go test -bench)", "ns/op", "B/op", "allocs/op", "ns/operand", "B/operand", "allocs/operand"
       for (j = 1; j <= k; j++) { n = order[j]; m = n * ops
         printf "%-40s %14.0f %12.0f %12.0f %12.0f %12.0f %14.1f\n", "N=" n " requests × 3 (" int(ob[n]) " objects)", ns[n], by[n], al[n], ns[n]/m, by[n]/m, al[n]/m }
