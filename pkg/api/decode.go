@@ -58,16 +58,145 @@ func DecodeSpec(obj *manifest.Object, out any) ([]FieldIssue, error) {
 	if w.typeErr != nil {
 		return nil, w.typeErr
 	}
-	b, err := json.Marshal(pruned)
+	if err := fill(pruned, reflect.ValueOf(out).Elem(), "spec"); err != nil {
+		return nil, err
+	}
+	return w.issues, nil
+}
+
+// fill decodes a pruned, type-checked value tree into rv as encoding/json would decode its
+// JSON form, without the round trip through JSON: the ODLM types are filled field by field,
+// and types of other packages (Kubernetes' in SubscriptionConfig, with their own JSON
+// decoders) are decoded from their subtree's JSON.
+func fill(v any, rv reflect.Value, path string) error {
+	t := rv.Type()
+	if t == optionalType {
+		rv.Set(reflect.ValueOf(Optional{Present: true, Value: copyValue(v)}))
+		return nil
+	}
+	if v == nil {
+		rv.Set(reflect.Zero(t))
+		return nil
+	}
+	if t.Kind() == reflect.Pointer {
+		p := reflect.New(t.Elem())
+		if err := fill(v, p.Elem(), path); err != nil {
+			return err
+		}
+		rv.Set(p)
+		return nil
+	}
+	if t.PkgPath() != "" && t.PkgPath() != apiPkgPath || reflect.PointerTo(t).Implements(unmarshalerType) {
+		return fillJSON(v, rv, path)
+	}
+	switch t.Kind() {
+	case reflect.Interface:
+		rv.Set(reflect.ValueOf(copyValue(v)))
+	case reflect.Struct:
+		m, _ := v.(map[string]any)
+		idx := jsonIndexes(t)
+		for k, e := range m {
+			i, ok := idx[k]
+			if !ok {
+				continue
+			}
+			if err := fill(e, rv.Field(i), path+"."+k); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice:
+		l, _ := v.([]any)
+		out := reflect.MakeSlice(t, len(l), len(l))
+		for i, e := range l {
+			if err := fill(e, out.Index(i), manifest.Field(path, i)); err != nil {
+				return err
+			}
+		}
+		rv.Set(out)
+	case reflect.Map:
+		m, _ := v.(map[string]any)
+		out := reflect.MakeMapWithSize(t, len(m))
+		for k, e := range m {
+			ev := reflect.New(t.Elem()).Elem()
+			if err := fill(e, ev, manifest.Field(path, k)); err != nil {
+				return err
+			}
+			out.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), ev)
+		}
+		rv.Set(out)
+	case reflect.String:
+		s, _ := v.(string)
+		rv.SetString(s)
+	case reflect.Bool:
+		b, _ := v.(bool)
+		rv.SetBool(b)
+	default:
+		return fillJSON(v, rv, path)
+	}
+	return nil
+}
+
+// fillJSON decodes one subtree through its JSON form.
+func fillJSON(v any, rv reflect.Value, path string) error {
+	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, &FieldError{Path: "spec", Msg: err.Error()}
+		return &FieldError{Path: path, Msg: err.Error()}
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	if err := dec.Decode(out); err != nil {
-		return nil, JSONFieldError("spec", err)
+	if err := dec.Decode(rv.Addr().Interface()); err != nil {
+		return JSONFieldError(path, err)
 	}
-	return w.issues, nil
+	return nil
+}
+
+var (
+	optionalType = reflect.TypeOf(Optional{})
+	apiPkgPath   = optionalType.PkgPath()
+)
+
+// copyValue copies a value tree, so that decoded values never share maps with the input.
+func copyValue(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = copyValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = copyValue(e)
+		}
+		return out
+	}
+	return v
+}
+
+// indexesByType memoizes jsonIndexes.
+var indexesByType sync.Map // reflect.Type → map[string]int
+
+// jsonIndexes maps the JSON names of an ODLM struct type to field indexes (the ODLM types
+// embed nothing).
+func jsonIndexes(t reflect.Type) map[string]int {
+	if f, ok := indexesByType.Load(t); ok {
+		return f.(map[string]int)
+	}
+	out := map[string]int{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = i
+	}
+	indexesByType.Store(t, out)
+	return out
 }
 
 // FieldError is a type error at a field path.
