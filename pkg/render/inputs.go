@@ -94,7 +94,9 @@ type run struct {
 
 func newRun(in Inputs, opts Options) *run {
 	objs := append([]*manifest.Object(nil), in.Objects...)
-	manifest.Sort(objs)
+	if !in.sorted {
+		manifest.Sort(objs)
+	}
 	return &run{
 		opts:        opts,
 		catalog:     in.Catalog,
@@ -124,6 +126,7 @@ func isODLM(o *manifest.Object) bool { return o.Group() == api.Group }
 
 // classify checks metadata of every input and indexes them.
 func (r *run) classify() {
+	defaulted := false
 	for i, o := range r.objects {
 		if isODLM(o) && o.Namespace() == "" && o.Name() != "" && r.opts.DefaultNamespace != "" {
 			// default a copy: the caller's inputs are never modified (15.7)
@@ -131,10 +134,13 @@ func (r *run) classify() {
 			cp.Source = o.Source
 			manifest.EnsureMap(cp.Map, "metadata")["namespace"] = r.opts.DefaultNamespace
 			r.objects[i] = cp
+			defaulted = true
 		}
 	}
 	// defaulted namespaces change the canonical order
-	manifest.Sort(r.objects)
+	if defaulted {
+		manifest.Sort(r.objects)
+	}
 	for _, o := range r.objects {
 		k := o.Ref().Key()
 		if prev, dup := r.byRef[k]; dup {

@@ -22,6 +22,8 @@ type Inputs struct {
 	// Catalog holds the OLM catalog data; nil renders without one (registry values are then
 	// used verbatim and operand CRs from alm-examples cannot be rendered).
 	Catalog *catalog.Catalog
+
+	sorted bool // Objects are in manifest.Sort order (set between rounds)
 }
 
 // Options tune a render.

@@ -65,6 +65,9 @@ func isReconciledODLM(o *manifest.Object) bool {
 // error results naming the object, the field and the file.
 func Render(in Inputs, opts Options) Output {
 	in, meta := prepareMeta(in, opts) // Meta Operator inputs become ODLM ones (metaoperator.go)
+	in.Objects = append([]*manifest.Object(nil), in.Objects...)
+	manifest.Sort(in.Objects) // once for every round
+	in.sorted = true
 	var prev *carried
 	seen := map[string]map[string]bool{} // emitted ODLM object → the contents it had
 	decodeCache, hashCache := map[*manifest.Object]decoded{}, map[hashKey]hashes{}
