@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
+	"github.com/odlm-render/odlm-render/internal/suggest"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
 
@@ -38,6 +41,8 @@ func (o Optional) IsNull() bool { return !o.Present || o.Value == nil }
 // FieldIssue is a field of an input that the API server would prune or ODLM would ignore.
 type FieldIssue struct {
 	Path string
+	// Near is the known field the key is likely a typo of ("" when none is close).
+	Near string
 }
 
 // DecodeSpec decodes obj.spec into out (a pointer to one of the *Spec types) and returns
@@ -291,7 +296,8 @@ func (w *walker) walk(v any, t reflect.Type, path string) any {
 		for _, k := range manifest.SortedKeys(m) {
 			ft, known := fields[k]
 			if !known {
-				w.issues = append(w.issues, FieldIssue{Path: manifest.Field(path, k)})
+				near, _ := suggest.Closest(k, slices.Sorted(maps.Keys(fields)))
+				w.issues = append(w.issues, FieldIssue{Path: manifest.Field(path, k), Near: near})
 				continue
 			}
 			out[k] = w.walk(m[k], ft, manifest.Field(path, k))

@@ -3,6 +3,7 @@ package render
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/odlm-render/odlm-render/internal/suggest"
 	"regexp"
 	"sort"
 	"strconv"
@@ -65,11 +66,11 @@ func (r *run) renderBindInfo(bi *operandBindInfo) {
 	}
 	reg, ok := r.registries[key{regNs, bi.spec.Registry}]
 	if !ok {
-		r.add(diag.Errorf(o, "spec.registry", "OperandRegistry %s/%s not found among the inputs", regNs, bi.spec.Registry))
+		r.add(diag.Errorf(o, "spec.registry", "OperandRegistry %s/%s not found among the inputs%s", regNs, bi.spec.Registry, suggest.DidYouMean(bi.spec.Registry, r.registryNames(regNs))))
 		return
 	}
 	if _, ok := reg.byName[bi.spec.Operand]; !ok {
-		r.add(diag.Errorf(o, "spec.operand", "operator %q is not in OperandRegistry %s", bi.spec.Operand, reg.key))
+		r.add(diag.Errorf(o, "spec.operand", "operator %q is not in OperandRegistry %s%s", bi.spec.Operand, reg.key, suggest.DidYouMean(bi.spec.Operand, reg.names())))
 		return
 	}
 	keys := manifest.SortedKeys(bi.spec.Bindings)

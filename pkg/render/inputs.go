@@ -3,8 +3,11 @@ package render
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
+	"strings"
 
+	"github.com/odlm-render/odlm-render/internal/suggest"
 	"github.com/odlm-render/odlm-render/pkg/api"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/cluster"
@@ -142,6 +145,7 @@ func (r *run) classify() {
 		manifest.Sort(r.objects)
 	}
 	for _, o := range r.objects {
+		r.checkKindTypo(o)
 		k := o.Ref().Key()
 		if prev, dup := r.byRef[k]; dup {
 			r.add(diag.Warnf(o, "metadata.name", "the same object is also defined in %s; both are passed through", where(prev)))
@@ -233,7 +237,11 @@ func (r *run) decodeSpec(o *manifest.Object, out any) bool {
 		return false
 	}
 	for _, is := range issues {
-		r.add(diag.Warnf(o, is.Path, "unknown field: the API server prunes it or ODLM ignores it, so it has no effect"))
+		near := ""
+		if is.Near != "" {
+			near = fmt.Sprintf(" (did you mean %q?)", is.Near)
+		}
+		r.add(diag.Warnf(o, is.Path, "unknown field%s: the API server prunes it or ODLM ignores it, so it has no effect", near))
 	}
 	return true
 }
@@ -328,4 +336,32 @@ func (r *run) cachedResourceHashes(cfg *operandConfig, res *api.ConfigResource, 
 // fedFromCarried reports whether o is an ODLM object the previous round emitted.
 func (r *run) fedFromCarried(o *manifest.Object) bool {
 	return r.carried != nil && r.carried.odlmSet[o]
+}
+
+// odlmKinds are the kinds of ODLM's API, for typo checks.
+var odlmKinds = []string{api.KindOperandRegistry, api.KindOperandConfig, api.KindOperandRequest, api.KindOperandBindInfo, api.KindOperatorConfig}
+
+// checkKindTypo reports an object that is almost an ODLM input (15.15): a kind one or two
+// edits from an ODLM kind (any case) in ODLM's group, or an ODLM kind in a group one or two
+// edits from ODLM's. ODLM would never see it, and everything it should render would be
+// silently missing.
+func (r *run) checkKindTypo(o *manifest.Object) {
+	kind, group := o.Kind(), o.Group()
+	if group == api.Group {
+		if slices.Contains(odlmKinds, kind) {
+			return
+		}
+		if near, ok := suggest.Closest(kind, odlmKinds); ok {
+			r.add(diag.Errorf(o, "kind", "%s is not a kind of ODLM's API (did you mean %q?): ODLM would never read this object", kind, near))
+		}
+		return
+	}
+	for _, k := range odlmKinds {
+		if strings.EqualFold(k, kind) {
+			if _, ok := suggest.Closest(group, []string{api.Group}); ok {
+				r.add(diag.Errorf(o, "apiVersion", "%s is not ODLM's API group (did you mean %q?): ODLM would never read this %s", o.APIVersion(), api.APIVersion, kind))
+			}
+			return
+		}
+	}
 }

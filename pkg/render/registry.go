@@ -1,6 +1,9 @@
 package render
 
 import (
+	"fmt"
+
+	"github.com/odlm-render/odlm-render/internal/suggest"
 	"github.com/odlm-render/odlm-render/pkg/api"
 	"github.com/odlm-render/odlm-render/pkg/diag"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
@@ -99,7 +102,14 @@ func (r *run) checkEntry(e *entry) bool {
 	if e.index < len(raw) {
 		if m, isMap := raw[e.index].(map[string]any); isMap {
 			if _, present := m["channel"]; !present {
-				r.add(diag.Errorf(o, e.field("channel"), `is required (write channel: "" to follow the package's default channel)`))
+				hint := `write channel: "" to follow the package's default channel`
+				for _, k := range manifest.SortedKeys(m) {
+					if near, typo := suggest.Closest(k, []string{"channel"}); typo && near == "channel" {
+						hint = fmt.Sprintf("%q is not a field: did you mean \"channel\"?", k)
+						break
+					}
+				}
+				r.add(diag.Errorf(o, e.field("channel"), "is required (%s)", hint))
 				ok = false
 			}
 		}
@@ -125,4 +135,13 @@ func (r *run) checkEntry(e *entry) bool {
 		r.add(diag.Warnf(o, e.field("subscriptionConfig"), "has no effect: the operator is userManaged, ODLM creates no Subscription"))
 	}
 	return ok
+}
+
+// names lists the registry's operator names, in order, for suggestions.
+func (reg *registry) names() []string {
+	out := make([]string, len(reg.entries))
+	for i, e := range reg.entries {
+		out[i] = e.Name
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"github.com/odlm-render/odlm-render/internal/suggest"
 	"github.com/odlm-render/odlm-render/pkg/api"
 	"github.com/odlm-render/odlm-render/pkg/diag"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
@@ -75,7 +76,7 @@ func (r *run) loadBlock(req *operandRequest, bi int, block api.Request) {
 	}
 	reg, ok := r.registries[key{regNs, block.Registry}]
 	if !ok {
-		r.add(diag.Errorf(o, blockField+".registry", "OperandRegistry %s/%s not found among the inputs; ODLM renders no operands for this request", regNs, block.Registry))
+		r.add(diag.Errorf(o, blockField+".registry", "OperandRegistry %s/%s not found among the inputs%s; ODLM renders no operands for this request", regNs, block.Registry, suggest.DidYouMean(block.Registry, r.registryNames(regNs))))
 		req.failed = true
 		return
 	}
@@ -88,7 +89,7 @@ func (r *run) loadBlock(req *operandRequest, bi int, block api.Request) {
 		}
 		e, ok := reg.byName[op.Name]
 		if !ok {
-			r.add(diag.Errorf(o, w.field("name"), "operator %q is not in OperandRegistry %s", op.Name, reg.key))
+			r.add(diag.Errorf(o, w.field("name"), "operator %q is not in OperandRegistry %s%s", op.Name, reg.key, suggest.DidYouMean(op.Name, reg.names())))
 			req.failed = true
 			continue
 		}
@@ -143,6 +144,17 @@ func (r *run) allWants() []*want {
 	var out []*want
 	for _, req := range r.requests {
 		out = append(out, req.wants...)
+	}
+	return out
+}
+
+// registryNames lists the registries of a namespace, for suggestions.
+func (r *run) registryNames(namespace string) []string {
+	var out []string
+	for _, k := range sortedKeys(r.registries) {
+		if k.Namespace == namespace {
+			out = append(out, k.Name)
+		}
 	}
 	return out
 }
