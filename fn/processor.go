@@ -101,7 +101,7 @@ func renderList(rl *krm.ResourceList) (diag.Results, []outItem) {
 	}
 	var sources cluster.Chain
 	if len(cfg.Snapshots) > 0 {
-		snap, err := cluster.LoadSnapshot(cfg.Snapshots...)
+		snap, err := inputs.LoadSnapshot(cfg.Snapshots...)
 		if err != nil {
 			return fail("snapshots: " + err.Error())
 		}

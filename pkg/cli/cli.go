@@ -231,7 +231,7 @@ func runRender(f renderFlags, paths []string, stdin io.Reader, stdout, stderr io
 func readSources(f renderFlags) (cluster.Chain, error) {
 	var chain cluster.Chain
 	if len(f.snapshots) > 0 {
-		snap, err := cluster.LoadSnapshot(f.snapshots...)
+		snap, err := inputs.LoadSnapshot(f.snapshots...)
 		if err != nil {
 			return nil, fmt.Errorf("--snapshot: %w", err)
 		}

@@ -4,7 +4,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/odlm-render/odlm-render/pkg/inputs"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
 
@@ -27,20 +26,6 @@ func NewSnapshot(objs []*manifest.Object) *Snapshot {
 // Add indexes one more object.
 func (s *Snapshot) Add(o *manifest.Object) {
 	s.objects[o.Ref().Key()] = o.Map
-}
-
-// LoadSnapshot reads snapshot files and folders (as the CLI reads its inputs). Catalog blobs
-// and client-side configuration among them are ignored.
-func LoadSnapshot(paths ...string) (*Snapshot, error) {
-	docs, err := inputs.ReadPaths(paths, nil)
-	if err != nil {
-		return nil, err
-	}
-	set, err := inputs.Classify(docs)
-	if err != nil {
-		return nil, err
-	}
-	return NewSnapshot(set.Resources), nil
 }
 
 // Len is the number of objects held.

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/pkg/cluster"
+	"github.com/odlm-render/odlm-render/pkg/inputs"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
 
@@ -28,7 +29,7 @@ items:
 func TestSnapshotReadsKubectlExports(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "export.yaml"), []byte(export), 0o644))
-	s, err := cluster.LoadSnapshot(dir)
+	s, err := inputs.LoadSnapshot(dir)
 	require.NoError(t, err)
 	assert.Equal(t, 2, s.Len())
 	for _, tc := range []struct {

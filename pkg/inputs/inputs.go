@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/pkg/cluster"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
 
@@ -196,4 +197,18 @@ func addCatalogObject(b *catalog.Builder, obj *manifest.Object) error {
 		return b.AddSnapshotObject(src, obj.Map, obj.Source.LineOf)
 	}
 	return b.AddBlob(src, obj.Map)
+}
+
+// LoadSnapshot reads snapshot files and folders (as the CLI reads its inputs) into a
+// cluster.Snapshot. Catalog blobs and client-side configuration among them are ignored.
+func LoadSnapshot(paths ...string) (*cluster.Snapshot, error) {
+	docs, err := ReadPaths(paths, nil)
+	if err != nil {
+		return nil, err
+	}
+	set, err := Classify(docs)
+	if err != nil {
+		return nil, err
+	}
+	return cluster.NewSnapshot(set.Resources), nil
 }

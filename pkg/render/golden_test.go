@@ -37,7 +37,7 @@ func loadCaseOrdered(t testing.TB, dir string, order func([]*manifest.Object)) (
 	require.NoError(t, err)
 	var sources cluster.Chain
 	if len(cfg.Snapshots) > 0 {
-		snap, err := cluster.LoadSnapshot(cfg.SnapshotPaths()...)
+		snap, err := inputs.LoadSnapshot(cfg.SnapshotPaths()...)
 		require.NoError(t, err)
 		sources = cluster.Chain{{Origin: cluster.OriginSnapshot, Reader: snap}}
 	}
