@@ -154,3 +154,10 @@ func TestConstants(t *testing.T) {
 	assert.Equal(t, "operator.ibm.com/watched-by-odlm", naming.WatchedByODLMLabel)
 	assert.Equal(t, "operator.ibm.com/managedBy-opbi", naming.ManagedByOpbiLabel)
 }
+
+// TestTextHashIsOfTheRawHost checks the spec's worked value (section 6 step 3): the Route
+// host hash is over the host's bytes, not over its JSON string.
+func TestTextHashIsOfTheRawHost(t *testing.T) {
+	assert.Equal(t, "7653e4959f8eac", naming.TextHash("a.example.com"))
+	assert.NotEqual(t, "e8b75f7e378fa9", naming.TextHash("a.example.com"), "the hash of the quoted JSON string is ODLM's wrong reading")
+}

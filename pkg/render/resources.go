@@ -137,10 +137,7 @@ func (r *run) resourceHashes(cfg *operandConfig, res *api.ConfigResource, data m
 			return "", "", false
 		}
 		if host, ok := spec["host"].(string); ok {
-			if routeHash, err = naming.DataHash(host); err != nil {
-				r.add(diag.Errorf(cfg.obj, field+".data.spec.host", "%v", err))
-				return "", "", false
-			}
+			routeHash = naming.TextHash(host)
 		}
 	}
 	return hash, routeHash, true
