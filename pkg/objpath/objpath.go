@@ -19,7 +19,8 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 )
 
-// Evaluate returns the string ODLM computes for path on obj. A missing field yields "";
+// Evaluate returns the string ODLM computes for path on obj. A missing field anywhere in
+// the path makes the whole path "" (spec 7.5: ".spec.nothere+-suffix" is "", not "-suffix");
 // other JSONPath errors (a malformed expression, an index out of range) are returned.
 func Evaluate(path string, obj map[string]any) (string, error) {
 	var b strings.Builder
@@ -32,38 +33,41 @@ func Evaluate(path string, obj map[string]any) (string, error) {
 		if data == nil {
 			data = unstructuredNumbers(obj)
 		}
-		s, err := evalJSONPath(part, data)
+		s, found, err := evalJSONPath(part, data)
 		if err != nil {
 			return "", err
+		}
+		if !found {
+			return "", nil
 		}
 		b.WriteString(s)
 	}
 	return b.String(), nil
 }
 
-func evalJSONPath(expr string, data any) (string, error) {
+func evalJSONPath(expr string, data any) (string, bool, error) {
 	jp := jsonpath.New("odlm")
 	if err := jp.Parse("{" + expr + "}"); err != nil {
-		return "", fmt.Errorf("path %q: %w", expr, err)
+		return "", false, fmt.Errorf("path %q: %w", expr, err)
 	}
 	results, err := jp.FindResults(data)
 	if err != nil {
 		if strings.Contains(err.Error(), "not found") {
-			return "", nil
+			return "", false, nil
 		}
-		return "", fmt.Errorf("path %q: %w", expr, err)
+		return "", false, fmt.Errorf("path %q: %w", expr, err)
 	}
 	var parts []string
 	for _, set := range results {
 		for _, v := range set {
 			s, err := format(v)
 			if err != nil {
-				return "", fmt.Errorf("path %q: %w", expr, err)
+				return "", false, fmt.Errorf("path %q: %w", expr, err)
 			}
 			parts = append(parts, s)
 		}
 	}
-	return strings.Join(parts, " "), nil
+	return strings.Join(parts, " "), true, nil
 }
 
 // format prints one JSONPath result the way ODLM's objects print: strings raw, numbers as

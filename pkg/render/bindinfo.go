@@ -263,7 +263,7 @@ func (r *run) fieldConfigMap(bi *operandBindInfo, field string, req *operandRequ
 		} else {
 			v, err = objpath.Evaluate(data[k], src)
 			if err == nil && v == "" {
-				err = fmt.Errorf("no field %s", data[k])
+				err = fmt.Errorf("path %q is empty: one of its JSONPath parts (every part that starts with \".\", literals like \".svc\" too) finds no field, which empties the whole path", data[k])
 			}
 		}
 		if err != nil {
