@@ -366,7 +366,7 @@ func (r *run) externalSecret(bi *operandBindInfo, src map[string]any, sourceNs, 
 		"kind":       "ServiceAccount",
 		"metadata":   map[string]any{"name": store, "namespace": targetNs},
 	}))
-	r.grantSecretRead(sourceNs, targetNs, store, source)
+	r.grantSecretRead(bi, sourceNs, targetNs, store, source)
 }
 
 // emitBindInfoObject emits an object that belongs to bind-info output (for ordering).
@@ -377,11 +377,26 @@ func (r *run) emitBindInfoObject(o *manifest.Object) {
 
 // grantSecretRead adds source to the Role in sourceNs that lets the target namespace's
 // ServiceAccount get exactly the Secrets copied to it.
-func (r *run) grantSecretRead(sourceNs, targetNs, serviceAccount, source string) {
+func (r *run) grantSecretRead(bi *operandBindInfo, sourceNs, targetNs, serviceAccount, source string) {
 	name := "odlm-bindinfo-" + targetNs
 	role := manifest.Ref{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role", Namespace: sourceNs, Name: name}
-	obj, ok := r.rendered[role.Key()]
+	obj, ok := r.grantRoles[role.Key()]
 	if !ok {
+		// the name is the render's: another object under it would be merged into or hidden
+		// behind the Role that lets the ExternalSecret read the source
+		for _, taken := range []*manifest.Object{r.rendered[role.Key()], r.byRef[role.Key()]} {
+			if taken != nil {
+				by := where(taken)
+				if p, ok := r.producers[taken]; ok {
+					by = fmt.Sprintf("OperandConfig %s/%s %s", p.config.Namespace(), p.config.Name(), p.field)
+				}
+				r.add(diag.Errorf(bi.obj, "spec.bindings", "--bindinfo-secrets external-secrets needs %s for reading the copied Secrets, but %s already defines it: rename that object", role, by))
+				return
+			}
+		}
+		if r.grantRoles == nil {
+			r.grantRoles = map[string]*manifest.Object{}
+		}
 		obj = manifest.New(map[string]any{
 			"apiVersion": role.APIVersion,
 			"kind":       "Role",
@@ -393,6 +408,7 @@ func (r *run) grantSecretRead(sourceNs, targetNs, serviceAccount, source string)
 				"resourceNames": []any{},
 			}},
 		})
+		r.grantRoles[role.Key()] = obj
 		r.emitBindInfoObject(obj)
 		r.emitBindInfoObject(manifest.New(map[string]any{
 			"apiVersion": role.APIVersion,

@@ -76,6 +76,8 @@ type run struct {
 	producing *producer
 	// inputsByKind indexes the inputs by group|kind, made on first use (after classify)
 	inputsByKind map[string][]*manifest.Object
+	// grantRoles are the Roles the external-secrets mode writes, by key (bindinfo.go)
+	grantRoles map[string]*manifest.Object
 	// passLookups counts lookups in an operand pass (operands.go)
 	passLookups int
 	// decodeCache holds the decoded specs of the inputs, and hashCache the hash annotations
