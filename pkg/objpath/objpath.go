@@ -45,7 +45,14 @@ func Evaluate(path string, obj map[string]any) (string, error) {
 	return b.String(), nil
 }
 
-func evalJSONPath(expr string, data any) (string, bool, error) {
+func evalJSONPath(expr string, data any) (s string, found bool, err error) {
+	// client-go's JSONPath has panicked on odd expressions and data in the past: a path a
+	// user writes must never take the render down
+	defer func() {
+		if p := recover(); p != nil {
+			s, found, err = "", false, fmt.Errorf("path %q cannot be evaluated: %v", expr, p)
+		}
+	}()
 	jp := jsonpath.New("odlm")
 	if err := jp.Parse("{" + expr + "}"); err != nil {
 		return "", false, fmt.Errorf("path %q: %w", expr, err)
