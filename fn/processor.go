@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/odlm-render/odlm-render/internal/crash"
 	"io"
 	"strconv"
 	"strings"
@@ -28,7 +29,7 @@ func process(in io.Reader, out, stderr io.Writer) (failed bool, err error) {
 	if err != nil {
 		return true, err
 	}
-	results, objects := renderList(rl)
+	results, objects := safeRenderList(rl)
 	w := rl.NewWriter(out)
 	if results.HasErrors() {
 		for _, it := range rl.Items {
@@ -53,6 +54,21 @@ func process(in io.Reader, out, stderr io.Writer) (failed bool, err error) {
 type outItem struct {
 	kept *krm.Item
 	obj  *manifest.Object
+}
+
+// renderEngine is the engine the function calls (tests swap it to check the last line of
+// defence).
+var renderEngine = render.Render
+
+// safeRenderList is renderList with a panic turned into one internal-error result: the
+// answer is then what any error gives (the input items back, no rendered object).
+func safeRenderList(rl *krm.ResourceList) (results diag.Results, objects []outItem) {
+	defer func() {
+		if p := recover(); p != nil {
+			results, objects = diag.Results{{Severity: diag.Error, Message: crash.FromPanic(p).Error()}}, nil
+		}
+	}()
+	return renderList(rl)
 }
 
 // renderList sorts the items into local ones, ODLM inputs and catalog data, renders, and
@@ -107,7 +123,7 @@ func renderList(rl *krm.ResourceList) (diag.Results, []outItem) {
 		}
 		sources = cluster.Chain{{Origin: cluster.OriginSnapshot, Reader: snap}}
 	}
-	out := render.Render(render.Inputs{Objects: resObjs, Catalog: cat}, render.Options{
+	out := renderEngine(render.Inputs{Objects: resObjs, Catalog: cat}, render.Options{
 		KeepInputs:         cfg.KeepInputs,
 		DefaultNamespace:   cfg.Namespace,
 		Sources:            sources,

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/odlm-render/odlm-render/internal/crash"
 	"io"
 	"os"
 	"time"
@@ -31,8 +32,16 @@ const (
 
 type usageError struct{ error }
 
-// Main runs the command and returns its exit code.
-func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// Main runs the command and returns its exit code. A panic anywhere below (a bug) is one
+// internal-error line on stderr and exit status 1; commands write stdout only once they
+// have succeeded, so nothing reaches it.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "odlm-render: %v\n", crash.FromPanic(p))
+			code = ExitErrors
+		}
+	}()
 	root := newRoot(stdin, stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
@@ -51,6 +60,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 var errReported = errors.New("errors were reported")
+
+// renderEngine is the engine the commands call (tests swap it to check Main's last line of
+// defence).
+var renderEngine = render.Render
 
 func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
@@ -190,7 +203,7 @@ func runRender(f renderFlags, paths []string, stdin io.Reader, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	out := render.Render(render.Inputs{Objects: set.Resources, Catalog: cat}, render.Options{
+	out := renderEngine(render.Inputs{Objects: set.Resources, Catalog: cat}, render.Options{
 		KeepInputs:         f.keepInputs,
 		DefaultNamespace:   f.namespace,
 		Sources:            sources,
