@@ -15,3 +15,8 @@ DOCKER_HOST=$(scripts/docker.sh start)
 export DOCKER_HOST
 export ODLM_RENDER_APISERVER_DIR="$dir" ODLM_RENDER_REQUIRE_TOOLS=1
 go test -count=1 "$@" ./...
+# bounded fuzzing, every run (no input may panic, whatever the options): the whole render with
+# fuzzed option sets and snapshots, and templates; counted in executions, not seconds, so that
+# a slow input never ends the run with a deadline error
+go test ./pkg/render/ -run '^$' -fuzz '^FuzzRender$' -fuzztime 50000x -fuzzminimizetime 10s -timeout 10m
+go test ./pkg/template/ -run '^$' -fuzz '^FuzzResolve$' -fuzztime 200000x -fuzzminimizetime 10s -timeout 10m

@@ -188,7 +188,17 @@ func Sort(objs []*Object) {
 		// identical identities (a duplicated input): order by content so input order never shows
 		ja, _ := MarshalJSON(a.Map)
 		jb, _ := MarshalJSON(b.Map)
-		return bytes.Compare(ja, jb) < 0
+		if c := bytes.Compare(ja, jb); c != 0 {
+			return c < 0
+		}
+		// the same content twice: where it came from decides, never the input order
+		if a.Source.File != b.Source.File {
+			return a.Source.File < b.Source.File
+		}
+		if a.Source.Index != b.Source.Index {
+			return a.Source.Index < b.Source.Index
+		}
+		return a.Source.Line < b.Source.Line
 	})
 }
 

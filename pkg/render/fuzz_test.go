@@ -12,6 +12,7 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/golden"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/pkg/cluster"
 	"github.com/odlm-render/odlm-render/pkg/inputs"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
 	"github.com/odlm-render/odlm-render/pkg/render"
@@ -36,12 +37,39 @@ func fixedCatalog(t testing.TB) *catalog.Catalog {
 	return fuzzCatalog
 }
 
-// FuzzRender feeds one YAML stream of inputs to the engine. Whatever the input, Render
-// must not panic, must not modify its inputs, and must give the same output for the
-// documents in reverse order. FBC blobs in the stream make up the catalog instead of the
-// fixed one. The seed corpus is every golden case's inputs.
+// fuzzOptions turns fuzz bits into options, so that every mode is fuzzed: bind-info Secret
+// modes, pending and Secret policies, pins, ordering, no-OLM, CatalogSource emission, kept
+// inputs, explanations; bit 14 moves every other object into a snapshot source.
+func fuzzOptions(bits uint16) (render.Options, bool) {
+	opts := render.Options{DefaultNamespace: "default"}
+	opts.BindInfoSecrets = []string{render.BindInfoCopy, render.BindInfoExternalSecrets, render.BindInfoSkip, ""}[bits&3]
+	if bits&(1<<2) != 0 {
+		opts.Pending = render.PendingError
+	}
+	if bits&(1<<3) != 0 {
+		opts.Secrets = render.SecretsForbid
+	}
+	opts.Pin = bits&(1<<4) != 0
+	opts.CheckPins = bits&(1<<5) != 0
+	opts.ManualApproval = opts.Pin && bits&(1<<6) != 0
+	opts.Ordering = []string{"", render.OrderingArgoCD, render.OrderingKpt, ""}[bits>>7&3]
+	opts.NoOLM = bits&(1<<9) != 0
+	opts.EmitCatalogSources = bits&(1<<10) != 0
+	opts.KeepInputs = bits&(1<<11) != 0
+	opts.Explain = bits&(1<<12) != 0
+	if bits&(1<<13) != 0 {
+		opts.KubeVersion = "1.33.4"
+	}
+	return opts, bits&(1<<14) != 0
+}
+
+// FuzzRender feeds one YAML stream of inputs to the engine, with options from the fuzz
+// bits. Whatever the input, Render must not panic, must not modify its inputs, and must give
+// the same output for the documents in reverse order. FBC blobs in the stream make up the
+// catalog instead of the fixed one. The seed corpus is every golden case's inputs under
+// default and non-default options.
 func FuzzRender(f *testing.F) {
-	for _, c := range golden.Cases(f, casesDir) {
+	for i, c := range golden.Cases(f, casesDir) {
 		files, _ := filepath.Glob(filepath.Join(c.Input(), "*.yaml"))
 		var stream []string
 		for _, file := range files {
@@ -49,9 +77,12 @@ func FuzzRender(f *testing.F) {
 			require.NoError(f, err)
 			stream = append(stream, string(b))
 		}
-		f.Add(strings.Join(stream, "\n---\n"))
+		data := strings.Join(stream, "\n---\n")
+		f.Add(data, uint16(0))
+		f.Add(data, uint16(i*7919)) // a spread of option sets over the cases
+		f.Add(data, uint16(1|1<<14))
 	}
-	f.Fuzz(func(t *testing.T, data string) {
+	f.Fuzz(func(t *testing.T, data string, bits uint16) {
 		docs, err := manifest.Decode("fuzz.yaml", []byte(data))
 		if err != nil {
 			return
@@ -66,13 +97,26 @@ func FuzzRender(f *testing.F) {
 				return
 			}
 		}
-		opts := render.Options{DefaultNamespace: "default"}
-		in := render.Inputs{Objects: set.Resources, Catalog: cat}
+		opts, snapshot := fuzzOptions(bits)
+		objects := set.Resources
+		if snapshot {
+			var snap []*manifest.Object
+			objects = nil
+			for i, o := range set.Resources {
+				if i%2 == 1 {
+					snap = append(snap, o)
+				} else {
+					objects = append(objects, o)
+				}
+			}
+			opts.Sources = cluster.Chain{{Origin: cluster.OriginSnapshot, Reader: cluster.NewSnapshot(snap)}}
+		}
+		in := render.Inputs{Objects: objects, Catalog: cat}
 		before := dumpObjects(t, in.Objects)
 		want := dump(t, render.Render(in, opts))
 		require.Equal(t, before, dumpObjects(t, in.Objects), "Render modified its inputs")
 
-		reversed := render.Inputs{Objects: slices.Clone(set.Resources), Catalog: cat}
+		reversed := render.Inputs{Objects: slices.Clone(objects), Catalog: cat}
 		slices.Reverse(reversed.Objects)
 		require.Equal(t, want, dump(t, render.Render(reversed, opts)), "output depends on input order")
 	})
