@@ -37,6 +37,39 @@ spec:
       openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
 `
 
+// olmCRDs serve OLM's Subscription, OperatorGroup and CatalogSource kinds (schemas left open:
+// the tests need them listed, not validated).
+const olmCRDs = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: subscriptions.operators.coreos.com}
+spec:
+  group: operators.coreos.com
+  names: {kind: Subscription, plural: subscriptions, singular: subscription, listKind: SubscriptionList}
+  scope: Namespaced
+  versions:
+  - {name: v1alpha1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: operatorgroups.operators.coreos.com}
+spec:
+  group: operators.coreos.com
+  names: {kind: OperatorGroup, plural: operatorgroups, singular: operatorgroup, listKind: OperatorGroupList}
+  scope: Namespaced
+  versions:
+  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: catalogsources.operators.coreos.com}
+spec:
+  group: operators.coreos.com
+  names: {kind: CatalogSource, plural: catalogsources, singular: catalogsource, listKind: CatalogSourceList}
+  scope: Namespaced
+  versions:
+  - {name: v1alpha1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+`
+
 // liveInputs are ODLM inputs in namespace ns whose templates read a ConfigMap, a Secret and a
 // custom resource that exist only in the cluster.
 func liveInputs(t *testing.T, ns string) string {

@@ -76,6 +76,9 @@ type run struct {
 	producing *producer
 	// inputsByKind indexes the inputs by group|kind, made on first use (after classify)
 	inputsByKind map[string][]*manifest.Object
+	// sourceLists are the lists Options.Sources answered, by source and kind; like
+	// sourceCache, shared by the rounds of a render
+	sourceLists map[string]listed
 	// grantRoles are the Roles the external-secrets mode writes, by key (bindinfo.go)
 	grantRoles map[string]*manifest.Object
 	// passLookups counts lookups in an operand pass (operands.go)

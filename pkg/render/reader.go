@@ -2,6 +2,7 @@ package render
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/odlm-render/odlm-render/pkg/cluster"
@@ -209,24 +210,30 @@ func (r *run) existing(apiVersion, kind, namespace string) []*manifest.Object {
 			}
 		}
 	}
-	for _, s := range r.opts.Sources {
+	for i, s := range r.opts.Sources {
 		l, ok := s.Reader.(cluster.Lister)
 		if !ok {
 			continue
 		}
-		objs, err := l.List(apiVersion, kind, namespace)
-		if errors.Is(err, cluster.ErrNotServed) {
+		// a source is listed once per render, whatever the rounds
+		lk := fmt.Sprintf("%d|%s", i, cacheKey)
+		listed, done := r.sourceLists[lk]
+		if !done {
+			listed.objs, listed.err = l.List(apiVersion, kind, namespace)
+			r.sourceLists[lk] = listed
+		}
+		if errors.Is(listed.err, cluster.ErrNotServed) {
 			continue
 		}
-		if err != nil {
+		if listed.err != nil {
 			where := "in namespace " + namespace
 			if namespace == "" {
 				where = "in all namespaces"
 			}
-			r.warnOnce("list|"+cacheKey+"|"+string(s.Origin), diag.Errorf(nil, "", "listing %s %s %s (%s) failed, and ODLM searches them before it creates anything: %v", apiVersion, kind, where, s.Origin, err))
+			r.warnOnce("list|"+cacheKey+"|"+string(s.Origin), diag.Errorf(nil, "", "listing %s %s %s (%s) failed, and ODLM searches them before it creates anything: %v", apiVersion, kind, where, s.Origin, listed.err))
 			continue
 		}
-		for _, m := range objs {
+		for _, m := range listed.objs {
 			add(manifest.New(m), s.Origin)
 		}
 	}
@@ -331,4 +338,10 @@ func (c *carried) ofKind(group, kind string) []*manifest.Object {
 		c.byKind = indexByKind(c.list)
 	}
 	return c.byKind[group+"|"+kind]
+}
+
+// listed is one source's answer to a list.
+type listed struct {
+	objs []map[string]any
+	err  error
 }

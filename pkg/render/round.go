@@ -71,10 +71,12 @@ func Render(in Inputs, opts Options) Output {
 	var prev *carried
 	seen := map[string]map[string]bool{} // emitted ODLM object → the contents it had
 	decodeCache, hashCache := map[*manifest.Object]decoded{}, map[hashKey]hashes{}
+	sourceCache, sourceLists := map[string]cachedRead{}, map[string]listed{} // sources do not change between rounds
 	for round := 1; ; round++ {
 		r := newRun(in, opts)
 		r.carried = prev
 		r.decodeCache, r.hashCache = decodeCache, hashCache
+		r.sourceCache, r.sourceLists = sourceCache, sourceLists
 		r.renderRound()
 		out := r.output()
 		next := r.carry(out)

@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -195,6 +197,96 @@ func (l *Reader) Get(apiVersion, kind, namespace, name string) (map[string]any, 
 	return obj, true, nil
 }
 
+// listPageSize is how many objects one LIST page holds (a variable for tests).
+var listPageSize = 500
+
+var _ cluster.Lister = (*Reader)(nil)
+
+// List implements cluster.Lister: a LIST (a GET) of the kind in namespace, or in all
+// namespaces when namespace is "" or the kind is cluster-scoped, page by page (limit and
+// continue), items sorted by namespace and name with their apiVersion and kind set. A kind
+// the cluster does not serve is an error wrapping cluster.ErrNotServed.
+func (l *Reader) List(apiVersion, kind, namespace string) ([]map[string]any, error) {
+	if err := l.failed(); err != nil {
+		return nil, err
+	}
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return nil, fmt.Errorf("live cluster %s: apiVersion %q: %w", l.conn.Server, apiVersion, err)
+	}
+	res, err := l.resourceFor(gv, kind)
+	if err != nil {
+		return nil, err
+	}
+	segments := []string{groupVersionPath(gv)}
+	where := " in all namespaces"
+	if res.Namespaced && namespace != "" {
+		if err := checkSegment("namespace", namespace); err != nil {
+			return nil, fmt.Errorf("live cluster %s: %s %s: %w", l.conn.Server, apiVersion, kind, err)
+		}
+		segments = append(segments, "namespaces", namespace)
+		where = " in namespace " + namespace
+	}
+	segments = append(segments, res.Name)
+	var out []map[string]any
+	cont := ""
+	for {
+		body, err := l.list(cont, segments...)
+		if err != nil {
+			described, unreachable := l.conn.Describe(err, "list", resourceName(gv, res.Name), where)
+			if unreachable {
+				l.mu.Lock()
+				if l.down == nil {
+					l.down = described
+				}
+				l.mu.Unlock()
+			}
+			return nil, described
+		}
+		v, err := manifest.DecodeJSONValue(body)
+		page, _ := v.(map[string]any)
+		if err != nil || page == nil {
+			return nil, fmt.Errorf("live cluster %s: list %s%s: the response is not a list", l.conn.Server, resourceName(gv, res.Name), where)
+		}
+		items, _ := page["items"].([]any)
+		for _, it := range items {
+			m, ok := it.(map[string]any)
+			if !ok {
+				continue
+			}
+			m["apiVersion"], m["kind"] = apiVersion, kind
+			out = append(out, m)
+		}
+		cont, _ = manifest.Get(page, "metadata", "continue").(string)
+		if cont == "" {
+			break
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := manifest.New(out[i]), manifest.New(out[j])
+		if a.Namespace() != b.Namespace() {
+			return a.Namespace() < b.Namespace()
+		}
+		return a.Name() < b.Name()
+	})
+	return out, nil
+}
+
+func (l *Reader) list(cont string, segments ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), l.conn.Timeout)
+	defer cancel()
+	req := l.conn.Client.Get().AbsPath(segments...).Param("limit", strconv.Itoa(listPageSize))
+	if cont != "" {
+		req = req.Param("continue", cont)
+	}
+	res := req.Do(ctx)
+	body, err := res.Raw()
+	if err != nil {
+		return nil, res.Error()
+	}
+	return body, nil
+}
+
 // resourceFor maps a kind to the resource serving it, with one discovery request per
 // group-version. A group-version that is not served is asked again next time (a CRD may
 // appear); a served one is cached.
@@ -229,8 +321,14 @@ func (l *Reader) resourceFor(gv schema.GroupVersion, kind string) (metav1.APIRes
 }
 
 func (l *Reader) notServed(gv schema.GroupVersion, kind string) error {
-	return fmt.Errorf("live cluster %s: the cluster does not serve %s %s", l.conn.Server, gv.String(), kind)
+	return notServedError(fmt.Sprintf("live cluster %s: the cluster does not serve %s %s", l.conn.Server, gv.String(), kind))
 }
+
+// notServedError is a kind the cluster does not serve: errors.Is(err, cluster.ErrNotServed).
+type notServedError string
+
+func (e notServedError) Error() string        { return string(e) }
+func (e notServedError) Is(target error) bool { return target == cluster.ErrNotServed }
 
 func (l *Reader) get(segments ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), l.conn.Timeout)
