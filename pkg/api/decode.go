@@ -13,6 +13,7 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/suggest"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/pkg/merge"
 )
 
 // Optional holds an arbitrary JSON value and whether the field was present at all, so that
@@ -76,7 +77,7 @@ func DecodeSpec(obj *manifest.Object, out any) ([]FieldIssue, error) {
 func fill(v any, rv reflect.Value, path string) error {
 	t := rv.Type()
 	if t == optionalType {
-		rv.Set(reflect.ValueOf(Optional{Present: true, Value: copyValue(v)}))
+		rv.Set(reflect.ValueOf(Optional{Present: true, Value: merge.DeepCopy(v)}))
 		return nil
 	}
 	if v == nil {
@@ -96,7 +97,7 @@ func fill(v any, rv reflect.Value, path string) error {
 	}
 	switch t.Kind() {
 	case reflect.Interface:
-		rv.Set(reflect.ValueOf(copyValue(v)))
+		rv.Set(reflect.ValueOf(merge.DeepCopy(v)))
 	case reflect.Struct:
 		m, _ := v.(map[string]any)
 		idx := jsonIndexes(t)
@@ -159,25 +160,6 @@ var (
 	optionalType = reflect.TypeOf(Optional{})
 	apiPkgPath   = optionalType.PkgPath()
 )
-
-// copyValue copies a value tree, so that decoded values never share maps with the input.
-func copyValue(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = copyValue(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = copyValue(e)
-		}
-		return out
-	}
-	return v
-}
 
 // indexesByType memoizes jsonIndexes.
 var indexesByType sync.Map // reflect.Type → map[string]int

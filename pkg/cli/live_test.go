@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,36 +40,23 @@ spec:
 
 // olmCRDs serve OLM's Subscription, OperatorGroup and CatalogSource kinds (schemas left open:
 // the tests need them listed, not validated).
-const olmCRDs = `apiVersion: apiextensions.k8s.io/v1
+var olmCRDs = openCRD("Subscription", "subscriptions", "v1alpha1") + "---\n" +
+	openCRD("OperatorGroup", "operatorgroups", "v1") + "---\n" +
+	openCRD("CatalogSource", "catalogsources", "v1alpha1")
+
+// openCRD is a CRD of operators.coreos.com that accepts any object.
+func openCRD(kind, plural, version string) string {
+	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
-metadata: {name: subscriptions.operators.coreos.com}
+metadata: {name: %[2]s.operators.coreos.com}
 spec:
   group: operators.coreos.com
-  names: {kind: Subscription, plural: subscriptions, singular: subscription, listKind: SubscriptionList}
+  names: {kind: %[1]s, plural: %[2]s, listKind: %[1]sList}
   scope: Namespaced
   versions:
-  - {name: v1alpha1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
----
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: operatorgroups.operators.coreos.com}
-spec:
-  group: operators.coreos.com
-  names: {kind: OperatorGroup, plural: operatorgroups, singular: operatorgroup, listKind: OperatorGroupList}
-  scope: Namespaced
-  versions:
-  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
----
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: catalogsources.operators.coreos.com}
-spec:
-  group: operators.coreos.com
-  names: {kind: CatalogSource, plural: catalogsources, singular: catalogsource, listKind: CatalogSourceList}
-  scope: Namespaced
-  versions:
-  - {name: v1alpha1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
-`
+  - {name: %[3]s, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+`, kind, plural, version)
+}
 
 // liveInputs are ODLM inputs in namespace ns whose templates read a ConfigMap, a Secret and a
 // custom resource that exist only in the cluster.

@@ -2,6 +2,7 @@ package render_test
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"strings"
 	"testing"
@@ -21,12 +22,18 @@ func fleet(t testing.TB, n int) []*manifest.Object {
 	var b strings.Builder
 	b.Write(platform)
 	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, `---
-apiVersion: operator.ibm.com/v1alpha1
-kind: OperandRequest
-metadata: {name: team-%[1]d, namespace: team-%[1]d}
-spec:
-  requests:
+		fmt.Fprintf(&b, "---\napiVersion: operator.ibm.com/v1alpha1\nkind: OperandRequest\nmetadata: {name: team-%[1]d, namespace: team-%[1]d}\nspec:\n", i)
+		b.WriteString(teamRequests(i, ""))
+	}
+	objs, err := manifest.Decode("fleet.yaml", []byte(b.String()))
+	require.NoError(t, err)
+	return objs
+}
+
+// teamRequests is the spec.requests of team i's request, indented by indent: every
+// operator of the fleet and one SleepInfo of its own.
+func teamRequests(i int, indent string) string {
+	text := fmt.Sprintf(`  requests:
   - registry: fleet
     registryNamespace: platform
     operands:
@@ -36,12 +43,9 @@ spec:
     - name: kube-green
       apiVersion: kube-green.com/v1alpha1
       kind: SleepInfo
-      spec: {weekdays: "1-5", sleepAt: "2%[2]d:00"}
-`, i, i%4)
-	}
-	objs, err := manifest.Decode("fleet.yaml", []byte(b.String()))
-	require.NoError(t, err)
-	return objs
+      spec: {weekdays: "1-5", sleepAt: "2%d:00"}
+`, i%4)
+	return indent + strings.ReplaceAll(strings.TrimSuffix(text, "\n"), "\n", "\n"+indent) + "\n"
 }
 
 // nestedFleet is the fleet of fleet(n) with every request one level deeper, as IBM's Keycloak
@@ -60,26 +64,8 @@ func nestedFleet(t testing.TB, n int) []*manifest.Object {
 	}
 	b.WriteString("---\napiVersion: operator.ibm.com/v1alpha1\nkind: OperandConfig\nmetadata: {name: apps, namespace: platform}\nspec:\n  services:\n")
 	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, `  - name: app-%[1]d
-    resources:
-    - apiVersion: operator.ibm.com/v1alpha1
-      kind: OperandRequest
-      name: nested-%[1]d
-      namespace: team-%[1]d
-      data:
-        spec:
-          requests:
-          - registry: fleet
-            registryNamespace: platform
-            operands:
-            - name: kube-green
-            - name: nfs
-            - name: network
-            - name: kube-green
-              apiVersion: kube-green.com/v1alpha1
-              kind: SleepInfo
-              spec: {weekdays: "1-5", sleepAt: "2%[2]d:00"}
-`, i, i%4)
+		fmt.Fprintf(&b, "  - name: app-%[1]d\n    resources:\n    - apiVersion: operator.ibm.com/v1alpha1\n      kind: OperandRequest\n      name: nested-%[1]d\n      namespace: team-%[1]d\n      data:\n        spec:\n", i)
+		b.WriteString(teamRequests(i, "        "))
 	}
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(&b, `---
@@ -116,35 +102,32 @@ func BenchmarkRenderFleet(b *testing.B) {
 	b.ReportMetric(float64(len(out.Objects)), "objects")
 }
 
-func TestFleetRendersEveryRequest(t *testing.T) {
+// TestFleetsRenderEveryRequest checks what the benchmark fleets render: 3 Subscriptions
+// shared by all requests; OperatorGroups in platform and nvidia; one SleepInfo per team plus
+// the configured one; configured NFS and network CRs once; and, nested, the 20 OperandRequests
+// the OperandConfig resources create.
+func TestFleetsRenderEveryRequest(t *testing.T) {
 	cat, err := catalog.Load("../../testdata/catalogs")
 	require.NoError(t, err)
-	out := render.Render(render.Inputs{Objects: fleet(t, 20), Catalog: cat}, render.Options{})
-	require.False(t, out.Results.HasErrors(), "%v", out.Results)
-	kinds := map[string]int{}
-	for _, o := range out.Objects {
-		kinds[o.Kind()]++
-	}
-	// 3 Subscriptions shared by all requests; OperatorGroups in platform and nvidia; one
-	// SleepInfo per team plus the configured one; configured NFS and network CRs once.
-	require.Equal(t, map[string]int{
+	flat := map[string]int{
 		"Subscription": 3, "OperatorGroup": 2, "SleepInfo": 21, "NFSProvisioner": 1,
 		"NicClusterPolicy": 1, "MacvlanNetwork": 1, "ConfigMap": 1,
-	}, kinds)
-}
-
-func TestNestedFleetRendersEveryNestedRequest(t *testing.T) {
-	cat, err := catalog.Load("../../testdata/catalogs")
-	require.NoError(t, err)
-	out := render.Render(render.Inputs{Objects: nestedFleet(t, 20), Catalog: cat}, render.Options{})
-	require.False(t, out.Results.HasErrors(), "%v", out.Results)
-	kinds := map[string]int{}
-	for _, o := range out.Objects {
-		kinds[o.Kind()]++
 	}
-	// the flat fleet's objects, plus the 20 nested OperandRequests
-	require.Equal(t, map[string]int{
-		"Subscription": 3, "OperatorGroup": 2, "SleepInfo": 21, "NFSProvisioner": 1,
-		"NicClusterPolicy": 1, "MacvlanNetwork": 1, "ConfigMap": 1, "OperandRequest": 20,
-	}, kinds)
+	nested := maps.Clone(flat)
+	nested["OperandRequest"] = 20
+	for _, tc := range []struct {
+		name  string
+		fleet func(testing.TB, int) []*manifest.Object
+		want  map[string]int
+	}{{"flat", fleet, flat}, {"nested", nestedFleet, nested}} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := render.Render(render.Inputs{Objects: tc.fleet(t, 20), Catalog: cat}, render.Options{})
+			require.False(t, out.Results.HasErrors(), "%v", out.Results)
+			kinds := map[string]int{}
+			for _, o := range out.Objects {
+				kinds[o.Kind()]++
+			}
+			require.Equal(t, tc.want, kinds)
+		})
+	}
 }
