@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"github.com/odlm-render/odlm-render/pkg/api"
 	"github.com/odlm-render/odlm-render/pkg/inputs"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
 // ConfigAPIVersion and ConfigKind name the function's own functionConfig kind.
@@ -41,36 +43,21 @@ type config struct {
 	Catalogs []string `json:"catalogs,omitempty" yaml:"catalogs,omitempty"`
 	// Inputs are files or folders of inputs to read besides the items (a kustomize
 	// generator gets no items), relative to the working directory.
-	Inputs     []string `json:"inputs,omitempty" yaml:"inputs,omitempty"`
-	KeepInputs bool     `json:"keepInputs,omitempty" yaml:"keepInputs,omitempty"`
-	Namespace  string   `json:"namespace,omitempty" yaml:"namespace,omitempty"`
-	Snapshots  []string `json:"snapshots,omitempty" yaml:"snapshots,omitempty"`
-	Pending    string   `json:"pending,omitempty" yaml:"pending,omitempty"`
-	Secrets    string   `json:"secrets,omitempty" yaml:"secrets,omitempty"`
-	Explain    bool     `json:"explain,omitempty" yaml:"explain,omitempty"`
-	// BindInfoSecrets is copy, external-secrets or skip.
-	BindInfoSecrets string `json:"bindinfoSecrets,omitempty" yaml:"bindinfoSecrets,omitempty"`
-
-	Pin                bool   `json:"pin,omitempty" yaml:"pin,omitempty"`
-	ManualApproval     bool   `json:"manualApproval,omitempty" yaml:"manualApproval,omitempty"`
-	CheckPins          bool   `json:"checkPins,omitempty" yaml:"checkPins,omitempty"`
-	FailOnDeprecated   bool   `json:"failOnDeprecated,omitempty" yaml:"failOnDeprecated,omitempty"`
-	EmitCatalogSources bool   `json:"emitCatalogSources,omitempty" yaml:"emitCatalogSources,omitempty"`
-	KubeVersion        string `json:"kubeVersion,omitempty" yaml:"kubeVersion,omitempty"`
-	// Ordering is "", argocd or kpt.
-	Ordering string `json:"ordering,omitempty" yaml:"ordering,omitempty"`
-	// NoOLM renders for ODLM's no-OLM mode.
-	NoOLM bool `json:"noOLM,omitempty" yaml:"noOLM,omitempty"`
+	Inputs    []string `json:"inputs,omitempty" yaml:"inputs,omitempty"`
+	Snapshots []string `json:"snapshots,omitempty" yaml:"snapshots,omitempty"`
+	// the engine's options, under their own JSON names (render.OptionList)
+	render.Options
 }
 
-// knownFields are the RenderConfig spec fields and their ConfigMap data keys.
-var knownFields = map[string]string{
-	"catalogs": "catalogs", "inputs": "inputs", "keepInputs": "keep-inputs", "namespace": "namespace",
-	"snapshots": "snapshots", "pending": "pending", "secrets": "secrets", "explain": "explain",
-	"bindinfoSecrets": "bindinfo-secrets", "pin": "pin", "manualApproval": "manual-approval",
-	"checkPins": "check-pins", "failOnDeprecated": "fail-on-deprecated",
-	"emitCatalogSources": "emit-catalogsources", "kubeVersion": "kube-version", "ordering": "ordering", "noOLM": "no-olm",
-}
+// knownFields are the RenderConfig spec fields and their ConfigMap data keys: the
+// function's own, then every engine option under its JSON name and its flag's name.
+var knownFields = func() map[string]string {
+	m := map[string]string{"catalogs": "catalogs", "inputs": "inputs", "snapshots": "snapshots"}
+	for _, o := range render.OptionList() {
+		m[o.JSON] = o.Flag
+	}
+	return m
+}()
 
 // configFromData reads a ConfigMap's data: each key is a RenderConfig field under its
 // spec name or its dashed name (keep-inputs); lists are comma-separated, booleans parsed.
@@ -78,10 +65,10 @@ func configFromData(data map[string]string) (config, error) {
 	var c config
 	spec := map[string]any{}
 	fields := map[string]reflect.StructField{}
-	t := reflect.TypeOf(c)
-	for i := 0; i < t.NumField(); i++ {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		fields[name] = t.Field(i)
+	for _, f := range reflect.VisibleFields(reflect.TypeOf(c)) {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" && !f.Anonymous {
+			fields[name] = f
+		}
 	}
 	for _, k := range manifest.SortedKeys(data) {
 		name := k
@@ -133,27 +120,15 @@ func dashedKeys() []string {
 	return out
 }
 
-// check validates the enumerated settings (empty means the default).
+// check validates the engine's options (empty means the default), naming the functionConfig
+// field.
 func (c config) check() error {
-	switch c.Pending {
-	case "", "warn", "error":
-	default:
-		return fmt.Errorf("functionConfig: pending must be warn or error, not %q", c.Pending)
+	var msgs []string
+	for _, oe := range render.OptionErrors(c.Options.Validate()) {
+		msgs = append(msgs, fmt.Sprintf("functionConfig: %s: %s", oe.Option.JSON, oe.Msg))
 	}
-	switch c.Secrets {
-	case "", "inline", "forbid":
-	default:
-		return fmt.Errorf("functionConfig: secrets must be inline or forbid, not %q", c.Secrets)
-	}
-	switch c.Ordering {
-	case "", "argocd", "kpt":
-	default:
-		return fmt.Errorf("functionConfig: ordering must be argocd or kpt, not %q", c.Ordering)
-	}
-	switch c.BindInfoSecrets {
-	case "", "copy", "external-secrets", "skip":
-	default:
-		return fmt.Errorf("functionConfig: bindinfoSecrets must be copy, external-secrets or skip, not %q", c.BindInfoSecrets)
+	if len(msgs) > 0 {
+		return errors.New(strings.Join(msgs, "; "))
 	}
 	return nil
 }

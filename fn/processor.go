@@ -123,23 +123,9 @@ func renderList(rl *krm.ResourceList) (diag.Results, []outItem) {
 		}
 		sources = cluster.Chain{{Origin: cluster.OriginSnapshot, Reader: snap}}
 	}
-	out := renderEngine(render.Inputs{Objects: resObjs, Catalog: cat}, render.Options{
-		KeepInputs:         cfg.KeepInputs,
-		DefaultNamespace:   cfg.Namespace,
-		Sources:            sources,
-		Pending:            cfg.Pending,
-		Secrets:            cfg.Secrets,
-		Explain:            cfg.Explain,
-		BindInfoSecrets:    cfg.BindInfoSecrets,
-		Pin:                cfg.Pin,
-		ManualApproval:     cfg.ManualApproval,
-		CheckPins:          cfg.CheckPins,
-		FailOnDeprecated:   cfg.FailOnDeprecated,
-		EmitCatalogSources: cfg.EmitCatalogSources,
-		KubeVersion:        cfg.KubeVersion,
-		Ordering:           cfg.Ordering,
-		NoOLM:              cfg.NoOLM,
-	})
+	opts := cfg.Options
+	opts.Sources = sources
+	out := renderEngine(render.Inputs{Objects: resObjs, Catalog: cat}, opts)
 	if out.Results.HasErrors() {
 		return out.Results, nil
 	}

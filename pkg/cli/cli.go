@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"github.com/odlm-render/odlm-render/internal/crash"
+	"github.com/spf13/pflag"
 	"io"
 	"os"
+	"reflect"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -86,25 +89,13 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 }
 
 type renderFlags struct {
-	catalogs   []string
-	snapshots  []string
-	output     string
-	keepInputs bool
-	namespace  string
+	catalogs  []string
+	snapshots []string
+	output    string
+	// opts holds the engine's options, one flag each (bindOptionFlags)
+	opts       render.Options
 	verbose    bool
-	explain    bool
-	pending    string
-	secrets    string
-	bindinfo   string
-	pin        bool
-	manual     bool
-	checkPins  bool
-	failDeprec bool
-	emitCS     bool
-	kubeVer    string
-	ordering   string
 	failEmpty  bool
-	noOLM      bool
 	live       bool
 	kubeconfig string
 	context    string
@@ -133,24 +124,8 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 			if f.output != "yaml" && f.output != "json" {
 				return usageError{fmt.Errorf("-o must be yaml or json, not %q", f.output)}
 			}
-			if f.pending != render.PendingWarn && f.pending != render.PendingError {
-				return usageError{fmt.Errorf("--pending must be warn or error, not %q", f.pending)}
-			}
-			if f.secrets != render.SecretsInline && f.secrets != render.SecretsForbid {
-				return usageError{fmt.Errorf("--secrets must be inline or forbid, not %q", f.secrets)}
-			}
-			switch f.bindinfo {
-			case render.BindInfoCopy, render.BindInfoExternalSecrets, render.BindInfoSkip:
-			default:
-				return usageError{fmt.Errorf("--bindinfo-secrets must be copy, external-secrets or skip, not %q", f.bindinfo)}
-			}
-			switch f.ordering {
-			case "", render.OrderingArgoCD, render.OrderingKpt:
-			default:
-				return usageError{fmt.Errorf("--ordering must be argocd or kpt, not %q", f.ordering)}
-			}
-			if f.manual && !f.pin {
-				return usageError{errors.New("--manual-approval goes with --pin")}
+			if err := flagErrors(f.options().Validate()); err != nil {
+				return usageError{err}
 			}
 			if !f.live && (f.kubeconfig != "" || f.context != "") {
 				return usageError{errors.New("--kubeconfig and --context only apply with --live")}
@@ -160,22 +135,10 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 	}
 	cmd.Flags().StringArrayVar(&f.catalogs, "catalog", nil, "an OLM file-based catalog: a folder or file of olm.package/olm.channel/olm.bundle blobs, or a CatalogSnapshot written by odlm-render catalog extract (repeatable)")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "yaml", "output format: yaml (a \"---\" separated stream) or json (a v1 List)")
-	cmd.Flags().BoolVar(&f.keepInputs, "keep-inputs", false, "keep the consumed ODLM inputs in the output")
-	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "namespace for ODLM inputs that have none")
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "also print info results")
 	cmd.Flags().StringArrayVar(&f.snapshots, "snapshot", nil, "objects exported from a cluster (kubectl get -o yaml), read by templates and never emitted: a file or folder; repeatable")
-	cmd.Flags().BoolVar(&f.explain, "explain", false, "say where every templatingValueFrom value came from (never a Secret's value)")
-	cmd.Flags().StringVar(&f.pending, "pending", render.PendingWarn, "required template values that exist only once the output is applied: warn (render the rest) or error")
-	cmd.Flags().StringVar(&f.secrets, "secrets", render.SecretsInline, "values templates read from Secrets: inline (as ODLM does) or forbid (an error outside a Secret)")
-	cmd.Flags().StringVar(&f.bindinfo, "bindinfo-secrets", render.BindInfoCopy, "what an OperandBindInfo copy of a Secret becomes: copy (with its data, as ODLM does), external-secrets (an ExternalSecret reading the source at run time: no data in the output) or skip")
-	cmd.Flags().BoolVar(&f.pin, "pin", false, "set each Subscription's startingCSV to the head of its channel in the catalog (a reproducible version lock)")
-	cmd.Flags().BoolVar(&f.manual, "manual-approval", false, "with --pin: also set installPlanApproval: Manual")
-	cmd.Flags().BoolVar(&f.checkPins, "check-pins", false, "warn about startingCSVs that are no longer channel heads or that OLM cannot reach from the installed CSV (from the inputs or --snapshot)")
-	cmd.Flags().BoolVar(&f.failDeprec, "fail-on-deprecated", false, "make olm.deprecations of a package, channel or bundle in use an error, not a warning")
-	cmd.Flags().BoolVar(&f.emitCS, "emit-catalogsources", false, "emit the CatalogSources the Subscriptions use (from the inputs or --snapshot), olm.catalogImageTemplate resolved for --kube-version")
-	cmd.Flags().StringVar(&f.kubeVer, "kube-version", os.Getenv("KUBE_VERSION"), "the cluster's Kubernetes version (1.28.3), for olm.catalogImageTemplate (default $KUBE_VERSION)")
-	cmd.Flags().StringVar(&f.ordering, "ordering", "", "ordering annotations on rendered objects: argocd (sync waves, SkipDryRunOnMissingResource) or kpt (depends-on); none by default")
-	cmd.Flags().BoolVar(&f.noOLM, "no-olm", false, "render what ODLM's no-OLM controller creates: tracking ConfigMaps instead of Subscriptions and OperatorGroups, alm-examples from the operator Deployment (inputs or --snapshot)")
+	f.opts.KubeVersion = os.Getenv("KUBE_VERSION") // the flag's default
+	bindOptionFlags(cmd.Flags(), &f.opts)
 	cmd.Flags().BoolVar(&f.failEmpty, "fail-empty", false, "fail when the render produces no objects")
 	_ = cmd.Flags().MarkHidden("fail-empty")
 	cmd.Flags().BoolVar(&f.live, "live", false, "also read template references from the cluster of the kubeconfig (GET requests only), after the inputs and snapshots")
@@ -203,24 +166,10 @@ func runRender(f renderFlags, paths []string, stdin io.Reader, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	out := renderEngine(render.Inputs{Objects: set.Resources, Catalog: cat}, render.Options{
-		KeepInputs:         f.keepInputs,
-		DefaultNamespace:   f.namespace,
-		Sources:            sources,
-		Pending:            f.pending,
-		Secrets:            f.secrets,
-		Explain:            f.explain,
-		BindInfoSecrets:    f.bindinfo,
-		Pin:                f.pin,
-		ManualApproval:     f.manual,
-		CheckPins:          f.checkPins,
-		FailOnDeprecated:   f.failDeprec,
-		EmitCatalogSources: f.emitCS,
-		KubeVersion:        f.kubeVer,
-		Ordering:           f.ordering,
-		NoOLM:              f.noOLM,
-	})
-	printResults(stderr, out.Results, f.verbose || f.explain)
+	opts := f.options()
+	opts.Sources = sources
+	out := renderEngine(render.Inputs{Objects: set.Resources, Catalog: cat}, opts)
+	printResults(stderr, out.Results, f.verbose || f.opts.Explain)
 	if out.Results.HasErrors() {
 		return errReported
 	}
@@ -238,6 +187,46 @@ func runRender(f renderFlags, paths []string, stdin io.Reader, stdout, stderr io
 	}
 	_, err = stdout.Write(buf.Bytes())
 	return err
+}
+
+// options are the engine's options as the flags set them ("" for a default).
+func (f renderFlags) options() render.Options { return f.opts }
+
+// bindOptionFlags defines one flag per engine option, named, typed, defaulted and described
+// by render.Options itself (render.OptionList), so the CLI and the engine cannot disagree.
+func bindOptionFlags(fs *pflag.FlagSet, o *render.Options) {
+	v := reflect.ValueOf(o).Elem()
+	for _, opt := range render.OptionList() {
+		field := v.FieldByName(opt.Field)
+		help := opt.Help
+		switch field.Kind() {
+		case reflect.Bool:
+			fs.BoolVar(field.Addr().Interface().(*bool), opt.Flag, false, help)
+		case reflect.String:
+			ptr := field.Addr().Interface().(*string)
+			def := *ptr
+			if def == "" {
+				def = opt.Default
+			}
+			if opt.Flag == "namespace" {
+				fs.StringVarP(ptr, opt.Flag, "n", def, help)
+			} else {
+				fs.StringVar(ptr, opt.Flag, def, help)
+			}
+		}
+	}
+}
+
+// flagErrors says what Options.Validate refused in terms of flags.
+func flagErrors(err error) error {
+	if err == nil {
+		return nil
+	}
+	var msgs []string
+	for _, oe := range render.OptionErrors(err) {
+		msgs = append(msgs, "--"+oe.Option.Flag+": "+oe.Msg)
+	}
+	return errors.New(strings.Join(msgs, "; "))
 }
 
 // readSources builds what templates read after the inputs: snapshots, then a live cluster.

@@ -64,6 +64,13 @@ func isReconciledODLM(o *manifest.Object) bool {
 // Render computes the output for the inputs. It never panics on bad input: problems are
 // error results naming the object, the field and the file.
 func Render(in Inputs, opts Options) Output {
+	if err := opts.Validate(); err != nil {
+		var out Output
+		for _, oe := range OptionErrors(err) {
+			out.Results = append(out.Results, diag.Errorf(nil, "", "%v", oe))
+		}
+		return out
+	}
 	in, meta := prepareMeta(in, opts) // Meta Operator inputs become ODLM ones (metaoperator.go)
 	in.Objects = append([]*manifest.Object(nil), in.Objects...)
 	manifest.Sort(in.Objects) // once for every round

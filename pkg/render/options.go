@@ -1,0 +1,139 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/odlm-render/odlm-render/internal/suggest"
+	"github.com/odlm-render/odlm-render/pkg/cluster"
+)
+
+// Options tune a render. It is the one contract of the engine: the front doors map their
+// flags (tag `flag`) and functionConfig fields (tag `json`) onto it, and Validate, which
+// Render calls, checks it. A field without tags is set by a front door from its own inputs.
+type Options struct {
+	// KeepInputs keeps the consumed ODLM inputs in the output. Inputs annotated
+	// config.kubernetes.io/local-config: "true" are always kept.
+	KeepInputs bool `json:"keepInputs,omitempty" flag:"keep-inputs" help:"keep the consumed ODLM inputs in the output"`
+	// DefaultNamespace is used for namespaced ODLM inputs that have no metadata.namespace.
+	DefaultNamespace string `json:"namespace,omitempty" flag:"namespace" help:"namespace for ODLM inputs that have none"`
+	// Sources are read after the objects the render emits and the inputs (in order: a
+	// snapshot, then a live cluster).
+	Sources cluster.Chain `json:"-"`
+	// Pending is PendingWarn (default) or PendingError.
+	Pending string `json:"pending,omitempty" flag:"pending" enum:"warn,error" default:"warn" help:"required template values that exist only once the output is applied: warn (render the rest) or error"`
+	// Secrets is SecretsInline (default) or SecretsForbid.
+	Secrets string `json:"secrets,omitempty" flag:"secrets" enum:"inline,forbid" default:"inline" help:"values templates read from Secrets: inline (as ODLM does) or forbid (an error outside a Secret)"`
+	// Explain adds an info result for every resolved template, naming its sources.
+	Explain bool `json:"explain,omitempty" flag:"explain" help:"say where every templatingValueFrom value came from (never a Secret's value)"`
+	// BindInfoSecrets is what an OperandBindInfo copy of a Secret becomes: BindInfoCopy
+	// (default), BindInfoExternalSecrets or BindInfoSkip.
+	BindInfoSecrets string `json:"bindinfoSecrets,omitempty" flag:"bindinfo-secrets" enum:"copy,external-secrets,skip" default:"copy" help:"what an OperandBindInfo copy of a Secret becomes: copy (with its data, as ODLM does), external-secrets (an ExternalSecret reading the source at run time: no data in the output) or skip"`
+
+	// Pin sets each Subscription's startingCSV to the head of its channel; ManualApproval
+	// then also sets installPlanApproval: Manual (a reproducible version lock).
+	Pin            bool `json:"pin,omitempty" flag:"pin" help:"set each Subscription's startingCSV to the head of its channel in the catalog (a reproducible version lock)"`
+	ManualApproval bool `json:"manualApproval,omitempty" flag:"manual-approval" help:"with pin: also set installPlanApproval: Manual"`
+	// CheckPins reports startingCSVs that are no longer heads, or that OLM cannot reach from
+	// the installed CSV (a Subscription's status in the inputs or a snapshot).
+	CheckPins bool `json:"checkPins,omitempty" flag:"check-pins" help:"warn about startingCSVs that are no longer channel heads or that OLM cannot reach from the installed CSV (from the inputs or a snapshot)"`
+	// FailOnDeprecated turns olm.deprecations warnings into errors.
+	FailOnDeprecated bool `json:"failOnDeprecated,omitempty" flag:"fail-on-deprecated" help:"make olm.deprecations of a package, channel or bundle in use an error, not a warning"`
+	// EmitCatalogSources writes the CatalogSources the Subscriptions use (from the inputs or
+	// snapshots), their olm.catalogImageTemplate resolved for KubeVersion.
+	EmitCatalogSources bool `json:"emitCatalogSources,omitempty" flag:"emit-catalogsources" help:"emit the CatalogSources the Subscriptions use (from the inputs or a snapshot), olm.catalogImageTemplate resolved for the Kubernetes version"`
+	// KubeVersion is the cluster's Kubernetes version (1.28.3), for image templates.
+	KubeVersion string `json:"kubeVersion,omitempty" flag:"kube-version" help:"the cluster's Kubernetes version (1.28.3), for olm.catalogImageTemplate"`
+	// Ordering is "" (none), OrderingArgoCD or OrderingKpt.
+	Ordering string `json:"ordering,omitempty" flag:"ordering" enum:"argocd,kpt" help:"ordering annotations on rendered objects: argocd (sync waves, SkipDryRunOnMissingResource) or kpt (depends-on); none by default"`
+	// NoOLM renders what ODLM's no-OLM controller creates: tracking ConfigMaps instead of
+	// Subscriptions and OperatorGroups, alm-examples from the operator Deployment.
+	NoOLM bool `json:"noOLM,omitempty" flag:"no-olm" help:"render what ODLM's no-OLM controller creates: tracking ConfigMaps instead of Subscriptions and OperatorGroups, alm-examples from the operator Deployment (inputs or a snapshot)"`
+}
+
+// Option describes one field of Options as the front doors name it.
+type Option struct {
+	Field string   // the Go field, e.g. BindInfoSecrets
+	JSON  string   // the functionConfig field, e.g. bindinfoSecrets
+	Flag  string   // the CLI flag without dashes, e.g. bindinfo-secrets
+	Enum  []string // the allowed values of a string option ("" always means the default)
+	// Default is the value "" stands for ("" when none); Help says what the option does
+	Default, Help string
+}
+
+// OptionList lists the options the front doors set, in declaration order.
+func OptionList() []Option {
+	t := reflect.TypeOf(Options{})
+	var out []Option
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || name == "" {
+			continue
+		}
+		o := Option{Field: f.Name, JSON: name, Flag: f.Tag.Get("flag"), Default: f.Tag.Get("default"), Help: f.Tag.Get("help")}
+		if e := f.Tag.Get("enum"); e != "" {
+			o.Enum = strings.Split(e, ",")
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// OptionError is an option value the engine refuses.
+type OptionError struct {
+	Option Option
+	Value  string
+	Msg    string
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("option %s (--%s): %s", e.Option.JSON, e.Option.Flag, e.Msg)
+}
+
+// Validate checks the options: every enumerated option holds one of its values (a misspelt
+// bindinfoSecrets must never fall back to copying Secret data into the output), and
+// ManualApproval goes with Pin. The error joins one *OptionError per problem.
+func (o Options) Validate() error {
+	v := reflect.ValueOf(o)
+	var errs []error
+	for _, opt := range OptionList() {
+		if len(opt.Enum) == 0 {
+			continue
+		}
+		value := v.FieldByName(opt.Field).String()
+		if value == "" || slices.Contains(opt.Enum, value) {
+			continue
+		}
+		msg := fmt.Sprintf("%q is not one of %s", value, strings.Join(opt.Enum, ", "))
+		if near, ok := suggest.Closest(value, opt.Enum); ok {
+			msg += fmt.Sprintf(" (did you mean %q?)", near)
+		}
+		errs = append(errs, &OptionError{Option: opt, Value: value, Msg: msg})
+	}
+	if o.ManualApproval && !o.Pin {
+		for _, opt := range OptionList() {
+			if opt.Field == "ManualApproval" {
+				errs = append(errs, &OptionError{Option: opt, Value: "true", Msg: "goes with pin (--pin): it makes the pinned version a lock"})
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// OptionErrors returns the *OptionErrors an error from Validate joins.
+func OptionErrors(err error) []*OptionError {
+	var out []*OptionError
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			var oe *OptionError
+			if errors.As(e, &oe) {
+				out = append(out, oe)
+			}
+		}
+	}
+	return out
+}

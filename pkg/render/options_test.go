@@ -1,0 +1,59 @@
+package render_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/odlm-render/odlm-render/pkg/render"
+)
+
+// TestOptionsAreValidatedByTheEngine: a program that calls the engine with a misspelt
+// option gets an error naming it, never the default (for BindInfoSecrets the default copies
+// Secret data into the output).
+func TestOptionsAreValidatedByTheEngine(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts render.Options
+		want []string
+	}{
+		{"defaults", render.Options{}, nil},
+		{"every value", render.Options{Pending: "error", Secrets: "forbid", BindInfoSecrets: "skip", Ordering: "kpt", Pin: true, ManualApproval: true}, nil},
+		{"misspelt bindinfo mode", render.Options{BindInfoSecrets: "external-secret"}, []string{`option bindinfoSecrets (--bindinfo-secrets): "external-secret" is not one of copy, external-secrets, skip (did you mean "external-secrets"?)`}},
+		{"two at once", render.Options{Pending: "fail", Ordering: "argo"}, []string{
+			`option pending (--pending): "fail" is not one of warn, error`,
+			`option ordering (--ordering): "argo" is not one of argocd, kpt (did you mean "argocd"?)`,
+		}},
+		{"manual approval without pin", render.Options{ManualApproval: true}, []string{`option manualApproval (--manual-approval): goes with pin (--pin): it makes the pinned version a lock`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.opts.Validate()
+			var got []string
+			for _, oe := range render.OptionErrors(err) {
+				got = append(got, oe.Error())
+			}
+			assert.Equal(t, tc.want, got)
+			var refused []string
+			for _, r := range render.Render(render.Inputs{}, tc.opts).Results.Errors() {
+				if strings.HasPrefix(r.Message, "option ") {
+					refused = append(refused, r.Message)
+				}
+			}
+			require.Equal(t, tc.want, refused, "Render refuses what Validate refuses")
+		})
+	}
+}
+
+// TestOptionListNamesEveryOption: every option a front door sets has a functionConfig name,
+// a flag and a description.
+func TestOptionListNamesEveryOption(t *testing.T) {
+	list := render.OptionList()
+	require.Len(t, list, 14)
+	for _, o := range list {
+		assert.NotEmpty(t, o.JSON, o.Field)
+		assert.NotEmpty(t, o.Flag, o.Field)
+		assert.NotEmpty(t, o.Help, o.Field)
+	}
+}
