@@ -141,7 +141,7 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 	bindOptionFlags(cmd.Flags(), &f.opts)
 	cmd.Flags().BoolVar(&f.failEmpty, "fail-empty", false, "fail when the render produces no objects")
 	_ = cmd.Flags().MarkHidden("fail-empty")
-	cmd.Flags().BoolVar(&f.live, "live", false, "also read template references from the cluster of the kubeconfig (GET requests only), after the inputs and snapshots")
+	cmd.Flags().BoolVar(&f.live, "live", false, "also read the cluster of the kubeconfig, read-only (GETs of referenced objects, LISTs for ODLM's searches), after the inputs and snapshots")
 	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig for --live (default: $KUBECONFIG, then ~/.kube/config)")
 	cmd.Flags().StringVar(&f.context, "context", "", "kubeconfig context for --live (default: the current context)")
 	cmd.Flags().DurationVar(&f.timeout, "live-timeout", live.DefaultTimeout, "timeout of each --live request")
