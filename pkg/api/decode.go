@@ -13,7 +13,6 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/suggest"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
-	"github.com/odlm-render/odlm-render/pkg/merge"
 )
 
 // Optional holds an arbitrary JSON value and whether the field was present at all, so that
@@ -77,7 +76,9 @@ func DecodeSpec(obj *manifest.Object, out any) ([]FieldIssue, error) {
 func fill(v any, rv reflect.Value, path string) error {
 	t := rv.Type()
 	if t == optionalType {
-		rv.Set(reflect.ValueOf(Optional{Present: true, Value: merge.DeepCopy(v)}))
+		// shared with the input: the engine never modifies inputs, and copies a value before
+		// it changes one (a fuzz test checks that inputs come out unchanged)
+		rv.Set(reflect.ValueOf(Optional{Present: true, Value: v}))
 		return nil
 	}
 	if v == nil {
@@ -97,7 +98,7 @@ func fill(v any, rv reflect.Value, path string) error {
 	}
 	switch t.Kind() {
 	case reflect.Interface:
-		rv.Set(reflect.ValueOf(merge.DeepCopy(v)))
+		rv.Set(reflect.ValueOf(v))
 	case reflect.Struct:
 		m, _ := v.(map[string]any)
 		idx := jsonIndexes(t)

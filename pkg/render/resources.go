@@ -86,7 +86,12 @@ func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field 
 		"metadata":   map[string]any{"name": res.Name, "namespace": ns},
 	})
 	for k, v := range data {
-		obj.Map[k] = merge.DeepCopy(v)
+		// what the render changes afterwards is copied (metadata; any field optionalFields
+		// may remove); the rest is shared with the input, which nothing modifies
+		if k == "metadata" || len(res.OptionalFields) > 0 {
+			v = merge.DeepCopy(v)
+		}
+		obj.Map[k] = v
 	}
 	if _, ok := obj.Map["metadata"].(map[string]any); !ok {
 		r.add(diag.Errorf(cfg.obj, field+".data.metadata", "must be a mapping"))
