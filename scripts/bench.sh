@@ -39,6 +39,30 @@ fn="$root/bin/odlm-render-fn"
 
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 
+# median_runs FILE: one line per benchmark with the median of each of its figures over the
+# runs (-count), in go test's "value unit" layout
+median_runs() {
+  awk '/^Benchmark/ {
+      name = $1; if (!(name in seen)) { seen[name] = 1; order[++n] = name }
+      runs[name]++
+      for (i = 3; i < NF; i += 2) { unit[name, i] = $(i+1); val[name, i, runs[name]] = $i }
+      width[name] = NF
+    }
+    END {
+      for (j = 1; j <= n; j++) { name = order[j]; line = name " " runs[name]
+        for (i = 3; i < width[name]; i += 2) {
+          k = runs[name]; delete v
+          for (r = 1; r <= k; r++) v[r] = val[name, i, r]
+          # insertion sort of k values, then the middle one
+          for (a = 2; a <= k; a++) { x = v[a]; b = a - 1; while (b >= 1 && v[b] + 0 > x + 0) { v[b+1] = v[b]; b-- } v[b+1] = x }
+          m = (k % 2) ? v[(k+1)/2] : (v[k/2] + v[k/2+1]) / 2
+          line = line " " m " " unit[name, i]
+        }
+        print line
+      }
+    }' "$1"
+}
+
 # fleet N OWN: the registry + config of BenchmarkRenderScale and N requests in their own
 # namespaces, each asking for 3 operators and defining OWN SleepInfos of its own.
 fleet() {
@@ -76,7 +100,9 @@ EOM
 # --- 1. Go benchmarks ---------------------------------------------------------------------
 if run go; then
   echo "go test -bench BenchmarkRenderScale (N up to 10000)…" >&2
-  go test ./pkg/render/ -run '^$' -bench 'BenchmarkRenderScale' -benchmem -count 1 | tee "$work/go.txt" >&2
+  # three runs each: the table takes the median of each figure (the machine may be shared)
+  go test ./pkg/render/ -run '^$' -bench 'BenchmarkRenderScale' -benchmem -count 3 | tee "$work/go.txt" >&2
+  median_runs "$work/go.txt" > "$work/go.median" && mv "$work/go.median" "$work/go.txt"
 fi
 
 # --- 2. kustomize: the function, a do-nothing function, plain YAML ------------------------

@@ -44,15 +44,15 @@ func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field 
 	if clusterScopedKinds[res.Kind] {
 		ref.Namespace = ""
 	}
-	original := data
-	if data != nil {
+	templated := data != nil && containsTemplate(data)
+	if templated {
 		resolved, ok := r.resolve(site{config: cfg, field: field + ".data", what: ref.String(), outputs: []manifest.Ref{ref}, secretsAllowed: res.Kind == "Secret"}, data)
 		if !ok {
 			return
 		}
 		data, _ = resolved.(map[string]any)
 	}
-	hash, routeHash, ok := r.cachedResourceHashes(cfg, res, data, field, data == nil || containsTemplate(original))
+	hash, routeHash, ok := r.cachedResourceHashes(cfg, res, data, field, templated || data == nil)
 	if !ok {
 		return
 	}
