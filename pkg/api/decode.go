@@ -57,23 +57,23 @@ func DecodeSpec(obj *manifest.Object, out any) ([]FieldIssue, error) {
 		return nil, &FieldError{Path: "spec", Msg: fmt.Sprintf("must be a mapping, not %s", describe(spec))}
 	}
 	w := walker{}
-	// decode the pruned tree: encoding/json matches keys case-insensitively, so an unknown
-	// "instancename" would otherwise fill InstanceName, while the API server prunes it
-	pruned := w.walk(spec, reflect.TypeOf(out).Elem(), "spec")
+	// keys match exactly (encoding/json would fill InstanceName from an unknown
+	// "instancename", which the API server prunes)
+	if err := w.fill(spec, reflect.ValueOf(out).Elem(), "spec"); err != nil {
+		return nil, err
+	}
 	if w.typeErr != nil {
 		return nil, w.typeErr
-	}
-	if err := fill(pruned, reflect.ValueOf(out).Elem(), "spec"); err != nil {
-		return nil, err
 	}
 	return w.issues, nil
 }
 
-// fill decodes a pruned, type-checked value tree into rv as encoding/json would decode its
-// JSON form, without the round trip through JSON: the ODLM types are filled field by field,
-// and types of other packages (Kubernetes' in SubscriptionConfig, with their own JSON
-// decoders) are decoded from their subtree's JSON.
-func fill(v any, rv reflect.Value, path string) error {
+// fill decodes a value tree into rv as encoding/json would decode its JSON form, in one
+// pass and without the round trip through JSON, recording the keys the type has no field for
+// and the first value of the wrong type (w.issues, w.typeErr). The ODLM types are filled field
+// by field; types of other packages (Kubernetes' in SubscriptionConfig, with their own JSON
+// decoders) are pruned and checked by walk, then decoded from their subtree's JSON.
+func (w *walker) fill(v any, rv reflect.Value, path string) error {
 	t := rv.Type()
 	if t == optionalType {
 		// shared with the input: the engine never modifies inputs, and copies a value before
@@ -87,57 +87,87 @@ func fill(v any, rv reflect.Value, path string) error {
 	}
 	if t.Kind() == reflect.Pointer {
 		p := reflect.New(t.Elem())
-		if err := fill(v, p.Elem(), path); err != nil {
+		if err := w.fill(v, p.Elem(), path); err != nil {
 			return err
 		}
 		rv.Set(p)
 		return nil
 	}
 	if t.PkgPath() != "" && t.PkgPath() != apiPkgPath || reflect.PointerTo(t).Implements(unmarshalerType) {
-		return fillJSON(v, rv, path)
+		pruned := w.walk(v, t, path)
+		if w.typeErr != nil {
+			return nil
+		}
+		return fillJSON(pruned, rv, path)
 	}
 	switch t.Kind() {
 	case reflect.Interface:
 		rv.Set(reflect.ValueOf(v))
 	case reflect.Struct:
-		m, _ := v.(map[string]any)
+		m, ok := v.(map[string]any)
+		if !ok {
+			w.mismatch(path, t, v)
+			return nil
+		}
 		idx := jsonIndexes(t)
-		for k, e := range m {
-			i, ok := idx[k]
-			if !ok {
+		for _, k := range manifest.SortedKeys(m) {
+			i, known := idx[k]
+			if !known {
+				near, _ := suggest.Closest(k, slices.Sorted(maps.Keys(idx)))
+				w.issues = append(w.issues, FieldIssue{Path: manifest.Field(path, k), Near: near})
 				continue
 			}
-			if err := fill(e, rv.Field(i), path+"."+k); err != nil {
+			if err := w.fill(m[k], rv.Field(i), manifest.Field(path, k)); err != nil {
 				return err
 			}
 		}
 	case reflect.Slice:
-		l, _ := v.([]any)
+		l, ok := v.([]any)
+		if !ok {
+			w.mismatch(path, t, v)
+			return nil
+		}
 		out := reflect.MakeSlice(t, len(l), len(l))
 		for i, e := range l {
-			if err := fill(e, out.Index(i), manifest.Field(path, i)); err != nil {
+			if err := w.fill(e, out.Index(i), manifest.Field(path, i)); err != nil {
 				return err
 			}
 		}
 		rv.Set(out)
 	case reflect.Map:
-		m, _ := v.(map[string]any)
+		m, ok := v.(map[string]any)
+		if !ok {
+			w.mismatch(path, t, v)
+			return nil
+		}
 		out := reflect.MakeMapWithSize(t, len(m))
-		for k, e := range m {
+		for _, k := range manifest.SortedKeys(m) {
 			ev := reflect.New(t.Elem()).Elem()
-			if err := fill(e, ev, manifest.Field(path, k)); err != nil {
+			if err := w.fill(m[k], ev, manifest.Field(path, k)); err != nil {
 				return err
 			}
 			out.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), ev)
 		}
 		rv.Set(out)
 	case reflect.String:
-		s, _ := v.(string)
+		s, ok := v.(string)
+		if !ok {
+			w.mismatch(path, t, v)
+			return nil
+		}
 		rv.SetString(s)
 	case reflect.Bool:
-		b, _ := v.(bool)
+		b, ok := v.(bool)
+		if !ok {
+			w.mismatch(path, t, v)
+			return nil
+		}
 		rv.SetBool(b)
 	default:
+		w.walk(v, t, path)
+		if w.typeErr != nil {
+			return nil
+		}
 		return fillJSON(v, rv, path)
 	}
 	return nil
