@@ -3,11 +3,11 @@ package render
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/google/go-containerregistry/pkg/name"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/odlm-render/odlm-render/pkg/diag"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
@@ -130,12 +130,6 @@ func (r *run) chooseCatalogSource(e *entry) bool {
 
 var templateVarRe = regexp.MustCompile(`\{kube_(major|minor|patch)_version\}`)
 
-// imageRefRe is a loose check of a container image pull spec, compiled on first use: its
-// counted repetitions make a large program (a few ms at every start of the KRM function).
-var imageRefRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)+(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$`)
-})
-
 // resolveImageTemplate applies OLM's olm.catalogImageTemplate rules: the kube version
 // variables are replaced; a result that is not a usable pull spec falls back to spec.image.
 func resolveImageTemplate(template, kubeVersion string) (string, bool) {
@@ -164,8 +158,11 @@ func resolveImageTemplate(template, kubeVersion string) (string, bool) {
 			return parts[2]
 		}
 	})
-	if strings.ContainsAny(out, "{}") || !imageRefRe().MatchString(out) {
+	if strings.ContainsAny(out, "{}") {
 		return "", false
+	}
+	if _, err := name.ParseReference(out); err != nil {
+		return "", false // not a pull spec: OLM falls back to spec.image
 	}
 	return out, true
 }
