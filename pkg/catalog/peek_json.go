@@ -1,0 +1,149 @@
+package catalog
+
+// The JSON peek: what a catalog value is, read without decoding it.
+
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+// peekJSON reads the top-level string members schema, package, name, kind
+// and apiVersion of a JSON object.
+func peekJSON(d []byte) peekResult {
+	var p peekResult
+	var seen uint8
+	i := skipJSONSpace(d, 0)
+	if i >= len(d) || d[i] != '{' {
+		return peekResult{}
+	}
+	i++
+	for {
+		i = skipJSONSpace(d, i)
+		if i < len(d) && d[i] == '}' {
+			p.ok = p.schema != "" || p.kind != ""
+			if p.schema == schemaPackage {
+				p.pkg = p.name
+			}
+			return p
+		}
+		key, j, ok := jsonSimpleString(d, i)
+		if !ok {
+			return peekResult{}
+		}
+		i = skipJSONSpace(d, j)
+		if i >= len(d) || d[i] != ':' {
+			return peekResult{}
+		}
+		i = skipJSONSpace(d, i+1)
+		var bit uint8
+		var dst *string
+		switch string(key) {
+		case "schema":
+			bit, dst = seenSchema, &p.schema
+		case "package":
+			bit, dst = seenPackage, &p.pkg
+		case "name":
+			bit, dst = seenName, &p.name
+		case "kind":
+			bit, dst = seenKind, &p.kind
+		case "apiVersion":
+			bit, dst = seenAPIVersion, &p.apiVersion
+		}
+		if dst != nil {
+			val, j, ok := jsonSimpleString(d, i)
+			if !ok || seen&bit != 0 {
+				return peekResult{}
+			}
+			seen |= bit
+			*dst = string(val)
+			i = j
+		} else {
+			j, ok := skipJSONValue(d, i)
+			if !ok {
+				return peekResult{}
+			}
+			i = j
+		}
+		i = skipJSONSpace(d, i)
+		if i < len(d) && d[i] == ',' {
+			i++
+			continue
+		}
+		if i < len(d) && d[i] == '}' {
+			continue
+		}
+		return peekResult{}
+	}
+}
+
+func skipJSONSpace(d []byte, i int) int {
+	for i < len(d) && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r' || d[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// jsonSimpleString reads a string without escapes at d[i].
+func jsonSimpleString(d []byte, i int) ([]byte, int, bool) {
+	if i >= len(d) || d[i] != '"' {
+		return nil, i, false
+	}
+	j := bytes.IndexAny(d[i+1:], "\"\\")
+	if j < 0 || d[i+1+j] != '"' || !utf8.Valid(d[i+1:i+1+j]) {
+		return nil, i, false
+	}
+	return d[i+1 : i+1+j], i + j + 2, true
+}
+
+// skipJSONValue skips the value at d[i], checking only its nesting.
+func skipJSONValue(d []byte, i int) (int, bool) {
+	if i >= len(d) {
+		return i, false
+	}
+	switch d[i] {
+	case '"':
+		return skipJSONString(d, i)
+	case '{', '[':
+		depth := 0
+		for i < len(d) {
+			switch d[i] {
+			case '"':
+				j, ok := skipJSONString(d, i)
+				if !ok {
+					return j, false
+				}
+				i = j
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1, true
+				}
+			}
+			i++
+		}
+		return i, false
+	}
+	for i < len(d) {
+		switch d[i] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return i, true
+		}
+		i++
+	}
+	return i, true
+}
+
+func skipJSONString(d []byte, i int) (int, bool) {
+	for i++; i < len(d); i++ {
+		switch d[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1, true
+		}
+	}
+	return i, false
+}
