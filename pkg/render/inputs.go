@@ -85,8 +85,9 @@ type run struct {
 	passLookups int
 	// decodeCache holds the decoded specs of the inputs, and hashCache the hash annotations
 	// of their untemplated resources: both are shared by the rounds of a render
-	decodeCache map[*manifest.Object]decoded
-	hashCache   map[hashKey]hashes
+	decodeCache   map[*manifest.Object]decoded
+	hashCache     map[hashKey]hashes
+	examplesCache map[*catalog.Bundle]parsedExamples
 	// references are the ConfigMaps and Secrets templates read (by key), with the reader
 	references map[string]string
 	// updatedElsewhere are objects ODLM updates that exist in a snapshot or the live

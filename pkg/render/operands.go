@@ -193,7 +193,7 @@ func (r *run) headBundle(w *want, sub *subscriptionPlan) *catalog.Bundle {
 
 // configCRs renders the CRs of one OperandConfig service from the CSV's alm-examples (5.2).
 func (r *run) configCRs(w *want, cfg *operandConfig, svc *api.ConfigService, si int, b *catalog.Bundle) {
-	examples, err := b.Examples()
+	examples, err := r.examples(b)
 	if err != nil {
 		r.add(diag.Errorf(cfg.obj, manifest.Field("spec.services", si, "spec"), "%v", err))
 		return
@@ -414,4 +414,22 @@ func (r *run) requestCR(w *want) {
 	}
 	obj.Map["spec"] = merge.DeepCopy(op.Spec.Value)
 	r.emit(obj)
+}
+
+// parsedExamples is a bundle's alm-examples, parsed once per render (the examples are read,
+// never modified: every CR is a copy).
+type parsedExamples struct {
+	list []map[string]any
+	err  error
+}
+
+func (r *run) examples(b *catalog.Bundle) ([]map[string]any, error) {
+	if p, ok := r.examplesCache[b]; ok {
+		return p.list, p.err
+	}
+	list, err := b.Examples()
+	if r.examplesCache != nil {
+		r.examplesCache[b] = parsedExamples{list, err}
+	}
+	return list, err
 }

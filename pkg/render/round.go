@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/odlm-render/odlm-render/pkg/api"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/diag"
 	"github.com/odlm-render/odlm-render/pkg/manifest"
 	"github.com/odlm-render/odlm-render/pkg/merge"
@@ -78,11 +79,12 @@ func Render(in Inputs, opts Options) Output {
 	var prev *carried
 	seen := map[string]map[string]bool{} // emitted ODLM object → the contents it had
 	decodeCache, hashCache := map[*manifest.Object]decoded{}, map[hashKey]hashes{}
+	examplesCache := map[*catalog.Bundle]parsedExamples{}
 	sourceCache, sourceLists := map[string]cachedRead{}, map[string]listed{} // sources do not change between rounds
 	for round := 1; ; round++ {
 		r := newRun(in, opts)
 		r.carried = prev
-		r.decodeCache, r.hashCache = decodeCache, hashCache
+		r.decodeCache, r.hashCache, r.examplesCache = decodeCache, hashCache, examplesCache
 		r.sourceCache, r.sourceLists = sourceCache, sourceLists
 		r.renderRound()
 		out := r.output()
