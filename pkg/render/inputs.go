@@ -72,8 +72,6 @@ type run struct {
 	made           map[string]*manifest.Object
 	controllerMade map[*manifest.Object]bool
 	producers      map[*manifest.Object]producer
-	// producing is the OperandConfig field whose objects are being rendered
-	producing *producer
 	// inputsByKind indexes the inputs by group|kind, made on first use (after classify)
 	inputsByKind map[string][]*manifest.Object
 	// sourceLists are the lists Options.Sources answered, by source and kind; like
@@ -267,10 +265,6 @@ func sortedKeys[V any](m map[key]V) []key {
 	return keys
 }
 
-// input returns the input object with the given identity, if any.
-func (r *run) input(apiVersion, kind, namespace, name string) *manifest.Object {
-	return r.byRef[manifest.Ref{APIVersion: apiVersion, Kind: kind, Namespace: namespace, Name: name}.Key()]
-}
 
 // updatedCopy is the object ODLM writes when it updates an existing one: a copy of it, and
 // of an object read from a cluster, without what the cluster added (status, uid…).
