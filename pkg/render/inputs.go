@@ -265,7 +265,6 @@ func sortedKeys[V any](m map[key]V) []key {
 	return keys
 }
 
-
 // updatedCopy is the object ODLM writes when it updates an existing one: a copy of it, and
 // of an object read from a cluster, without what the cluster added (status, uid…).
 func (r *run) updatedCopy(existing *manifest.Object) *manifest.Object {
