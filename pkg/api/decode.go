@@ -54,7 +54,7 @@ func DecodeSpec(obj *manifest.Object, out any) ([]FieldIssue, error) {
 		spec = map[string]any{}
 	}
 	if _, ok := spec.(map[string]any); !ok {
-		return nil, &FieldError{Path: "spec", Msg: fmt.Sprintf("must be a mapping, not %s", describe(spec))}
+		return nil, &FieldError{Path: "spec", Msg: fmt.Sprintf("must be a mapping, not %s", manifest.Describe(spec))}
 	}
 	w := walker{}
 	// keys match exactly (encoding/json would fill InstanceName from an unknown
@@ -257,20 +257,6 @@ func goTypeName(t reflect.Type) string {
 	return t.String()
 }
 
-func describe(v any) string {
-	switch v.(type) {
-	case []any:
-		return "a list"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "a number"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
 var unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
 
 // walker follows a value tree along a Go type: it records keys the type has no field for
@@ -283,7 +269,7 @@ type walker struct {
 
 func (w *walker) mismatch(path string, t reflect.Type, v any) {
 	if w.typeErr == nil {
-		w.typeErr = &FieldError{Path: path, Msg: fmt.Sprintf("must be %s, not %s", goTypeName(t), describe(v))}
+		w.typeErr = &FieldError{Path: path, Msg: fmt.Sprintf("must be %s, not %s", goTypeName(t), manifest.Describe(v))}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
 	"strings"
 )
 
@@ -294,7 +295,7 @@ func compactJSON(text string) string {
 func valueMap(v any) (map[string]any, error) {
 	m, ok := asMap(v)
 	if !ok {
-		return nil, fmt.Errorf("value: expected an object, got %s", kindOf(v))
+		return nil, fmt.Errorf("value: expected a mapping, got %s", manifest.Describe(v))
 	}
 	return m, nil
 }

@@ -135,7 +135,7 @@ func (b *Builder) workJSON(c *chunk) ([]item, error) {
 	}
 	blob, ok := v.(map[string]any)
 	if !ok {
-		return nil, &Error{Source: c.src, Err: fmt.Errorf("a catalog blob must be a JSON object, got %s", kindOf(v))}
+		return nil, &Error{Source: c.src, Err: fmt.Errorf("a catalog blob must be a mapping (a JSON object), got %s", manifest.Describe(v))}
 	}
 	return b.decodeBlob(c.src, blob)
 }

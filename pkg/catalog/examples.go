@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
 	"io"
 	"strings"
 )
@@ -39,13 +40,13 @@ func (b *Bundle) Examples() ([]map[string]any, error) {
 	}
 	list, ok := v.([]any)
 	if !ok {
-		return nil, fail(fmt.Errorf("expected a JSON array of objects, got %s", kindOf(v)))
+		return nil, fail(fmt.Errorf("expected a JSON array of objects (a list of mappings), got %s", manifest.Describe(v)))
 	}
 	out := make([]map[string]any, 0, len(list))
 	for i, e := range list {
 		m, ok := e.(map[string]any)
 		if !ok {
-			return nil, fail(fmt.Errorf("element %d: expected a JSON object, got %s", i, kindOf(e)))
+			return nil, fail(fmt.Errorf("element %d: expected a JSON object (a mapping), got %s", i, manifest.Describe(e)))
 		}
 		out = append(out, m)
 	}

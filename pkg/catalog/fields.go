@@ -3,6 +3,7 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
 	"strconv"
 )
 
@@ -10,26 +11,6 @@ import (
 // code reads blobs decoded from our files and blobs handed to
 // Builder.AddBlob by callers that decoded them with another library. These
 // helpers read them without ever panicking on an unexpected type.
-
-// kindOf names the JSON kind of v, for error messages.
-func kindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "string"
-	case bool:
-		return "boolean"
-	case json.Number, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64:
-		return "number"
-	case map[string]any, map[any]any:
-		return "object"
-	case []any:
-		return "array"
-	default:
-		return fmt.Sprintf("%T", v)
-	}
-}
 
 // asMap accepts both map shapes YAML libraries produce.
 func asMap(v any) (map[string]any, bool) {
@@ -59,7 +40,7 @@ func toString(v any, what string) (string, error) {
 	case json.Number:
 		return string(x), nil
 	}
-	return "", fmt.Errorf("%s: expected a string, got %s", what, kindOf(v))
+	return "", fmt.Errorf("%s: expected a string, got %s", what, manifest.Describe(v))
 }
 
 // scalarString is laxer than toString, for Kubernetes annotations: a
@@ -80,7 +61,7 @@ func scalarString(v any, what string) (string, error) {
 	if s, ok := v.(fmt.Stringer); ok { // e.g. time.Time from a YAML library
 		return s.String(), nil
 	}
-	return "", fmt.Errorf("%s: expected a string, got %s", what, kindOf(v))
+	return "", fmt.Errorf("%s: expected a string, got %s", what, manifest.Describe(v))
 }
 
 func optString(m map[string]any, key string) (string, error) {
@@ -109,7 +90,7 @@ func optBool(m map[string]any, key string) (bool, error) {
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, fmt.Errorf("field %q: expected a boolean, got %s", key, kindOf(v))
+		return false, fmt.Errorf("field %q: expected a boolean, got %s", key, manifest.Describe(v))
 	}
 	return b, nil
 }
@@ -121,7 +102,7 @@ func optMap(m map[string]any, key string) (map[string]any, error) {
 	}
 	mm, ok := asMap(v)
 	if !ok {
-		return nil, fmt.Errorf("field %q: expected an object, got %s", key, kindOf(v))
+		return nil, fmt.Errorf("field %q: expected a mapping, got %s", key, manifest.Describe(v))
 	}
 	return mm, nil
 }
@@ -133,7 +114,7 @@ func optList(m map[string]any, key string) ([]any, error) {
 	}
 	l, ok := v.([]any)
 	if !ok {
-		return nil, fmt.Errorf("field %q: expected an array, got %s", key, kindOf(v))
+		return nil, fmt.Errorf("field %q: expected a list, got %s", key, manifest.Describe(v))
 	}
 	return l, nil
 }
@@ -165,7 +146,7 @@ func listOfMaps(m map[string]any, key string) ([]map[string]any, error) {
 	for i, v := range l {
 		mm, ok := asMap(v)
 		if !ok {
-			return nil, fmt.Errorf("field %q element %d: expected an object, got %s", key, i, kindOf(v))
+			return nil, fmt.Errorf("field %q element %d: expected a mapping, got %s", key, i, manifest.Describe(v))
 		}
 		out = append(out, mm)
 	}

@@ -630,7 +630,7 @@ func decodeSnapshotBundle(src Source, pkg string, m map[string]any) (*Bundle, er
 		}
 		b.Annotations[almExamples] = string(text)
 	default:
-		return nil, fail(fmt.Errorf("almExamples: expected an array or a string, got %s", kindOf(ex)))
+		return nil, fail(fmt.Errorf("almExamples: expected a list or a string, got %s", manifest.Describe(ex)))
 	}
 	return b, nil
 }

@@ -56,13 +56,13 @@ func TestAddSnapshotObject(t *testing.T) {
 		want     string // the error, after the file name
 	}{
 		{"wrong-typed bundle field in the second package", "      version: \"1.0.0\"\n      image: quay.io/example/foo", "      version: [1, 0]\n      image: quay.io/example/foo",
-			`:86 (document 0): package "foo": bundle "foo.v1.0.0": CatalogSnapshot: field "version": expected a string, got array`},
+			`:86 (document 0): package "foo": bundle "foo.v1.0.0": CatalogSnapshot: field "version": expected a string, got a list`},
 		{"wrong-typed package field", "  - name: foo\n    defaultChannel: stable\n", "  - name: foo\n    defaultChannel: {name: stable}\n",
-			`:86 (document 0): package "foo": CatalogSnapshot: field "defaultChannel": expected a string, got object`},
+			`:86 (document 0): package "foo": CatalogSnapshot: field "defaultChannel": expected a string, got a mapping`},
 		{"unknown entry field", "      - name: foo.v1.0.0\n", "      - name: foo.v1.0.0\n        weight: 3\n",
 			`:86 (document 0): package "foo": channel "stable": CatalogSnapshot: entry: unknown field "weight" (fields: name, replaces, skips, skipRange)`},
 		{"wrong-typed header field", "metadata:\n  name: test\n", "metadata: test\n",
-			`:1 (document 0): CatalogSnapshot: metadata: field "metadata": expected an object, got string`},
+			`:1 (document 0): CatalogSnapshot: metadata: field "metadata": expected a mapping, got a string`},
 		{"unsupported apiVersion", "odlm-render.io/v1alpha1", "odlm-render.io/v9",
 			`:1 (document 0): CatalogSnapshot: apiVersion "odlm-render.io/v9" is not supported (this version reads odlm-render.io/v1alpha1)`},
 	}

@@ -302,7 +302,7 @@ func TestSnapshotErrors(t *testing.T) {
 		{"unknown entry field", "      - name: foo.v1.0.0\n", "      - name: foo.v1.0.0\n        weight: 3\n", []string{`channel "stable"`, `unknown field "weight"`}},
 		{"head mismatch", "head: foo.v1.2.0", "head: foo.v1.1.0", []string{`channel "stable"`, `the head recorded ("foo.v1.1.0") is not the head of the entries ("foo.v1.2.0")`}},
 		{"examples type", snap, "apiVersion: odlm-render.io/v1alpha1\nkind: CatalogSnapshot\nmetadata: {name: x}\nspec:\n  packages:\n  - name: foo\n    bundles:\n    - name: foo.v1\n      almExamples: {kind: X}\n",
-			[]string{`bundle "foo.v1"`, "almExamples: expected an array or a string, got object"}},
+			[]string{`bundle "foo.v1"`, "almExamples: expected a list or a string, got a mapping"}},
 		{"no name", "  - name: foo\n", "  - nom: foo\n", []string{`package: field "name" is missing`}},
 		{"bad YAML in a package", "    defaultChannel: stable\n", "    defaultChannel: [stable\n", []string{"s.yaml", "invalid YAML", "line 10"}},
 	}

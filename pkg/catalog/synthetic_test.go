@@ -168,9 +168,9 @@ func TestExamplesErrors(t *testing.T) {
 		want           []string
 	}{
 		{"not JSON", `[{"kind": "Widget",}]`, []string{"invalid JSON", "line 1"}},
-		{"object not array", `{"kind": "Widget"}`, []string{"expected a JSON array of objects, got object"}},
-		{"string element", `[{"kind": "Widget"}, "oops"]`, []string{"element 1: expected a JSON object, got string"}},
-		{"null element", `[null]`, []string{"element 0: expected a JSON object, got null"}},
+		{"object not array", `{"kind": "Widget"}`, []string{"expected a JSON array of objects (a list of mappings), got a mapping"}},
+		{"string element", `[{"kind": "Widget"}, "oops"]`, []string{"element 1: expected a JSON object (a mapping), got a string"}},
+		{"null element", `[null]`, []string{"element 0: expected a JSON object (a mapping), got null"}},
 		{"trailing data", `[{"kind": "Widget"}] []`, []string{"unexpected data after the JSON array"}},
 	}
 	for _, tc := range tests {
@@ -265,7 +265,7 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name:  "wrong field type",
 			files: map[string]string{"c.yaml": pkgYAML("foo", "") + "---\nschema: olm.channel\npackage: foo\nname: x\nentries: {name: a}\n"},
-			want:  []string{`channel "x"`, `field "entries": expected an array, got object`},
+			want:  []string{`channel "x"`, `field "entries": expected a list, got a mapping`},
 		},
 		{
 			name:  "deprecation of a missing channel",
@@ -326,7 +326,7 @@ func TestPackagesFilter(t *testing.T) {
 
 	// Unfiltered, bar is read: its broken channel is an error.
 	_, err = catalog.Load(dir)
-	assert.ErrorContains(t, err, `package "bar": olm.channel: field "name": expected a string, got array`)
+	assert.ErrorContains(t, err, `package "bar": olm.channel: field "name": expected a string, got a list`)
 }
 
 func TestBuilderAddBlob(t *testing.T) {

@@ -137,7 +137,7 @@ func TestLoadCatalogFromASnapshotAmongInputs(t *testing.T) {
 		{"alone", snapshotDoc, ""},
 		{"with FBC blobs of another package", snapshotDoc + "---\nschema: olm.package\nname: bar\n", ""},
 		{"a wrong-typed field: the file, the package's line and the field", strings.Replace(snapshotDoc, `version: "1.0.0"`, "version: {major: 1}", 1),
-			`-:10 (document 0): package "foo": bundle "foo.v1.0.0": CatalogSnapshot: field "version": expected a string, got object`},
+			`-:10 (document 0): package "foo": bundle "foo.v1.0.0": CatalogSnapshot: field "version": expected a string, got a mapping`},
 		{"an unknown version", strings.Replace(snapshotDoc, "v1alpha1", "v9", 1),
 			`-:1 (document 0): CatalogSnapshot: apiVersion "odlm-render.io/v9" is not supported (this version reads odlm-render.io/v1alpha1)`},
 		{"a package also among the FBC blobs", snapshotDoc + "---\nschema: olm.package\nname: foo\n",

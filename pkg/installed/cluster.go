@@ -243,12 +243,8 @@ func describe(v any) string {
 		return fmt.Sprintf("%t", x)
 	case json.Number:
 		return "the number " + x.String()
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "a map"
 	}
-	return fmt.Sprintf("%T", v)
+	return manifest.Describe(v)
 }
 
 // str returns the string at path (validated beforehand), or "".

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -222,4 +223,24 @@ func SortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// Describe names the kind of a value of a value tree for messages, with its article: "a
+// mapping", "a list", "a string", "a number", "a boolean", "null" — never a Go type name.
+func Describe(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64:
+		return "a number"
+	case map[string]any, map[any]any:
+		return "a mapping"
+	case []any:
+		return "a list"
+	}
+	return "an unsupported value"
 }

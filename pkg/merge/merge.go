@@ -2,6 +2,7 @@ package merge
 
 import (
 	"fmt"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
 	"sort"
 	"strconv"
 )
@@ -72,7 +73,7 @@ func object(role string, v any) (map[string]any, error) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, &Error{Msg: fmt.Sprintf("the %s value must be a JSON object, not %s", role, kindOf(v))}
+		return nil, &Error{Msg: fmt.Sprintf("the %s value must be a mapping, not %s", role, manifest.Describe(v))}
 	}
 	return m, nil
 }
@@ -122,7 +123,7 @@ func mergeList(def, out []any, path string) error {
 		cm, ok := out[j].(map[string]any)
 		if !ok || cm == nil {
 			return &Error{Path: elemPath, Msg: fmt.Sprintf(
-				"cannot merge a map from the alm-example into a non-map (%s) value", kindOf(out[j]))}
+				"cannot merge a mapping from the alm-example into %s", manifest.Describe(out[j]))}
 		}
 		if err := mergeKeys(dm, cm, elemPath); err != nil {
 			return err

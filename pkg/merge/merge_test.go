@@ -95,28 +95,28 @@ func TestMerge(t *testing.T) {
 			name:    "null list element",
 			def:     `{"spec":{"containers":[{"a":1},{"b":2}]}}`,
 			changed: `{"spec":{"containers":[{},null]}}`,
-			wantErr: "spec.containers[1]: cannot merge a map from the alm-example into a non-map (null) value",
+			wantErr: "spec.containers[1]: cannot merge a mapping from the alm-example into null",
 		},
 		{
 			name:    "string list element",
 			def:     `{"spec":{"containers":[{"a":1},{"b":2}]}}`,
 			changed: `{"spec":{"containers":[{},"web"]}}`,
-			wantErr: "spec.containers[1]: cannot merge a map from the alm-example into a non-map (string) value",
+			wantErr: "spec.containers[1]: cannot merge a mapping from the alm-example into a string",
 		},
 		{
 			name:    "list list element",
 			def:     `{"l":[{"a":1}]}`,
 			changed: `{"l":[[1]]}`,
-			wantErr: "l[0]: cannot merge a map from the alm-example into a non-map (list) value",
+			wantErr: "l[0]: cannot merge a mapping from the alm-example into a list",
 		},
 		{
 			name:    "error deep in list of lists of maps",
 			def:     `{"a":{"l":[{"m":[{"x":1}]}]}}`,
 			changed: `{"a":{"l":[{"m":[7]}]}}`,
-			wantErr: "a.l[0].m[0]: cannot merge a map from the alm-example into a non-map (number) value",
+			wantErr: "a.l[0].m[0]: cannot merge a mapping from the alm-example into a number",
 		},
-		{name: "default not an object", def: `[1]`, changed: `{}`, wantErr: "the default value must be a JSON object, not list"},
-		{name: "changed not an object", def: `{}`, changed: `"x"`, wantErr: "the changed value must be a JSON object, not string"},
+		{name: "default not an object", def: `[1]`, changed: `{}`, wantErr: "the default value must be a mapping, not a list"},
+		{name: "changed not an object", def: `{}`, changed: `"x"`, wantErr: "the changed value must be a mapping, not a string"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			def, changed := decode(t, tc.def), decode(t, tc.changed)
@@ -172,7 +172,7 @@ func TestMergeNullChanged(t *testing.T) {
 		{name: "empty default", def: `{}`},
 		{name: "only null default values", def: `{"a":null,"b":null}`},
 		{name: "non-empty default", def: `{"a":null,"b":{"c":1},"z":1}`, wantErr: "b: cannot merge a default value into a null object"},
-		{name: "default not an object", def: `3`, wantErr: "the default value must be a JSON object, not number"},
+		{name: "default not an object", def: `3`, wantErr: "the default value must be a mapping, not a number"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			def := decode(t, tc.def)

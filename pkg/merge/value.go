@@ -196,24 +196,3 @@ func digitRun(s string, i int) (string, int) {
 	}
 	return s[i:j], j
 }
-
-// kindOf names the JSON type of v for error messages.
-func kindOf(v any) string {
-	if isNull(v) {
-		return "null"
-	}
-	switch v.(type) {
-	case map[string]any:
-		return "map"
-	case []any:
-		return "list"
-	case string:
-		return "string"
-	case bool:
-		return "bool"
-	}
-	if _, ok := numberText(v); ok {
-		return "number"
-	}
-	return fmt.Sprintf("%T", v)
-}

@@ -3,6 +3,7 @@ package template
 import (
 	"encoding/base64"
 	"fmt"
+	"github.com/odlm-render/odlm-render/pkg/manifest"
 	"strconv"
 	"strings"
 
@@ -78,7 +79,7 @@ func (e *evaluator) configMap(r *keyRef) (string, *Source, error) {
 		return v, src, nil
 	default:
 		ref := *src
-		return "", src, &Error{Path: e.path, Ref: &ref, Msg: fmt.Sprintf("configMapKeyRef: %s: data value is a %s, not a string", ref.String(), typeName(v))}
+		return "", src, &Error{Path: e.path, Ref: &ref, Msg: fmt.Sprintf("configMapKeyRef: %s: data value is %s, not a string", ref.String(), manifest.Describe(v))}
 	}
 }
 
@@ -98,7 +99,7 @@ func (e *evaluator) secret(r *keyRef) (string, *Source, error) {
 		if v, present := sd[r.Key]; present && v != nil {
 			s, ok := v.(string)
 			if !ok {
-				return "", src, bad("stringData value is a " + typeName(v) + ", not a string")
+				return "", src, bad("stringData value is " + manifest.Describe(v) + ", not a string")
 			}
 			return s, src, nil
 		}
@@ -114,7 +115,7 @@ func (e *evaluator) secret(r *keyRef) (string, *Source, error) {
 		}
 		return string(b), src, nil
 	default:
-		return "", src, bad("data value is a " + typeName(v) + ", not a base64 string")
+		return "", src, bad("data value is " + manifest.Describe(v) + ", not a base64 string")
 	}
 }
 
@@ -159,19 +160,4 @@ func evaluatePath(path string, obj map[string]any) (s string, err error) {
 
 func isSecretKind(apiVersion, kind string) bool {
 	return apiVersion == "v1" && kind == "Secret"
-}
-
-func typeName(v any) string {
-	switch v.(type) {
-	case map[string]any:
-		return "map"
-	case []any:
-		return "list"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	default:
-		return "number"
-	}
 }
