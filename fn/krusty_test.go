@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"path/filepath"
 	"testing"
 
@@ -10,10 +9,6 @@ import (
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
-
-	"github.com/odlm-render/odlm-render/pkg/inputs"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
-	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
 // krustyBuild runs kustomize in-process (kustomize/api's krusty, what `kustomize build`
@@ -38,21 +33,7 @@ func TestKrustyRunsTheExample(t *testing.T) {
 	root := exampleRepo(t)
 	out, err := krustyBuild(t, filepath.Join(root, "examples", "kustomize"), true)
 	require.NoError(t, err)
-	got, err := manifest.Decode("krusty", []byte(out))
-	require.NoError(t, err)
-
-	docs, err := inputs.ReadPaths([]string{"../examples/kustomize/registry.yaml", "../examples/kustomize/requests.yaml"}, nil)
-	require.NoError(t, err)
-	cat, err := inputs.LoadCatalog([]string{quickstart + "/catalog"}, nil)
-	require.NoError(t, err)
-	want := render.Render(render.Inputs{Objects: docs, Catalog: cat}, render.Options{Ordering: render.OrderingArgoCD})
-	require.False(t, want.Results.HasErrors())
-	manifest.Sort(got)
-	var a, b bytes.Buffer
-	require.NoError(t, manifest.WriteYAML(&a, want.Objects))
-	require.NoError(t, manifest.WriteYAML(&b, got))
-	assert.Equal(t, a.String(), b.String())
-	assert.Contains(t, b.String(), "kind: Subscription")
+	assertRendersTheExample(t, []byte(out))
 
 	// without exec functions enabled kustomize skips the function silently
 	out, err = krustyBuild(t, filepath.Join(root, "examples", "kustomize"), false)

@@ -110,22 +110,7 @@ func TestKustomizeBuildRunsTheExample(t *testing.T) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Run(), stderr.String())
 
-	got, err := manifest.Decode("kustomize", stdout.Bytes())
-	require.NoError(t, err)
-	// the same objects as the engine renders directly (kustomize passes the RenderConfig's
-	// options through; it strips path annotations)
-	docs, err := inputs.ReadPaths([]string{"../examples/kustomize/registry.yaml", "../examples/kustomize/requests.yaml"}, nil)
-	require.NoError(t, err)
-	cat, err := inputs.LoadCatalog([]string{quickstart + "/catalog"}, nil)
-	require.NoError(t, err)
-	want := render.Render(render.Inputs{Objects: docs, Catalog: cat}, render.Options{Ordering: render.OrderingArgoCD})
-	require.False(t, want.Results.HasErrors())
-	manifest.Sort(got)
-	var a, b bytes.Buffer
-	require.NoError(t, manifest.WriteYAML(&a, want.Objects))
-	require.NoError(t, manifest.WriteYAML(&b, got))
-	assert.Equal(t, a.String(), b.String())
-	assert.Contains(t, b.String(), "kind: Subscription")
+	assertRendersTheExample(t, stdout.Bytes())
 
 	// without --enable-exec kustomize skips the function silently: the objects are missing
 	cmd = exec.Command(kustomize, "build", "--enable-alpha-plugins", filepath.Join(root, "examples", "kustomize"))
@@ -176,4 +161,25 @@ spec:
 		kinds[o.Kind()]++
 	}
 	assert.Equal(t, map[string]int{"Namespace": 2, "OperatorGroup": 1, "Subscription": 2, "ConfigMap": 1, "NFSProvisioner": 1, "SleepInfo": 2}, kinds)
+}
+
+// assertRendersTheExample checks a kustomize build of examples/kustomize: the same objects as
+// the engine renders directly (kustomize passes the RenderConfig's options through; it strips
+// path annotations).
+func assertRendersTheExample(t *testing.T, built []byte) {
+	t.Helper()
+	got, err := manifest.Decode("kustomize", built)
+	require.NoError(t, err)
+	docs, err := inputs.ReadPaths([]string{"../examples/kustomize/registry.yaml", "../examples/kustomize/requests.yaml"}, nil)
+	require.NoError(t, err)
+	cat, err := inputs.LoadCatalog([]string{quickstart + "/catalog"}, nil)
+	require.NoError(t, err)
+	want := render.Render(render.Inputs{Objects: docs, Catalog: cat}, render.Options{Ordering: render.OrderingArgoCD})
+	require.False(t, want.Results.HasErrors())
+	manifest.Sort(got)
+	var a, b bytes.Buffer
+	require.NoError(t, manifest.WriteYAML(&a, want.Objects))
+	require.NoError(t, manifest.WriteYAML(&b, got))
+	assert.Equal(t, a.String(), b.String())
+	assert.Contains(t, b.String(), "kind: Subscription")
 }
