@@ -68,7 +68,7 @@ func (b *Builder) AddPath(path string) error {
 	}
 	if fi.IsDir() {
 		p := b.newPipeline()
-		return p.finish(b.addDir(path, nil, p))
+		return p.finish(b.addTree(path, p))
 	}
 	return b.AddFile(path)
 }

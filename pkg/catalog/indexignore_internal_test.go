@@ -1,57 +1,53 @@
 package catalog
 
 import (
-	"path/filepath"
 	"testing"
+	"testing/fstest"
 
+	"github.com/joelanford/ignore"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
+// TestIgnoreRules checks .indexignore files as this package applies them (operator-registry's
+// library, gitignore rules), including a file below an ignored folder.
 func TestIgnoreRules(t *testing.T) {
 	tests := []struct {
 		rules  string
 		path   string // relative to the folder of the .indexignore
-		isDir  bool
 		ignore bool
 	}{
-		{"*.json", "a.json", false, true},
-		{"*.json", "x/y/a.json", false, true},
-		{"*.json", "a.yaml", false, false},
-		{"# comment\n\n*.json", "a.json", false, true},
-		{"/top.yaml", "top.yaml", false, true},
-		{"/top.yaml", "sub/top.yaml", false, false},
-		{"sub/*.yaml", "sub/a.yaml", false, true},
-		{"sub/*.yaml", "other/sub/a.yaml", false, false},
-		{"**/sub/*.yaml", "other/sub/a.yaml", false, true},
-		{"docs/**", "docs/x/y.yaml", false, true},
-		{"build/", "build", true, true},
-		{"build/", "build", false, false},
-		{"*.yaml\n!keep.yaml", "keep.yaml", false, false},
-		{"*.yaml\n!keep.yaml", "drop.yaml", false, true},
-		{`\#odd.yaml`, "#odd.yaml", false, true},
-		{"a.yaml   ", "a.yaml", false, true},
+		{"*.json", "a.json", true},
+		{"*.json", "x/y/a.json", true},
+		{"*.json", "a.yaml", false},
+		{"# comment\n\n*.json", "a.json", true},
+		{"/top.yaml", "top.yaml", true},
+		{"/top.yaml", "sub/top.yaml", false},
+		{"sub/*.yaml", "sub/a.yaml", true},
+		{"**/sub/*.yaml", "other/sub/a.yaml", true},
+		{"docs/**", "docs/x/y.yaml", true},
+		{"build/", "build/a.yaml", true},
+		{"*.yaml\n!keep.yaml", "keep.yaml", false},
+		{"*.yaml\n!keep.yaml", "drop.yaml", true},
+		{"a.yaml   ", "a.yaml", true},
+		{"hidden", "hidden/deeper/a.yaml", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.rules+"|"+tc.path, func(t *testing.T) {
-			f, err := parseIgnore("/root", []byte(tc.rules))
+			m, err := ignore.NewMatcher(fstest.MapFS{".indexignore": {Data: []byte(tc.rules)}}, indexIgnoreFile)
 			require.NoError(t, err)
-			got := ignored([]*ignoreFile{f}, filepath.Join("/root", filepath.FromSlash(tc.path)), tc.isDir)
-			assert.Equal(t, tc.ignore, got)
+			assert.Equal(t, tc.ignore, treeIgnored(m, tc.path))
 		})
 	}
-
-	_, err := parseIgnore("/root", []byte("ok\n[bad"))
-	assert.ErrorContains(t, err, "line 2")
 }
 
 func TestIgnoreDeeperFileWins(t *testing.T) {
-	outer, err := parseIgnore("/root", []byte("*.yaml"))
+	m, err := ignore.NewMatcher(fstest.MapFS{
+		".indexignore":     {Data: []byte("*.yaml")},
+		"sub/.indexignore": {Data: []byte("!a.yaml")},
+	}, indexIgnoreFile)
 	require.NoError(t, err)
-	inner, err := parseIgnore("/root/sub", []byte("!a.yaml"))
-	require.NoError(t, err)
-	stack := []*ignoreFile{outer, inner}
-	assert.False(t, ignored(stack, "/root/sub/a.yaml", false))
-	assert.True(t, ignored(stack, "/root/sub/b.yaml", false))
-	assert.True(t, ignored(stack, "/root/a.yaml", false))
+	assert.False(t, treeIgnored(m, "sub/a.yaml"))
+	assert.True(t, treeIgnored(m, "sub/b.yaml"))
+	assert.True(t, treeIgnored(m, "a.yaml"))
 }

@@ -2,10 +2,15 @@ package catalog
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
+	"testing/fstest"
+
+	"github.com/joelanford/ignore"
 )
 
 // Tree collects the files of a catalog folder that arrive in any order and
@@ -138,17 +143,18 @@ func (t *Tree) Len() int { return len(t.files) }
 // Commit ends the last layer and adds the files to the Builder.
 func (t *Tree) Commit() error {
 	t.NextLayer()
-	ignores := map[string]*ignoreFile{}
+	// the image's .indexignore files, matched as operator-registry matches a folder's
+	rules := fstest.MapFS{}
 	for d, data := range t.rules {
-		f, err := parseIgnore(treeAbs(d), data)
-		if err != nil {
-			return &Error{Source: fileSource(t.prefix + path.Join(d, indexIgnoreFile)), Err: err}
-		}
-		ignores[d] = f
+		rules[path.Join(d, indexIgnoreFile)] = &fstest.MapFile{Data: data}
+	}
+	m, err := ignore.NewMatcher(rules, indexIgnoreFile)
+	if err != nil {
+		return &Error{Source: fileSource(t.prefix), Err: fmt.Errorf("reading %s files: %w", indexIgnoreFile, err)}
 	}
 	paths := make([]string, 0, len(t.files))
 	for p := range t.files {
-		if !treeIgnored(ignores, p) {
+		if !treeIgnored(m, p) {
 			paths = append(paths, p)
 		}
 	}
@@ -173,15 +179,6 @@ func cleanTreePath(p string) string {
 	return strings.TrimPrefix(p, "/")
 }
 
-// treeAbs makes a tree path absolute for the .indexignore matcher, which
-// works on file paths.
-func treeAbs(p string) string {
-	if p == "" || p == "." {
-		return "/"
-	}
-	return "/" + p
-}
-
 // removeTree deletes p (when self) and everything below it; p "" is the root.
 func removeTree[V any](m map[string]V, p string, self bool) {
 	if p == "." {
@@ -199,24 +196,16 @@ func removeTree[V any](m map[string]V, p string, self bool) {
 	}
 }
 
-// treeIgnored applies the .indexignore files as a folder walk would: a
-// file below an ignored folder is ignored, whatever deeper files say.
-func treeIgnored(ignores map[string]*ignoreFile, p string) bool {
-	var chain []*ignoreFile
-	if f := ignores["."]; f != nil {
-		chain = append(chain, f)
-	}
+// treeIgnored applies the .indexignore files as a folder walk would: a file below an
+// ignored folder is ignored, whatever deeper files say.
+func treeIgnored(m ignore.Matcher, p string) bool {
 	parts := strings.Split(p, "/")
-	for i := 0; i < len(parts)-1; i++ {
-		dir := strings.Join(parts[:i+1], "/")
-		if ignored(chain, treeAbs(dir), true) {
+	for i := 1; i < len(parts); i++ {
+		if m.Match(filepath.FromSlash(strings.Join(parts[:i], "/")), true) {
 			return true
 		}
-		if f := ignores[dir]; f != nil {
-			chain = append(chain, f)
-		}
 	}
-	return ignored(chain, treeAbs(p), false)
+	return m.Match(filepath.FromSlash(p), false)
 }
 
 // recordingReader remembers the error of the underlying reader, so that a

@@ -1,35 +1,35 @@
 package catalog
 
 import (
-	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/joelanford/ignore"
 )
 
 const indexIgnoreFile = ".indexignore"
 
-// addDir adds the catalog files under dir. ignores are the .indexignore
-// files of the folders above, outermost first. Folders are read one at a
-// time, in lexical order, so that errors and duplicates are reported the
-// same way on every machine. Symlinked folders are not followed (a link
-// loop would never end); symlinked files are.
-func (b *Builder) addDir(dir string, ignores []*ignoreFile, p *pipeline) error {
+// addTree adds the catalog files under root, honouring its .indexignore files as
+// operator-registry does (github.com/joelanford/ignore: gitignore rules, each file's patterns
+// relative to its folder).
+func (b *Builder) addTree(root string, p *pipeline) error {
+	m, err := ignore.NewMatcher(os.DirFS(root), indexIgnoreFile)
+	if err != nil {
+		return &Error{Source: fileSource(root), Err: fmt.Errorf("reading %s files: %w", indexIgnoreFile, err)}
+	}
+	return b.addDir(root, root, m, p)
+}
+
+// addDir adds the catalog files under dir, a folder of root. Folders are read one at a time,
+// in lexical order, so that errors and duplicates are reported the same way on every
+// machine; an ignored folder is not read. Symlinked folders are not followed (a link loop
+// would never end); symlinked files are.
+func (b *Builder) addDir(root, dir string, m ignore.Matcher, p *pipeline) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return &Error{Source: fileSource(dir), Err: err}
-	}
-	ignorePath := filepath.Join(dir, indexIgnoreFile)
-	data, err := os.ReadFile(ignorePath)
-	switch {
-	case err == nil:
-		f, err := parseIgnore(dir, data)
-		if err != nil {
-			return &Error{Source: fileSource(ignorePath), Err: err}
-		}
-		ignores = append(ignores[:len(ignores):len(ignores)], f)
-	case !errors.Is(err, fs.ErrNotExist):
-		return &Error{Source: fileSource(ignorePath), Err: err}
 	}
 	for _, e := range entries {
 		if e.Name() == indexIgnoreFile {
@@ -44,12 +44,12 @@ func (b *Builder) addDir(dir string, ignores []*ignoreFile, p *pipeline) error {
 			}
 			isDir, regular = false, fi.Mode().IsRegular()
 		}
-		if ignored(ignores, full, isDir) {
+		if rel, err := filepath.Rel(root, full); err == nil && m.Match(rel, isDir) {
 			continue
 		}
 		switch {
 		case isDir:
-			if err := b.addDir(full, ignores, p); err != nil {
+			if err := b.addDir(root, full, m, p); err != nil {
 				return err
 			}
 		case regular && formatOf(full) != "":
