@@ -17,7 +17,11 @@
 # 3. exec start-up on an empty ResourceList: odlm-render-fn vs a minimal kyaml function.
 # 4. peak RSS of odlm-render-fn on the largest fleet vs its input bytes.
 #
-# SECTIONS="go kustomize startup peak" (the default) chooses what runs.
+# 5. the KRM functions SDK: the same engine behind github.com/kptdev/krm-functions-sdk/go/fn
+#    (bench/cmd/sdkfn) against the function's own ResourceList I/O, on SDK_REQUESTS requests
+#    and on an empty ResourceList.
+#
+# SECTIONS="go kustomize startup peak sdk" (the default) chooses what runs.
 set -euo pipefail
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +30,9 @@ RUNS=${RUNS:-1}             # kustomize builds per variant (median; ~2.5 min eac
 STARTS=${STARTS:-50}        # function starts per binary (median)
 KUST_REQUESTS=${KUST_REQUESTS:-1666}   # × 3 own CRs each ≈ 5,000 objects
 PEAK_REQUESTS=${PEAK_REQUESTS:-10000}
-SECTIONS=${SECTIONS:-go kustomize startup peak}
+SDK_REQUESTS=${SDK_REQUESTS:-10000}
+SDK_RUNS=${SDK_RUNS:-3}
+SECTIONS=${SECTIONS:-go kustomize startup peak sdk}
 run() { [[ " $SECTIONS " == *" $1 "* ]]; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -171,6 +177,30 @@ if run peak; then
   peak_objects=$(grep -c '^- apiVersion: ' "$work/peak.out" || true)
 fi
 
+# --- 5. the KRM functions SDK: what reading and writing through it would cost --------------
+# bench/cmd/sdkfn is the same engine behind github.com/kptdev/krm-functions-sdk/go/fn v1.1.1;
+# both take the same ResourceList (SDK_REQUESTS requests) and an empty one, SDK_RUNS times.
+if run sdk; then
+  echo "KRM functions SDK: ${SDK_REQUESTS} requests and start-up, ${SDK_RUNS} runs each…" >&2
+  (cd bench && go build -trimpath -o "$work/sdkfn" ./cmd/sdkfn)
+  {
+    printf 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n'
+    render_config | sed -e '/annotations:/,/path:/d' -e 's/^/  /'
+    printf 'items:\n'
+    fleet "$SDK_REQUESTS" 1 | awk '/^---$/ {first = 1; next} {printf "%s%s\n", (first ? "- " : "  "), $0; first = 0}' | sed '1s/^  /- /'
+  } > "$work/sdk.yaml"
+  printf 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n' > "$work/sdk-empty.yaml"
+  for b in "$fn" "$work/sdkfn"; do
+    n=$(basename "$b")
+    for _ in $(seq "$SDK_RUNS"); do timed "$work/sdk-$n.ms" "$b" < "$work/sdk.yaml" > "$work/sdk-$n.out"; done
+    grep -c '^- apiVersion: ' "$work/sdk-$n.out" > "$work/sdk-$n.objects" || true
+    for _ in $(seq "$STARTS"); do
+      t0=$EPOCHREALTIME; "$b" < "$work/sdk-empty.yaml" > /dev/null; t1=$EPOCHREALTIME
+      echo "$t0 $t1"
+    done | awk '{print ($2-$1)*1000}' | median > "$work/sdk-$n.start"
+  done
+fi
+
 # --- the table ----------------------------------------------------------------------------
 if run go; then
   awk -v ops=3 '
@@ -224,6 +254,17 @@ if run startup; then
   printf '%-60s %10.1f\n' "bin/odlm-render-fn" "$s_fn"
   printf '%-60s %10.1f\n' "hack/minimal-fn (kyaml framework only)" "$s_min"
   awk -v a="$s_fn" -v b="$s_min" 'BEGIN { printf "RATIO start-up: %.1f ms (%.2f× minimal)  (target < 30 ms) %s\n", a, a/b, (a < 30 ? "OK" : "FAIL") }'
+fi
+if run sdk; then
+  echo
+  own_wall=$(cut -d' ' -f1 "$work/sdk-odlm-render-fn.ms" | median); own_cpu=$(cut -d' ' -f2 "$work/sdk-odlm-render-fn.ms" | median)
+  sdk_wall=$(cut -d' ' -f1 "$work/sdk-sdkfn.ms" | median); sdk_cpu=$(cut -d' ' -f2 "$work/sdk-sdkfn.ms" | median)
+  printf '%-60s %10s %10s %10s %12s\n' "KRM function, $SDK_REQUESTS requests (median of $SDK_RUNS)" "wall ms" "CPU ms" "objects" "start-up ms"
+  printf '%-60s %10.0f %10.0f %10s %12.1f\n' "odlm-render-fn (pkg/krm)" "$own_wall" "$own_cpu" "$(cat "$work/sdk-odlm-render-fn.objects")" "$(cat "$work/sdk-odlm-render-fn.start")"
+  printf '%-60s %10.0f %10.0f %10s %12.1f\n' "the same engine through krm-functions-sdk v1.1.1" "$sdk_wall" "$sdk_cpu" "$(cat "$work/sdk-sdkfn.objects")" "$(cat "$work/sdk-sdkfn.start")"
+  awk -v a="$sdk_cpu" -v b="$own_cpu" -v s="$(cat "$work/sdk-sdkfn.start")" 'BEGIN {
+    r = a/b; printf "RATIO SDK / own ResourceList I/O, CPU on the run: %.2f× (+%.0f%%)  (the SDK is adopted at <= 1.10× and start-up < 30 ms) %s\n", r, (r-1)*100, (r <= 1.1 && s < 30 ? "ADOPT" : "KEEP pkg/krm")
+  }'
 fi
 if run peak; then
   echo
