@@ -21,7 +21,10 @@
 #    (bench/cmd/sdkfn) against the function's own ResourceList I/O, on SDK_REQUESTS requests
 #    and on an empty ResourceList.
 #
-# SECTIONS="go kustomize startup peak sdk" (the default) chooses what runs.
+# 6. the catalog's own snapshot writer and streaming decoder against go.yaml.in/yaml/v3 on the
+#    shared community catalog (testdata's catalogs without it).
+#
+# SECTIONS="go kustomize startup peak sdk lib" (the default) chooses what runs.
 set -euo pipefail
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,7 +35,7 @@ KUST_REQUESTS=${KUST_REQUESTS:-1666}   # × 3 own CRs each ≈ 5,000 objects
 PEAK_REQUESTS=${PEAK_REQUESTS:-10000}
 SDK_REQUESTS=${SDK_REQUESTS:-10000}
 SDK_RUNS=${SDK_RUNS:-3}
-SECTIONS=${SECTIONS:-go kustomize startup peak sdk}
+SECTIONS=${SECTIONS:-go kustomize startup peak sdk lib}
 run() { [[ " $SECTIONS " == *" $1 "* ]]; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -201,6 +204,13 @@ if run sdk; then
   done
 fi
 
+# --- 6. the catalog's own YAML writer and decoder against go.yaml.in/yaml/v3 ---------------
+if run lib; then
+  echo "catalog YAML writer and decoder vs yaml.v3 (3 runs)…" >&2
+  go test ./pkg/catalog/ -run '^$' -bench 'BenchmarkSnapshotWrite|BenchmarkCatalogDecode' -benchmem -count 3 | tee "$work/lib.txt" >&2
+  median_runs "$work/lib.txt" > "$work/lib.median"
+fi
+
 # --- the table ----------------------------------------------------------------------------
 if run go; then
   awk -v ops=3 '
@@ -265,6 +275,25 @@ if run sdk; then
   awk -v a="$sdk_cpu" -v b="$own_cpu" -v s="$(cat "$work/sdk-sdkfn.start")" 'BEGIN {
     r = a/b; printf "RATIO SDK / own ResourceList I/O, CPU on the run: %.2f× (+%.0f%%)  (the SDK is adopted at <= 1.10× and start-up < 30 ms) %s\n", r, (r-1)*100, (r <= 1.1 && s < 30 ? "ADOPT" : "KEEP pkg/krm")
   }'
+fi
+if run lib; then
+  echo
+  awk '
+    /^Benchmark(SnapshotWrite|CatalogDecode)\// {
+      split($1, a, "/"); sub(/-[0-9]+$/, "", a[2]); name = a[1] "/" a[2]
+      for (i = 3; i < NF; i++) { if ($(i+1) == "ns/op") ns[name] = $i; if ($(i+1) == "B/op") by[name] = $i }
+    }
+    END {
+      printf "%-60s %12s %12s\n", "catalog YAML (go test -bench, median of 3)", "ms/op", "MB/op"
+      split("BenchmarkSnapshotWrite BenchmarkCatalogDecode", kinds, " ")
+      label["BenchmarkSnapshotWrite"] = "snapshot writer"; label["BenchmarkCatalogDecode"] = "catalog decoder"
+      for (k = 1; k <= 2; k++) { b = kinds[k]
+        printf "%-60s %12.1f %12.1f\n", label[b] " (own)", ns[b "/own"]/1e6, by[b "/own"]/1e6
+        printf "%-60s %12.1f %12.1f\n", label[b] " (yaml.v3)", ns[b "/yamlv3"]/1e6, by[b "/yamlv3"]/1e6
+        r = ns[b "/yamlv3"]/ns[b "/own"]
+        printf "RATIO %s, yaml.v3 / own: %.1f× time, %.1f× memory  (kept at >= 2×) %s\n", label[b], r, by[b "/yamlv3"]/by[b "/own"], (r >= 2 ? "KEEP" : "USE THE LIBRARY")
+      }
+    }' "$work/lib.median"
 fi
 if run peak; then
   echo
