@@ -27,7 +27,7 @@ RUN go mod download
 COPY . .
 ARG VERSION=dev
 ENV CGO_ENABLED=0 GOTOOLCHAIN=local
-RUN ldflags="-s -w -X github.com/odlm-render/odlm-render/pkg/version.Version=${VERSION}" && \
+RUN ldflags="-s -w -X github.com/odlm-render/odlm-render/internal/version.Version=${VERSION}" && \
     go build -trimpath -ldflags "$ldflags" -o /out/usr/local/bin/odlm-render ./cmd/odlm-render && \
     go build -trimpath -ldflags "$ldflags" -o /out/usr/local/bin/odlm-render-fn ./fn && \
     mkdir -p /out/etc/ssl/certs && \

@@ -5,7 +5,7 @@ export GOFLAGS := -mod=mod
 GO ?= go
 BIN := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X github.com/odlm-render/odlm-render/pkg/version.Version=$(VERSION)
+LDFLAGS := -s -w -X github.com/odlm-render/odlm-render/internal/version.Version=$(VERSION)
 
 .PHONY: all build example test tools apiserver unit lint fuzz bench golden clean
 
@@ -42,19 +42,19 @@ lint:
 
 # Regenerate golden files on purpose; read the diff before committing.
 golden:
-	$(GO) test ./pkg/render/ ./pkg/cli/ ./fn/ -update
+	$(GO) test ./pkg/render/ ./internal/cli/ ./fn/ -update
 
 fuzz:
-	$(GO) test ./pkg/merge/ -run '^$$' -fuzz FuzzMerge -fuzztime 60s -fuzzminimizetime 10s
+	$(GO) test ./internal/merge/ -run '^$$' -fuzz FuzzMerge -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzLoad -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzStreamingMatchesReference -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzPrune -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzCompactJSON -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzYAMLWriter -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./pkg/render/ -run '^$$' -fuzz FuzzRender -fuzztime 60s -fuzzminimizetime 10s
-	$(GO) test ./pkg/template/ -run '^$$' -fuzz FuzzResolve -fuzztime 60s -fuzzminimizetime 10s
-	$(GO) test ./pkg/collection/ -run '^$$' -fuzz FuzzCollection -fuzztime 60s -fuzzminimizetime 10s
-	$(GO) test ./pkg/krm/ -run '^$$' -fuzz FuzzParseByItemAgrees -fuzztime 60s -fuzzminimizetime 10s
+	$(GO) test ./internal/template/ -run '^$$' -fuzz FuzzResolve -fuzztime 60s -fuzzminimizetime 10s
+	$(GO) test ./internal/collection/ -run '^$$' -fuzz FuzzCollection -fuzztime 60s -fuzzminimizetime 10s
+	$(GO) test ./internal/krm/ -run '^$$' -fuzz FuzzParseByItemAgrees -fuzztime 60s -fuzzminimizetime 10s
 
 # Scale benchmarks (go test -bench, kustomize, start-up, peak memory): one table and the
 # ratios against the targets; a few minutes. See scripts/bench.sh.

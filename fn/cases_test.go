@@ -14,8 +14,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/odlm-render/odlm-render/internal/golden"
-	"github.com/odlm-render/odlm-render/pkg/inputs"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/internal/inputs"
+	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
 // TestGoldenCasesThroughTheFunction runs every engine golden case as a ResourceList: the

@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/odlm-render/odlm-render/pkg/api"
-	"github.com/odlm-render/odlm-render/pkg/inputs"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/internal/api"
+	"github.com/odlm-render/odlm-render/internal/inputs"
+	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 

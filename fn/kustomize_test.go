@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/inputs"
+	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/testtools"
-	"github.com/odlm-render/odlm-render/pkg/inputs"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 

@@ -9,7 +9,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/odlm-render/odlm-render/pkg/version"
+	"github.com/odlm-render/odlm-render/internal/version"
 )
 
 const usage = `odlm-render-fn renders ODLM OperandRequests, OperandRegistries and OperandConfigs as a

@@ -7,11 +7,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/odlm-render/odlm-render/pkg/cluster"
-	"github.com/odlm-render/odlm-render/pkg/diag"
-	"github.com/odlm-render/odlm-render/pkg/inputs"
-	"github.com/odlm-render/odlm-render/pkg/krm"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/internal/cluster"
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/inputs"
+	"github.com/odlm-render/odlm-render/internal/krm"
+	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 

@@ -2,7 +2,7 @@
 # Optional fidelity check, NOT part of `make test`: runs the Argo CD plugin
 # (deploy/argocd/plugin.yaml) through Argo CD's real cmp-server code (v3.2.12, the newest
 # release that builds from the Go module proxy) against examples/argocd, the way Argo CD's
-# repo-server calls it. pkg/cli/argocd_test.go emulates the same contract in `make test`.
+# repo-server calls it. internal/cli/argocd_test.go emulates the same contract in `make test`.
 #
 #   scripts/argocd-cmp-check.sh        # first run: ~1 min of module downloads, a ~4 min build
 #

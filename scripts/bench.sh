@@ -270,10 +270,10 @@ if run sdk; then
   own_wall=$(cut -d' ' -f1 "$work/sdk-odlm-render-fn.ms" | median); own_cpu=$(cut -d' ' -f2 "$work/sdk-odlm-render-fn.ms" | median)
   sdk_wall=$(cut -d' ' -f1 "$work/sdk-sdkfn.ms" | median); sdk_cpu=$(cut -d' ' -f2 "$work/sdk-sdkfn.ms" | median)
   printf '%-60s %10s %10s %10s %12s\n' "KRM function, $SDK_REQUESTS requests (median of $SDK_RUNS)" "wall ms" "CPU ms" "objects" "start-up ms"
-  printf '%-60s %10.0f %10.0f %10s %12.1f\n' "odlm-render-fn (pkg/krm)" "$own_wall" "$own_cpu" "$(cat "$work/sdk-odlm-render-fn.objects")" "$(cat "$work/sdk-odlm-render-fn.start")"
+  printf '%-60s %10.0f %10.0f %10s %12.1f\n' "odlm-render-fn (internal/krm)" "$own_wall" "$own_cpu" "$(cat "$work/sdk-odlm-render-fn.objects")" "$(cat "$work/sdk-odlm-render-fn.start")"
   printf '%-60s %10.0f %10.0f %10s %12.1f\n' "the same engine through krm-functions-sdk v1.1.1" "$sdk_wall" "$sdk_cpu" "$(cat "$work/sdk-sdkfn.objects")" "$(cat "$work/sdk-sdkfn.start")"
   awk -v a="$sdk_cpu" -v b="$own_cpu" -v s="$(cat "$work/sdk-sdkfn.start")" 'BEGIN {
-    r = a/b; printf "RATIO SDK / own ResourceList I/O, CPU on the run: %.2f× (+%.0f%%)  (the SDK is adopted at <= 1.10× and start-up < 30 ms) %s\n", r, (r-1)*100, (r <= 1.1 && s < 30 ? "ADOPT" : "KEEP pkg/krm")
+    r = a/b; printf "RATIO SDK / own ResourceList I/O, CPU on the run: %.2f× (+%.0f%%)  (the SDK is adopted at <= 1.10× and start-up < 30 ms) %s\n", r, (r-1)*100, (r <= 1.1 && s < 30 ? "ADOPT" : "KEEP internal/krm")
   }'
 fi
 if run lib; then

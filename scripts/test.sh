@@ -19,4 +19,4 @@ go test -count=1 "$@" ./...
 # fuzzed option sets and snapshots, and templates; counted in executions, not seconds, so that
 # a slow input never ends the run with a deadline error
 go test ./pkg/render/ -run '^$' -fuzz '^FuzzRender$' -fuzztime 50000x -fuzzminimizetime 10s -timeout 10m
-go test ./pkg/template/ -run '^$' -fuzz '^FuzzResolve$' -fuzztime 200000x -fuzzminimizetime 10s -timeout 10m
+go test ./internal/template/ -run '^$' -fuzz '^FuzzResolve$' -fuzztime 200000x -fuzzminimizetime 10s -timeout 10m

@@ -6,7 +6,7 @@ package main
 import (
 	"os"
 
-	"github.com/odlm-render/odlm-render/pkg/cli"
+	"github.com/odlm-render/odlm-render/internal/cli"
 )
 
 func main() {

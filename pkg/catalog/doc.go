@@ -25,7 +25,7 @@
 //     stream at once: only the fields the renderer and a snapshot need are
 //     kept, so that a 33 MB catalog costs about 8 MB loaded;
 //   - follow symlinked folders (a loop would never end) or touch the network
-//     (images are pkg/image's: it feeds their layers to a Tree).
+//     (images are internal/image's: it feeds their layers to a Tree).
 //
 // Every error names where the data came from (file, document index, line when
 // known) and the package, channel or bundle concerned; see Error.

@@ -3,7 +3,7 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/internal/manifest"
 	"strconv"
 )
 

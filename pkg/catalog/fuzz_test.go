@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
 
 // FuzzLoad feeds one file's bytes, as YAML or as JSON, through the whole

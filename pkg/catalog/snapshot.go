@@ -13,7 +13,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
 // A CatalogSnapshot is this project's compact, deterministic copy of the

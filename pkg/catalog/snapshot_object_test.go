@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
 
 // loadSnapshotObject decodes a snapshot file as a render's inputs are decoded and adds

@@ -15,8 +15,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/odlm-render/odlm-render/internal/golden"
+	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
 
 // TestSnapshotRealCatalogs: every package of the project's real catalogs

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/odlm-render/odlm-render/pkg/diag"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
 // namespaceSubscription is one Subscription of a namespace, as far as approval goes.

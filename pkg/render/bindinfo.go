@@ -9,12 +9,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/odlm-render/odlm-render/pkg/api"
-	"github.com/odlm-render/odlm-render/pkg/diag"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
-	"github.com/odlm-render/odlm-render/pkg/merge"
-	"github.com/odlm-render/odlm-render/pkg/naming"
-	"github.com/odlm-render/odlm-render/pkg/objpath"
+	"github.com/odlm-render/odlm-render/internal/api"
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/merge"
+	"github.com/odlm-render/odlm-render/internal/naming"
+	"github.com/odlm-render/odlm-render/internal/objpath"
 )
 
 // Bind-info Secret modes: what a copied Secret becomes.

@@ -7,9 +7,9 @@ import (
 
 	"github.com/blang/semver/v4"
 
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
-	"github.com/odlm-render/odlm-render/pkg/diag"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
 
 // catalogChecks applies what a catalog knows to every Subscription the render writes:

@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/odlm-render/odlm-render/pkg/diag"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
-	"github.com/odlm-render/odlm-render/pkg/merge"
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/merge"
 )
 
 const catalogSourceAPIVersion = olmGroup + "/v1alpha1"

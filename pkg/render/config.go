@@ -1,9 +1,9 @@
 package render
 
 import (
-	"github.com/odlm-render/odlm-render/pkg/api"
-	"github.com/odlm-render/odlm-render/pkg/diag"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/internal/api"
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
 // operandConfig is a decoded OperandConfig.

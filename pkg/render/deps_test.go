@@ -15,8 +15,8 @@ func TestEngineReadsNoFiles(t *testing.T) {
 	require.NoError(t, err)
 	for _, dep := range strings.Fields(string(out)) {
 		for _, banned := range []string{
-			"github.com/odlm-render/odlm-render/pkg/inputs",
-			"github.com/odlm-render/odlm-render/pkg/cluster/live",
+			"github.com/odlm-render/odlm-render/internal/inputs",
+			"github.com/odlm-render/odlm-render/internal/cluster/live",
 			"k8s.io/client-go/rest",
 		} {
 			require.NotEqual(t, banned, dep, "pkg/render must not depend on %s", banned)

@@ -7,13 +7,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/odlm-render/odlm-render/internal/api"
+	"github.com/odlm-render/odlm-render/internal/cluster"
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/merge"
 	"github.com/odlm-render/odlm-render/internal/suggest"
-	"github.com/odlm-render/odlm-render/pkg/api"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
-	"github.com/odlm-render/odlm-render/pkg/cluster"
-	"github.com/odlm-render/odlm-render/pkg/diag"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
-	"github.com/odlm-render/odlm-render/pkg/merge"
 )
 
 // localConfigAnnotation marks objects meant for client-side tools only.

@@ -2,7 +2,7 @@ package render
 
 // Meta Operator inputs (MetaOperatorCatalog, MetaOperatorConfig, MetaOperatorSet: ODLM's
 // predecessor) render like their ODLM counterparts. Before the ODLM pipeline they are
-// converted (pkg/metaop) into an OperandRegistry, an OperandConfig and an OperandRequest,
+// converted (internal/metaop) into an OperandRegistry, an OperandConfig and an OperandRequest,
 // which the pipeline consumes like ODLM inputs; afterwards what came from them is made to
 // look like what the Meta Operator creates, and the converted objects, which do not exist
 // in any cluster, never reach the output (the Meta inputs themselves are kept with
@@ -34,11 +34,11 @@ package render
 //     Meta Operator CRs).
 
 import (
-	"github.com/odlm-render/odlm-render/pkg/diag"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
-	"github.com/odlm-render/odlm-render/pkg/merge"
-	"github.com/odlm-render/odlm-render/pkg/metaop"
-	"github.com/odlm-render/odlm-render/pkg/naming"
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/merge"
+	"github.com/odlm-render/odlm-render/internal/metaop"
+	"github.com/odlm-render/odlm-render/internal/naming"
 )
 
 // metaRun is what a render keeps of its Meta Operator inputs between prepareMeta and

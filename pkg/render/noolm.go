@@ -5,11 +5,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/odlm-render/odlm-render/pkg/api"
+	"github.com/odlm-render/odlm-render/internal/api"
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/naming"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
-	"github.com/odlm-render/odlm-render/pkg/diag"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
-	"github.com/odlm-render/odlm-render/pkg/naming"
 )
 
 // The no-OLM mode (ODLM with NO_OLM=true, spec section 10): no Subscriptions, OperatorGroups

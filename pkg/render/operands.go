@@ -6,12 +6,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/odlm-render/odlm-render/pkg/api"
+	"github.com/odlm-render/odlm-render/internal/api"
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/merge"
+	"github.com/odlm-render/odlm-render/internal/naming"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
-	"github.com/odlm-render/odlm-render/pkg/diag"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
-	"github.com/odlm-render/odlm-render/pkg/merge"
-	"github.com/odlm-render/odlm-render/pkg/naming"
 )
 
 // renderOperands renders, for every request ODLM would reconcile, the operand CRs and the

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/suggest"
-	"github.com/odlm-render/odlm-render/pkg/cluster"
 )
 
 // Options tune a render. It is the one contract of the engine: the front doors map their

@@ -1,7 +1,7 @@
 package render
 
 import (
-	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
 // output assembles pass-through inputs and rendered objects, sorted.

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/odlm-render/odlm-render/pkg/cluster"
-	"github.com/odlm-render/odlm-render/pkg/diag"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
-	"github.com/odlm-render/odlm-render/pkg/merge"
+	"github.com/odlm-render/odlm-render/internal/cluster"
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/merge"
 )
 
 // The one look-up order (spec 15.14). Everything the render reads about the cluster comes

@@ -3,10 +3,10 @@ package render
 import (
 	"fmt"
 
+	"github.com/odlm-render/odlm-render/internal/api"
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/suggest"
-	"github.com/odlm-render/odlm-render/pkg/api"
-	"github.com/odlm-render/odlm-render/pkg/diag"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
 
 // registry is a decoded OperandRegistry with ODLM's defaults applied.

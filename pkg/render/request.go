@@ -1,10 +1,10 @@
 package render
 
 import (
+	"github.com/odlm-render/odlm-render/internal/api"
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/suggest"
-	"github.com/odlm-render/odlm-render/pkg/api"
-	"github.com/odlm-render/odlm-render/pkg/diag"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
 )
 
 // operandRequest is a decoded OperandRequest and what it asks for.

@@ -1,12 +1,12 @@
 package render
 
 import (
-	"github.com/odlm-render/odlm-render/pkg/api"
-	"github.com/odlm-render/odlm-render/pkg/diag"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
-	"github.com/odlm-render/odlm-render/pkg/merge"
-	"github.com/odlm-render/odlm-render/pkg/naming"
-	"github.com/odlm-render/odlm-render/pkg/objpath"
+	"github.com/odlm-render/odlm-render/internal/api"
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/merge"
+	"github.com/odlm-render/odlm-render/internal/naming"
+	"github.com/odlm-render/odlm-render/internal/objpath"
 )
 
 // clusterScopedKinds are kinds whose namespace the API server drops; the render leaves it out.

@@ -14,9 +14,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/golden"
-	"github.com/odlm-render/odlm-render/pkg/cluster"
-	"github.com/odlm-render/odlm-render/pkg/inputs"
+	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 

@@ -5,12 +5,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/odlm-render/odlm-render/pkg/api"
-	"github.com/odlm-render/odlm-render/pkg/channel"
-	"github.com/odlm-render/odlm-render/pkg/diag"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
-	"github.com/odlm-render/odlm-render/pkg/merge"
-	"github.com/odlm-render/odlm-render/pkg/naming"
+	"github.com/odlm-render/odlm-render/internal/api"
+	"github.com/odlm-render/odlm-render/internal/channel"
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/merge"
+	"github.com/odlm-render/odlm-render/internal/naming"
 )
 
 const (

@@ -6,11 +6,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/odlm-render/odlm-render/pkg/cluster"
-	"github.com/odlm-render/odlm-render/pkg/diag"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
-	"github.com/odlm-render/odlm-render/pkg/naming"
-	"github.com/odlm-render/odlm-render/pkg/template"
+	"github.com/odlm-render/odlm-render/internal/cluster"
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/naming"
+	"github.com/odlm-render/odlm-render/internal/template"
 )
 
 // Pending values: how a required template value that exists only at run time is treated.

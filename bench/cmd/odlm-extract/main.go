@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/odlm-render/odlm-render/bench/internal/report"
+	"github.com/odlm-render/odlm-render/internal/image"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
-	"github.com/odlm-render/odlm-render/pkg/image"
 )
 
 func main() {

@@ -1,6 +1,6 @@
 // Command sdkfn is odlm-render-fn's engine behind the KRM functions SDK
 // (github.com/kptdev/krm-functions-sdk/go/fn, the kpt function catalog's convention) instead of
-// the project's own ResourceList reader and writer (pkg/krm). It exists to measure what the
+// the project's own ResourceList reader and writer (internal/krm). It exists to measure what the
 // SDK would cost the function (scripts/bench.sh, section sdk): it renders the same inputs with
 // the same options and answers the same objects and results; it leaves out what the real
 // function adds on top (path annotations of rendered objects, local items, functionConfig
@@ -13,9 +13,9 @@ import (
 
 	"github.com/kptdev/krm-functions-sdk/go/fn"
 
-	"github.com/odlm-render/odlm-render/pkg/diag"
-	"github.com/odlm-render/odlm-render/pkg/inputs"
-	"github.com/odlm-render/odlm-render/pkg/manifest"
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/inputs"
+	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 

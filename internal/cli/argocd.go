@@ -1,0 +1,210 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/odlm-render/odlm-render/internal/inputs"
+)
+
+// argoParameter is one entry of ARGOCD_APP_PARAMETERS (the Application's
+// spec.source.plugin.parameters, as Argo CD's cmp-server passes them).
+type argoParameter struct {
+	Name   string            `json:"name"`
+	String *string           `json:"string,omitempty"`
+	Array  []string          `json:"array,omitempty"`
+	Map    map[string]string `json:"map,omitempty"`
+}
+
+// newArgoCDCmd is the generate command of the Argo CD Config Management Plugin: render
+// with the options Argo CD's environment carries.
+func newArgoCDCmd(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "argocd-generate [PATH]",
+		Short: "Render for an Argo CD Config Management Plugin (options from Argo CD's environment)",
+		Long: `argocd-generate renders PATH (default: the current directory, which Argo CD sets to the
+application's path) like "render", taking its options from Argo CD's environment:
+
+  ARGOCD_APP_PARAMETERS   the Application's plugin parameters (JSON); each parameter is a
+                          render flag: {"name": "catalog", "array": ["catalog"]},
+                          {"name": "pending", "string": "error"}, ...
+  PARAM_<FLAG>[_<i>]      the same parameters one by one (used when ARGOCD_APP_PARAMETERS
+                          is absent)
+  ARGOCD_ENV_<FLAG>       the Application's plugin env, e.g. ARGOCD_ENV_CATALOG=catalog,
+                          ARGOCD_ENV_BINDINFO_SECRETS=external-secrets (lists comma-separated)
+  ARGOCD_APP_NAMESPACE    default namespace for ODLM inputs without one
+  KUBE_VERSION            the cluster's Kubernetes version (for --emit-catalogsources)
+
+Parameters win over env; ARGOCD_APP_PARAMETERS over PARAM_*. --ordering defaults to argocd here. An empty render is an error, so
+that an auto-pruning Application never deletes everything because of a broken input. Logs and
+results go to stderr; stdout holds only the manifests.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			path := "."
+			if len(args) == 1 {
+				path = args[0]
+			}
+			renderArgs, err := argoRenderArgs(getenv)
+			if err != nil {
+				return usageError{err}
+			}
+			renderArgs = append(renderArgs, path)
+			rc := newRenderCmd(stdin, stdout, stderr)
+			rc.SetArgs(renderArgs)
+			if err := rc.ParseFlags(renderArgs); err != nil {
+				return usageError{fmt.Errorf("from Argo CD's parameters and env: %w", err)}
+			}
+			rc.SetOut(stdout)
+			rc.SetErr(stderr)
+			return rc.RunE(rc, rc.Flags().Args())
+		},
+	}
+}
+
+// newArgoCDDiscoverCmd is the discover command of the plugin: it prints the plugin's name
+// when the current directory holds ODLM inputs (Argo CD wants exit 0 and a non-empty
+// stdout), and nothing otherwise. No shell is needed in the sidecar image.
+func newArgoCDDiscoverCmd(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "argocd-discover [PATH]",
+		Short: "Tell Argo CD whether an application holds ODLM inputs (plugin discovery)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			path := "."
+			if len(args) == 1 {
+				path = args[0]
+			}
+			docs, err := inputs.ReadPaths([]string{path}, nil)
+			if err != nil {
+				return nil // not ours to render: Argo CD tries the next plugin
+			}
+			for _, d := range docs {
+				if d.Group() == inputs.ODLMGroup {
+					_, err := fmt.Fprintln(stdout, "odlm-render")
+					return err
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// argoRenderArgs turns Argo CD's environment into render flags.
+func argoRenderArgs(getenv func(string) string) ([]string, error) {
+	flags := newRenderCmd(nil, io.Discard, io.Discard).Flags()
+	values := map[string][]string{}
+	set := func(name string, vs ...string) error {
+		f := flags.Lookup(name)
+		if f == nil || name == "output" {
+			return fmt.Errorf("unknown option %q (known: %s)", name, strings.Join(argoOptionNames(flags), ", "))
+		}
+		values[name] = vs
+		return nil
+	}
+	// env first: parameters override it
+	for _, name := range argoOptionNames(flags) {
+		v := getenv("ARGOCD_ENV_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_")))
+		if v == "" {
+			continue
+		}
+		if flags.Lookup(name).Value.Type() == "stringArray" {
+			var list []string
+			for _, p := range strings.Split(v, ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					list = append(list, p)
+				}
+			}
+			values[name] = list
+			continue
+		}
+		values[name] = []string{v}
+	}
+	// PARAM_<NAME> (and PARAM_<NAME>_<i> for arrays) carry the same parameters as
+	// ARGOCD_APP_PARAMETERS, which wins when present
+	for _, name := range argoOptionNames(flags) {
+		key := "PARAM_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		if v := getenv(key); v != "" {
+			values[name] = []string{v}
+			continue
+		}
+		var list []string
+		for i := 0; getenv(fmt.Sprintf("%s_%d", key, i)) != ""; i++ {
+			list = append(list, getenv(fmt.Sprintf("%s_%d", key, i)))
+		}
+		if len(list) > 0 {
+			values[name] = list
+		}
+	}
+	if raw := getenv("ARGOCD_APP_PARAMETERS"); raw != "" && raw != "null" {
+		var params []argoParameter
+		if err := json.Unmarshal([]byte(raw), &params); err != nil {
+			return nil, fmt.Errorf("ARGOCD_APP_PARAMETERS is not a JSON list of parameters: %w", err)
+		}
+		for _, p := range params {
+			var err error
+			switch {
+			case p.Map != nil:
+				err = fmt.Errorf("parameter %q: map parameters are not supported", p.Name)
+			case p.Array != nil:
+				err = set(p.Name, p.Array...)
+			case p.String != nil:
+				err = set(p.Name, *p.String)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	if _, ok := values["namespace"]; !ok {
+		if ns := getenv("ARGOCD_APP_NAMESPACE"); ns != "" {
+			values["namespace"] = []string{ns}
+		}
+	}
+	if _, ok := values["kube-version"]; !ok {
+		if v := getenv("KUBE_VERSION"); v != "" {
+			values["kube-version"] = []string{v}
+		}
+	}
+	if _, ok := values["ordering"]; !ok {
+		values["ordering"] = []string{"argocd"}
+	}
+	args := []string{"--fail-empty"}
+	for _, name := range sortedNames(values) {
+		for _, v := range values[name] {
+			args = append(args, "--"+name+"="+v)
+		}
+	}
+	return args, nil
+}
+
+// argoOptionNames are the render flags Argo CD may set (not the output format: Argo CD
+// reads a YAML stream).
+func argoOptionNames(flags *pflag.FlagSet) []string {
+	var names []string
+	flags.VisitAll(func(f *pflag.Flag) {
+		if f.Name != "output" && f.Name != "help" && !f.Hidden {
+			names = append(names, f.Name)
+		}
+	})
+	sort.Strings(names)
+	return names
+}
+
+func sortedNames(m map[string][]string) []string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// errEmptyRender stops an Argo CD sync from pruning everything.
+var errEmptyRender = errors.New("the render produced no objects: refusing to hand Argo CD an empty manifest set (an auto-pruning Application would delete everything)")

@@ -1,0 +1,302 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/odlm-render/odlm-render/internal/image"
+	"github.com/odlm-render/odlm-render/internal/inputs"
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+)
+
+// newCatalogCmd is `odlm-render catalog`: commands about OLM catalogs.
+func newCatalogCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "catalog",
+		Short: "Work with OLM catalogs",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usageError{errors.New("catalog needs a command: extract")}
+		},
+	}
+	cmd.AddCommand(newCatalogExtractCmd(stdin, stdout, stderr))
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	return cmd
+}
+
+type extractFlags struct {
+	from       string
+	registries []string
+	packages   []string
+	output     string
+	name       string
+	timeout    time.Duration
+}
+
+// progressAfter is when extract starts printing progress lines, and
+// progressEvery how often it prints them then.
+var progressAfter, progressEvery = time.Second, 5 * time.Second
+
+func newCatalogExtractCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	var f extractFlags
+	cmd := &cobra.Command{
+		Use:   "extract --from SOURCE [--registry FILE|DIR]... [--package P]... [-o FILE]",
+		Short: "Write the catalog data a render needs as a compact CatalogSnapshot",
+		Long: `Extract reads an OLM catalog and writes the packages a render needs as one YAML document of
+kind CatalogSnapshot (apiVersion odlm-render.io/v1alpha1): every channel with its entries and
+head, every bundle with its version, image, skipRange, install modes, provided and required
+APIs, alm-examples (parsed) and annotations, and the deprecations; no icons, no descriptions.
+The output depends only on the catalog's content: the same catalog in any file order gives
+the same bytes. "render --catalog" reads it like a file-based catalog.
+
+SOURCE is one of:
+  a file-based catalog folder or file (or a CatalogSnapshot)
+  an OCI image layout folder (or oci:DIR)
+  a docker-archive tarball, as "docker save" writes it, gzipped or not (or docker-archive:FILE)
+  an image reference in a registry (or docker://REF): credentials come from the docker config
+    and its credential helpers, anonymous otherwise
+An image's catalog is the folder named by its label
+operators.operatorframework.io.index.configs.v1 (default /configs).
+
+The packages kept are the packageNames of every OperandRegistry in the --registry files and
+folders, plus every --package; with neither, all packages. A package that is asked for and not
+in the catalog is an error.
+
+Exit status: 0 success, 1 when any error was found (nothing is written then), 2 for wrong usage.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError{fmt.Errorf("extract takes no arguments (got %q): the source is --from", args[0])}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.from == "" {
+				return usageError{errors.New("extract needs --from SOURCE")}
+			}
+			return runExtract(cmd.Context(), f, stdin, stdout, stderr)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.from, "from", "", "the catalog: an FBC folder or file, an OCI image layout folder, a docker-archive tarball or an image reference")
+	fl.StringArrayVar(&f.registries, "registry", nil, `files or folders holding OperandRegistries whose packages to keep ("-" is stdin); repeatable`)
+	fl.StringArrayVar(&f.packages, "package", nil, "a package to keep; repeatable")
+	fl.StringVarP(&f.output, "output", "o", "-", `where to write the snapshot ("-" is stdout)`)
+	fl.StringVar(&f.name, "name", "", "metadata.name of the snapshot (default: from the source's name)")
+	fl.DurationVar(&f.timeout, "timeout", image.DefaultTimeout, "give up reading an image from a registry after this long")
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	return cmd
+}
+
+func runExtract(ctx context.Context, f extractFlags, stdin io.Reader, stdout, stderr io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	wanted, origin, err := wantedPackages(f, stdin)
+	if err != nil {
+		return err
+	}
+	b := catalog.NewBuilder(catalog.LoadOptions{Packages: wanted})
+
+	var layerBytes atomic.Int64
+	warn := func(msg string) { fmt.Fprintf(stderr, "odlm-render: warning: %s\n", msg) }
+	stop := startProgress(stderr, f.from, func() string {
+		st := b.Stats()
+		read := st.BytesRead
+		if n := layerBytes.Load(); n > read {
+			read = n
+		}
+		return fmt.Sprintf("%s read, %d packages, %d bundles kept", megabytes(read), st.Packages, st.Bundles)
+	})
+	info, err := image.Load(ctx, f.from, b, image.Options{
+		Timeout: f.timeout,
+		OnRead:  func(n int64) { layerBytes.Add(n) },
+		Warn:    warn,
+	})
+	var cat *catalog.Catalog
+	if err == nil {
+		cat, err = b.Catalog()
+	}
+	stop(err == nil)
+	if err != nil {
+		return err
+	}
+	if ignored := cat.IgnoredBlobs(); len(ignored) > 0 {
+		var list []string
+		for _, schema := range slices.Sorted(maps.Keys(ignored)) {
+			list = append(list, fmt.Sprintf("%s (%d)", schema, ignored[schema]))
+		}
+		warn("blobs of schemas odlm-render does not read were ignored: " + strings.Join(list, ", "))
+	}
+	if wanted != nil {
+		var missing []string
+		for _, p := range wanted {
+			if _, ok := cat.Package(p); !ok {
+				missing = append(missing, fmt.Sprintf("%s (%s)", p, strings.Join(origin[p], ", ")))
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("%s: packages not in the catalog: %s", f.from, strings.Join(missing, "; "))
+		}
+	}
+	meta := catalog.SnapshotMeta{Name: f.name, Source: info.SnapshotSource()}
+	if meta.Name == "" {
+		meta.Name = snapshotName(f.from, info.Kind)
+	}
+	if f.output == "-" || f.output == "" {
+		return cat.WriteSnapshot(stdout, meta)
+	}
+	return writeFileAtomic(f.output, func(w io.Writer) error { return cat.WriteSnapshot(w, meta) })
+}
+
+// wantedPackages returns the packages to keep (nil: all) and, for each,
+// what asked for it.
+func wantedPackages(f extractFlags, stdin io.Reader) ([]string, map[string][]string, error) {
+	origin := map[string][]string{}
+	for _, p := range f.packages {
+		if p == "" {
+			return nil, nil, usageError{errors.New("--package needs a package name")}
+		}
+		origin[p] = append(origin[p], "--package")
+	}
+	if len(f.registries) > 0 {
+		docs, err := inputs.ReadPaths(f.registries, stdin)
+		if err != nil {
+			return nil, nil, err
+		}
+		found := 0
+		for _, d := range docs {
+			if d.Kind() != "OperandRegistry" || d.Group() != inputs.ODLMGroup {
+				continue
+			}
+			found++
+			ops, _ := manifest.Get(d.Map, "spec", "operators").([]any)
+			for i, op := range ops {
+				m, _ := op.(map[string]any)
+				pn, _ := m["packageName"].(string)
+				if pn == "" {
+					return nil, nil, &manifest.SyntaxError{File: d.Source.File, Line: d.Source.LineOf(manifest.Field("spec.operators", i)),
+						Msg: fmt.Sprintf("OperandRegistry %s: spec.operators[%d] has no packageName", d.Ref(), i)}
+				}
+				who := d.Ref().String()
+				if !slices.Contains(origin[pn], who) {
+					origin[pn] = append(origin[pn], who)
+				}
+			}
+		}
+		if found == 0 {
+			return nil, nil, fmt.Errorf("no OperandRegistry (operator.ibm.com) in %s", strings.Join(f.registries, ", "))
+		}
+	}
+	if len(origin) == 0 {
+		return nil, nil, nil
+	}
+	names := make([]string, 0, len(origin))
+	for p := range origin {
+		names = append(names, p)
+	}
+	slices.Sort(names)
+	return names, origin, nil
+}
+
+// startProgress prints a progress line on w once the work has taken more
+// than progressAfter, then every progressEvery; stop ends it (with a last
+// line if any was printed).
+func startProgress(w io.Writer, source string, status func() string) (stop func(ok bool)) {
+	start := time.Now()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	var printed atomic.Bool
+	line := func(suffix string) {
+		fmt.Fprintf(w, "odlm-render: extracting %s: %s (%s)%s\n", source, status(), time.Since(start).Round(100*time.Millisecond), suffix)
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTimer(progressAfter)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				printed.Store(true)
+				line("…")
+				t.Reset(progressEvery)
+			}
+		}
+	}()
+	return func(ok bool) {
+		close(done)
+		wg.Wait()
+		if printed.Load() && ok {
+			line(", done")
+		}
+	}
+}
+
+func megabytes(n int64) string {
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+}
+
+var nameRe = regexp.MustCompile(`[^a-z0-9.-]+`)
+
+// snapshotName makes a metadata.name from the source: the last path
+// element, or the repository and tag of an image reference.
+func snapshotName(source string, kind image.Kind) string {
+	s := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(source, "docker://"), "oci:"), "docker-archive:")
+	if kind == image.KindRegistry {
+		s = s[strings.LastIndex(s, "/")+1:]
+		if i := strings.Index(s, "@"); i >= 0 {
+			s = s[:i]
+		}
+		s = strings.ReplaceAll(s, ":", "-")
+	} else {
+		s = filepath.Base(filepath.Clean(s))
+		for _, ext := range []string{".gz", ".tgz", ".tar", ".yaml", ".yml", ".json"} {
+			s = strings.TrimSuffix(s, ext)
+		}
+	}
+	s = strings.Trim(nameRe.ReplaceAllString(strings.ToLower(s), "-"), "-.")
+	if len(s) > 63 {
+		s = strings.Trim(s[:63], "-.")
+	}
+	if s == "" {
+		return "catalog"
+	}
+	return s
+}
+
+// writeFileAtomic writes a file through a temporary file in the same
+// folder, so that a failed write leaves the old file.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,168 @@
+package collection
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/odlm-render/odlm-render/internal/manifest"
+)
+
+// objects renders the CRDs of the resources and the ClusterRole and Role.
+func (cfg *Config) objects(opts Options) []*manifest.Object {
+	var out []*manifest.Object
+	if cfg.Group == "" || cfg.APIVersion == "" {
+		return nil
+	}
+	for _, r := range cfg.Resources {
+		if r.Kind == "" {
+			continue
+		}
+		out = append(out, manifest.New(cfg.crd(r)))
+	}
+	if len(cfg.ClusterRoleRules) > 0 {
+		out = append(out, manifest.New(map[string]any{
+			"apiVersion": "rbac.authorization.k8s.io/v1",
+			"kind":       "ClusterRole",
+			"metadata":   map[string]any{"name": cfg.Group},
+			"rules":      cfg.ClusterRoleRules,
+		}))
+	}
+	if len(cfg.RoleRules) > 0 {
+		md := map[string]any{"name": cfg.Group}
+		if opts.Namespace != "" {
+			md["namespace"] = opts.Namespace
+		}
+		out = append(out, manifest.New(map[string]any{
+			"apiVersion": "rbac.authorization.k8s.io/v1",
+			"kind":       "Role",
+			"metadata":   md,
+			"rules":      cfg.RoleRules,
+		}))
+	}
+	return out
+}
+
+// crd is the CustomResourceDefinition of one resource: namespaced, one version (served
+// and stored) named after the collection's version, a status subresource for the
+// playbook's k8s_status, and a spec with one property per var.
+func (cfg *Config) crd(r Resource) map[string]any {
+	props := map[string]any{}
+	var required []any
+	hasDefault := false
+	for _, v := range r.Vars {
+		if v.Name == "" || v.Type == "" {
+			continue
+		}
+		props[v.Name] = varSchema(v)
+		if v.Required {
+			required = append(required, v.Name)
+		}
+		if v.Default != nil {
+			hasDefault = true
+		}
+	}
+	spec := map[string]any{"type": "object", "description": fmt.Sprintf("The variables passed to playbook %s.", r.Playbook)}
+	if len(props) > 0 {
+		spec["properties"] = props
+	}
+	if len(required) > 0 {
+		spec["required"] = required
+	} else if hasDefault {
+		// so that the API server fills in the defaults of a resource created without a spec
+		spec["default"] = map[string]any{}
+	}
+	title := r.DisplayName
+	if title == "" {
+		title = r.Kind
+	}
+	desc := r.Description
+	if desc == "" {
+		desc = fmt.Sprintf("%s runs playbook %s of %s.", r.Kind, r.Playbook, cfg.Group)
+	}
+	schema := map[string]any{
+		"type":        "object",
+		"title":       title,
+		"description": desc,
+		"properties": map[string]any{
+			"apiVersion": map[string]any{"type": "string"},
+			"kind":       map[string]any{"type": "string"},
+			"metadata":   map[string]any{"type": "object"},
+			"spec":       spec,
+			"status":     map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+		},
+	}
+	if len(required) > 0 {
+		schema["required"] = []any{"spec"}
+	}
+	return map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1",
+		"kind":       "CustomResourceDefinition",
+		"metadata":   map[string]any{"name": r.Plural + "." + cfg.Group},
+		"spec": map[string]any{
+			"group": cfg.Group,
+			"names": map[string]any{
+				"kind":     r.Kind,
+				"listKind": r.Kind + "List",
+				"plural":   r.Plural,
+				"singular": r.Singular,
+			},
+			"scope": "Namespaced",
+			"versions": []any{map[string]any{
+				"name":         cfg.APIVersion,
+				"served":       true,
+				"storage":      true,
+				"schema":       map[string]any{"openAPIV3Schema": schema},
+				"subresources": map[string]any{"status": map[string]any{}},
+			}},
+		},
+	}
+}
+
+// varSchema is the OpenAPI schema of one var: its type (a password is the name of a
+// Secret), title, description, enum from options and default.
+func varSchema(v Var) map[string]any {
+	s := map[string]any{}
+	var desc []string
+	if v.Description != "" {
+		desc = append(desc, v.Description)
+	}
+	switch v.Type {
+	case TypeString:
+		s["type"] = "string"
+	case TypePassword:
+		s["type"] = "string"
+		s["maxLength"] = json.Number("253")
+		s["pattern"] = secretNamePattern
+		desc = append(desc, "The name of a Secret in the same namespace: the playbook reads the private data from it.")
+	case TypeNumber:
+		s["type"] = "number"
+	case TypeInteger:
+		s["type"] = "integer"
+	case TypeBoolean:
+		s["type"] = "boolean"
+	}
+	if v.Required && (v.Type == TypeString || v.Type == TypePassword) && len(v.Options) == 0 {
+		s["minLength"] = json.Number("1")
+	}
+	if v.KindReference != "" {
+		desc = append(desc, fmt.Sprintf("The name of a %s in the same namespace.", v.KindReference))
+	}
+	if v.DisplayName != "" {
+		s["title"] = v.DisplayName
+	}
+	if len(desc) > 0 {
+		s["description"] = strings.Join(desc, " ")
+	}
+	if len(v.Options) > 0 {
+		enum := make([]any, len(v.Options))
+		for i, o := range v.Options {
+			enum[i] = o
+		}
+		s["enum"] = enum
+	}
+	if v.Default != nil {
+		s["default"] = v.Default
+	}
+	return s
+}

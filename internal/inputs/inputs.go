@@ -1,0 +1,214 @@
+// Package inputs owns turning what a user hands a front door (files, folders, stdin, or the
+// items of a KRM ResourceList) into the three kinds of input a render takes: resources,
+// catalog blobs, and objects that are only for client-side tools.
+//
+// It reads the file system; pkg/render never does.
+package inputs
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/odlm-render/odlm-render/internal/cluster"
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+)
+
+// LocalConfigAnnotation marks objects meant for client-side tools only.
+const LocalConfigAnnotation = "config.kubernetes.io/local-config"
+
+// Set is a classified set of input documents.
+type Set struct {
+	// Resources are Kubernetes objects: rendered from, read, and passed through.
+	Resources []*manifest.Object
+	// CatalogBlobs are catalog data: OLM file-based catalog blobs (documents with a schema
+	// field) and CatalogSnapshots (what `odlm-render catalog extract` writes).
+	CatalogBlobs []*manifest.Object
+	// Local are objects for client-side tools (Kptfile, Kustomization, local-config).
+	Local []*manifest.Object
+}
+
+// Classify sorts decoded documents into a Set. A document that is neither a Kubernetes
+// object nor a catalog blob is an error naming its file and line.
+func Classify(docs []*manifest.Object) (Set, error) {
+	var s Set
+	for _, d := range docs {
+		switch {
+		case IsCatalogBlob(d):
+			s.CatalogBlobs = append(s.CatalogBlobs, d)
+		case d.APIVersion() == "" || d.Kind() == "":
+			return Set{}, &manifest.SyntaxError{File: d.Source.File, Line: d.Source.Line, Msg: "not a Kubernetes object: apiVersion and kind are required"}
+		case IsLocal(d):
+			s.Local = append(s.Local, d)
+		default:
+			s.Resources = append(s.Resources, d)
+		}
+	}
+	return s, nil
+}
+
+// IsCatalogBlob reports catalog data: an FBC blob (a document with a string schema and no
+// kind) or a CatalogSnapshot (see IsCatalogSnapshot).
+func IsCatalogBlob(d *manifest.Object) bool {
+	if IsCatalogSnapshot(d) {
+		return true
+	}
+	schema, ok := d.Map["schema"].(string)
+	return ok && schema != "" && d.Kind() == ""
+}
+
+// IsCatalogSnapshot reports a CatalogSnapshot, as `odlm-render catalog extract` writes it:
+// kind CatalogSnapshot in odlm-render's API group, of any version (the catalog loader
+// reports a version it does not read, rather than the document being ignored as local).
+func IsCatalogSnapshot(d *manifest.Object) bool {
+	return d.Kind() == catalog.SnapshotKind && d.Group() == ConfigGroup
+}
+
+// IsLocal reports objects that are not resources: local-config ones, Kptfiles, kustomize's
+// and odlm-render's own configuration kinds. ODLM inputs are never local, even when
+// annotated local-config: that is how kpt users keep them out of `kpt live apply`, and they
+// must still be rendered (the render keeps such inputs in its output).
+func IsLocal(d *manifest.Object) bool {
+	switch d.Group() {
+	case "kpt.dev", "kustomize.config.k8s.io", "config.kubernetes.io", ConfigGroup:
+		return true
+	case ODLMGroup:
+		return false
+	}
+	return d.Annotations()[LocalConfigAnnotation] == "true"
+}
+
+// ConfigGroup is the API group of odlm-render's own configuration kinds (RenderConfig).
+const ConfigGroup = "odlm-render.io"
+
+// ODLMGroup is the API group of ODLM's kinds.
+const ODLMGroup = "operator.ibm.com"
+
+// ReadPaths decodes files and folders (recursively: *.yaml, *.yml, *.json; hidden entries
+// skipped). "-" reads stdin. Files are read in a stable order.
+func ReadPaths(paths []string, stdin io.Reader) ([]*manifest.Object, error) {
+	var out []*manifest.Object
+	for _, p := range paths {
+		if p == "-" {
+			data, err := io.ReadAll(stdin)
+			if err != nil {
+				return nil, fmt.Errorf("reading stdin: %w", err)
+			}
+			objs, err := manifest.Decode("-", data)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, objs...)
+			continue
+		}
+		files, err := listFiles(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			objs, err := manifest.Decode(filepath.ToSlash(f), data)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, objs...)
+		}
+	}
+	return out, nil
+}
+
+func listFiles(root string) ([]string, error) {
+	info, err := os.Stat(root)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return []string{root}, nil
+	}
+	walkRoot := root
+	if l, err := os.Lstat(root); err == nil && l.Mode()&fs.ModeSymlink != 0 {
+		// A PATH that is a symlink to a folder is read (WalkDir would not enter it);
+		// symlinked folders inside it are still not followed.
+		walkRoot = root + string(filepath.Separator)
+	}
+	var files []string
+	err = filepath.WalkDir(walkRoot, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if path != walkRoot && strings.HasPrefix(name, ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() && isManifestFile(name) {
+			files = append(files, path)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return files, err
+}
+
+func isManifestFile(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+// LoadCatalog builds one catalog from catalog paths and the catalog data found among the
+// inputs (FBC blobs and CatalogSnapshots, see IsCatalogBlob). It returns nil when there is
+// neither.
+func LoadCatalog(paths []string, blobs []*manifest.Object) (*catalog.Catalog, error) {
+	if len(paths) == 0 && len(blobs) == 0 {
+		return nil, nil
+	}
+	b := catalog.NewBuilder(catalog.LoadOptions{})
+	for _, p := range paths {
+		if err := b.AddPath(p); err != nil {
+			return nil, err
+		}
+	}
+	for _, blob := range blobs {
+		if err := addCatalogObject(b, blob); err != nil {
+			return nil, err
+		}
+	}
+	return b.Catalog()
+}
+
+// addCatalogObject adds one decoded document to the catalog: a CatalogSnapshot (errors in
+// its packages point at the package's line) or an FBC blob.
+func addCatalogObject(b *catalog.Builder, obj *manifest.Object) error {
+	src := catalog.Source{File: obj.Source.File, Index: obj.Source.Index, Line: obj.Source.Line}
+	if IsCatalogSnapshot(obj) {
+		return b.AddSnapshotObject(src, obj.Map, obj.Source.LineOf)
+	}
+	return b.AddBlob(src, obj.Map)
+}
+
+// LoadSnapshot reads snapshot files and folders (as the CLI reads its inputs) into a
+// cluster.Snapshot. Catalog blobs and client-side configuration among them are ignored.
+func LoadSnapshot(paths ...string) (*cluster.Snapshot, error) {
+	docs, err := ReadPaths(paths, nil)
+	if err != nil {
+		return nil, err
+	}
+	set, err := Classify(docs)
+	if err != nil {
+		return nil, err
+	}
+	return cluster.NewSnapshot(set.Resources), nil
+}

@@ -1,0 +1,81 @@
+package objpath_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/objpath"
+)
+
+func obj(t *testing.T) map[string]any {
+	t.Helper()
+	v, err := manifest.DecodeJSONValue([]byte(`{"data":{"s":"x","i":3,"f":1.50,"big":1e21,"b":true,"n":null,
+		"m":{"b":1,"a":"<"},"l":[1,"two"]},"spec":{"ports":[{"port":80},{"port":443}]}}`))
+	require.NoError(t, err)
+	return v.(map[string]any)
+}
+
+func TestEvaluate(t *testing.T) {
+	for _, tc := range []struct {
+		name, path, want string
+	}{
+		{"a part without a leading dot is a literal", "data.s", "data.s"},
+		{"string", ".data.s", "x"},
+		{"integer", ".data.i", "3"},
+		{"float printed as Go prints float64", ".data.f", "1.5"},
+		{"large float", ".data.big", "1e+21"},
+		{"boolean", ".data.b", "true"},
+		{"null", ".data.n", "<nil>"},
+		{"map as compact JSON, HTML-escaped as Go's encoder writes it", ".data.m", `{"a":"\u003c","b":1}`},
+		{"list as compact JSON", ".data.l", `[1,"two"]`},
+		{"several matches are space-joined", ".spec.ports[*].port", "80 443"},
+		{"missing field is empty", ".data.missing", ""},
+		{"concatenation with literals", "https://+.data.s+:8443", "https://x:8443"},
+		{"a lone dot is a literal", ".", "."},
+		{"a part not found empties the whole path (spec 7.5)", ".data.nothere+-suffix", ""},
+		{"also after a found part", ".data.s+-+.data.nothere", ""},
+		{"a literal that starts with a dot is a JSONPath, and empties the path", "https://+.data.s+.svc", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := objpath.Evaluate(tc.path, obj(t))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestEvaluateErrors(t *testing.T) {
+	_, err := objpath.Evaluate(".spec.ports[5].port", obj(t))
+	require.Error(t, err, "an index out of range is an error, not an empty value")
+	_, err = objpath.Evaluate(".spec.ports[", obj(t))
+	require.Error(t, err)
+}
+
+func TestRemove(t *testing.T) {
+	for _, tc := range []struct {
+		name, path string
+		removed    bool
+		want       string
+	}{
+		{"leading dot optional", "spec.ports", true, `{"data":{"a":1},"spec":{}}`},
+		{"with leading dot", ".data.a", true, `{"data":{},"spec":{"ports":[{"port":80},{"port":443}]}}`},
+		{"list element field", "spec.ports[1].port", true, `{"data":{"a":1},"spec":{"ports":[{"port":80},{}]}}`},
+		{"list element", "spec.ports[0]", true, `{"data":{"a":1},"spec":{"ports":[{"port":443}]}}`},
+		{"missing part is a no-op", "spec.nothing.here", false, `{"data":{"a":1},"spec":{"ports":[{"port":80},{"port":443}]}}`},
+		{"index out of range is a no-op", "spec.ports[9].port", false, `{"data":{"a":1},"spec":{"ports":[{"port":80},{"port":443}]}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := manifest.DecodeJSONValue([]byte(`{"data":{"a":1},"spec":{"ports":[{"port":80},{"port":443}]}}`))
+			require.NoError(t, err)
+			m := v.(map[string]any)
+			assert.Equal(t, tc.removed, objpath.Remove(m, tc.path))
+			b, err := json.Marshal(m)
+			require.NoError(t, err)
+			assert.JSONEq(t, tc.want, string(b))
+		})
+	}
+}
