@@ -52,8 +52,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return ExitOK
 	}
 	var ue usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "odlm-render: %v\n", err)
+	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
+		// where help is: the command the arguments name, else the root
+		cmdPath := root.CommandPath()
+		if c, _, ferr := root.Find(args); ferr == nil && c != nil {
+			cmdPath = c.CommandPath()
+		}
+		fmt.Fprintf(stderr, "odlm-render: %s\nrun '%s --help' for usage\n", strings.TrimRight(err.Error(), "\n"), cmdPath)
 		return ExitUsage
 	}
 	if !errors.Is(err, errReported) {
@@ -71,6 +76,7 @@ var renderEngine = render.Render
 func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "odlm-render",
+		Version:       version.Version,
 		Short:         "Render ODLM OperandRequests, OperandRegistries and OperandConfigs into plain manifests",
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -78,6 +84,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetVersionTemplate("{{.Version}}\n") // --version prints what the version command prints
 	root.AddCommand(newRenderCmd(stdin, stdout, stderr), newArgoCDCmd(stdin, stdout, stderr, os.Getenv), newArgoCDDiscoverCmd(stdout), newHealthCmd(stdout),
 		newInstalledCmd(stdin, stdout, stderr), newConvertCmd(stdin, stdout, stderr),
 		newCollectionCmd(stdout, stderr), newCatalogCmd(stdin, stdout, stderr), &cobra.Command{

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -51,4 +52,26 @@ func TestRuntimePanicNamesTheRuntimeError(t *testing.T) {
 	assert.Equal(t, ExitErrors, code)
 	assert.Empty(t, stdout.String())
 	assert.Contains(t, stderr.String(), "internal error: runtime error: index out of range [0] with length 0 at internal/cli.TestRuntimePanicNamesTheRuntimeError")
+}
+
+// TestUsageErrorsSayWhereHelpIs: a usage error ends with a newline and names the help of the
+// command it is about; --version works on the root.
+func TestUsageErrorsSayWhereHelpIs(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		help string
+	}{
+		{[]string{"render"}, "run 'odlm-render render --help' for usage\n"},
+		{[]string{"render", "--nope", "x"}, "run 'odlm-render render --help' for usage\n"},
+		{[]string{"rendr"}, "run 'odlm-render --help' for usage\n"},
+		{[]string{"catalog", "extract", "--frm", "x"}, "run 'odlm-render catalog extract --help' for usage\n"},
+	} {
+		var stdout, stderr bytes.Buffer
+		assert.Equal(t, ExitUsage, Main(tc.args, nil, &stdout, &stderr), "%v", tc.args)
+		assert.True(t, strings.HasSuffix(stderr.String(), tc.help), "%v: %q", tc.args, stderr.String())
+		assert.Empty(t, stdout.String())
+	}
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, ExitOK, Main([]string{"--version"}, nil, &stdout, &stderr))
+	assert.NotEmpty(t, strings.TrimSpace(stdout.String()))
 }
