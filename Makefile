@@ -7,44 +7,47 @@ BIN := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/odlm-render/odlm-render/internal/version.Version=$(VERSION)
 
-.PHONY: all build example test tools apiserver unit lint fuzz bench golden clean
+.PHONY: all help build example test tools apiserver unit lint fuzz bench golden clean
 
 all: build
 
-build:
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+build: ## build bin/odlm-render and bin/odlm-render-fn
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/odlm-render ./cmd/odlm-render
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/odlm-render-fn ./fn
 
 # Render the bundled quickstart example (ODLM CRs + a real catalog) to stdout.
-example: build
+example: build ## render the bundled example (examples/quickstart) to stdout
 	$(BIN)/odlm-render render examples/quickstart/manifests --catalog examples/quickstart/catalog
 
 # Every test: vet and format checks, unit, golden, front-door tests, and the integration
 # tests that run real kustomize, kpt and a real kube-apiserver (pinned, installed and cached
 # by scripts/tools.sh and scripts/apiserver.sh; see scripts/test.sh).
-test: lint
+test: lint ## every test, with the pinned kustomize, kpt and kube-apiserver (installed on first use)
 	scripts/test.sh
 
-tools:
+tools: ## install the pinned kustomize and kpt into .cache/
 	scripts/tools.sh >/dev/null
 
-apiserver:
+apiserver: ## build the pinned kube-apiserver into .cache/
 	scripts/apiserver.sh build >/dev/null
 
 # Go tests alone: integration tests skip when their tools are missing.
-unit:
+unit: ## the Go tests alone (integration tests skip)
 	$(GO) test -count=1 ./...
 
-lint:
+lint: ## go vet and gofmt
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 # Regenerate golden files on purpose; read the diff before committing.
-golden:
+golden: ## regenerate golden files (read the diff before committing)
 	$(GO) test ./pkg/render/ ./internal/cli/ ./fn/ -update
 
-fuzz:
+fuzz: ## run every fuzzer for 60 s
 	$(GO) test ./internal/merge/ -run '^$$' -fuzz FuzzMerge -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzLoad -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzStreamingMatchesReference -fuzztime 60s -fuzzminimizetime 10s
@@ -58,8 +61,8 @@ fuzz:
 
 # Scale benchmarks (go test -bench, kustomize, start-up, peak memory): one table and the
 # ratios against the targets; a few minutes. See scripts/bench.sh.
-bench:
+bench: ## the benchmarks and their ratios (a few minutes)
 	scripts/bench.sh
 
-clean:
+clean: ## remove bin/
 	rm -rf $(BIN)

@@ -20,6 +20,9 @@ import (
 func TestMain(m *testing.M) {
 	code := m.Run()
 	testcluster.Stop()
+	if cliBin != "" { // the CLI binary some tests build (argocd_test.go)
+		_ = os.RemoveAll(filepath.Dir(cliBin))
+	}
 	os.Exit(code)
 }
 
