@@ -3,6 +3,7 @@ package cli_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -64,10 +65,17 @@ func TestRenderReadsACatalogSnapshotAmongItsPaths(t *testing.T) {
 		})
 	}
 
-	t.Run("also as --catalog: every package is defined twice", func(t *testing.T) {
-		code, out, stderr := run(t, "", "render", quickstart+"/manifests", snap, "--catalog", snap)
-		assert.Equal(t, cli.ExitErrors, code)
-		assert.Empty(t, out)
-		assert.Contains(t, stderr, `package "kube-green": olm.package defined twice`)
-	})
+	// the same catalog given twice is one catalog, however it is spelt
+	for _, args := range [][]string{
+		{quickstart + "/manifests", snap, "--catalog", snap},
+		{quickstart + "/manifests", "--catalog", snap, "--catalog", filepath.Dir(snap) + "/./" + filepath.Base(snap)},
+		{quickstart + "/manifests", "--catalog", quickstart + "/catalog", "--catalog", quickstart + "/catalog/"},
+	} {
+		t.Run("given twice: "+strings.Join(args[1:], " "), func(t *testing.T) {
+			code, out, stderr := run(t, "", append([]string{"render"}, args...)...)
+			require.Equal(t, cli.ExitOK, code, stderr)
+			assert.Empty(t, stderr)
+			assert.NotEmpty(t, out)
+		})
+	}
 }

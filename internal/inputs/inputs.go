@@ -6,6 +6,7 @@
 package inputs
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"io/fs"
@@ -176,17 +177,59 @@ func LoadCatalog(paths []string, blobs []*manifest.Object) (*catalog.Catalog, er
 		return nil, nil
 	}
 	b := catalog.NewBuilder(catalog.LoadOptions{})
+	// the same catalog given twice is one catalog: the same path (spelt differently, or a
+	// file inside a folder given too), a file with the same bytes as one already read, and
+	// blobs among the PATHs from a file that a --catalog path covers
+	var read []string             // canonical paths already added
+	contents := map[string]bool{} // sha256 of the files already added
+	covered := func(c string) bool {
+		for _, r := range read {
+			if c == r || strings.HasPrefix(c, r+string(filepath.Separator)) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, p := range paths {
+		c := canonicalPath(p)
+		if covered(c) {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			if data, err := os.ReadFile(p); err == nil {
+				sum := sha256.Sum256(data)
+				if contents[string(sum[:])] {
+					continue
+				}
+				contents[string(sum[:])] = true
+			}
+		}
 		if err := b.AddPath(p); err != nil {
 			return nil, err
 		}
+		read = append(read, c)
 	}
 	for _, blob := range blobs {
+		if blob.Source.File != "" && blob.Source.File != "-" && covered(canonicalPath(blob.Source.File)) {
+			continue
+		}
 		if err := addCatalogObject(b, blob); err != nil {
 			return nil, err
 		}
 	}
 	return b.Catalog()
+}
+
+// canonicalPath is a path's absolute, cleaned, symlink-resolved form (as far as it resolves).
+func canonicalPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
 }
 
 // addCatalogObject adds one decoded document to the catalog: a CatalogSnapshot (errors in
