@@ -72,7 +72,7 @@ func kustomizeDir(t *testing.T, manifests string) string {
 	for _, e := range entries {
 		k += "- manifests/" + e.Name() + "\n"
 	}
-	k += "transformers:\n- render.yaml\n"
+	k += "transformers:\n- render.yaml\nbuildMetadata: [originAnnotations]\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(k), 0o644))
 	render := `apiVersion: odlm-render.io/v1alpha1
 kind: RenderConfig
@@ -127,6 +127,9 @@ func TestKustomizeBuildFailsOnErrorResults(t *testing.T) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.Error(t, cmd.Run(), "an error result must fail the build: kustomize ignores results")
 	assert.Contains(t, stderr.String(), "OperandRegistry apps/nowhere not found")
+	// the message points at the user's file and line, as the CLI's do
+	assert.Contains(t, stderr.String(), "odlm-render-fn: manifests/")
+	assert.Regexp(t, `manifests/[a-z-]+\.yaml:[0-9]+: OperandRequest`, stderr.String())
 	assert.Empty(t, stdout.String())
 }
 

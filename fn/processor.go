@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/odlm-render/odlm-render/internal/crash"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -35,7 +36,9 @@ func process(in io.Reader, out, stderr io.Writer) (failed bool, err error) {
 		for _, it := range rl.Items {
 			w.Keep(it)
 		}
+		lines := fileLines{}
 		for _, r := range results.Errors() {
+			r.Line = lines.of(r)
 			fmt.Fprintf(stderr, "odlm-render-fn: %s\n", r)
 		}
 	} else {
@@ -148,7 +151,7 @@ func renderList(rl *krm.ResourceList) (diag.Results, []outItem) {
 // withFileAnnotations gives a rendered object a stable file path: an object that took an
 // input's place keeps that input's path and index; a new one goes to generatedPath.
 func withFileAnnotations(o *manifest.Object) *manifest.Object {
-	if o.Source.File != "" {
+	if o.Source.File != "" && o.Source.Index >= 0 { // (-1: a file kustomize's origin named)
 		o.SetMetadataString("annotations", krm.PathAnnotation, o.Source.File)
 		o.SetMetadataString("annotations", krm.IndexAnnotation, strconv.Itoa(o.Source.Index))
 		return o
@@ -175,8 +178,34 @@ func toResults(rs diag.Results) []krm.Result {
 			ResourceRef: r.Object,
 			Field:       r.Field,
 			File:        r.File,
-			Index:       r.Index,
+			Index:       max(r.Index, 0),
 		})
 	}
 	return out
+}
+
+// fileLines finds, for a result about an item, the line of its field in the user's file: the
+// item's path annotation names the file (relative to where kustomize or kpt runs the
+// function) and its index annotation the document, so the message can read
+// overlays/prod/registry.yaml:12 as the CLI's do. A file that cannot be read gives no line.
+type fileLines map[string][]*manifest.Object
+
+func (fl fileLines) of(r diag.Result) int {
+	if r.File == "" || r.Line > 0 || r.Object == nil {
+		return r.Line
+	}
+	docs, ok := fl[r.File]
+	if !ok {
+		if data, err := os.ReadFile(r.File); err == nil {
+			docs, _ = manifest.Decode(r.File, data)
+		}
+		fl[r.File] = docs
+	}
+	for _, d := range docs {
+		// Index -1: the orchestrator named the file, not the document
+		if (r.Index < 0 || d.Source.Index == r.Index) && d.Ref().Key() == r.Object.Key() {
+			return d.Source.LineOf(r.Field)
+		}
+	}
+	return 0
 }

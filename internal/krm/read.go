@@ -234,7 +234,30 @@ func itemObject(conv *manifest.Converter, n *yaml.Node, i int) (*manifest.Object
 	if idx := firstOf(annotations, IndexAnnotation, LegacyIndexAnnotation); idx != "" {
 		obj.Source.Index, _ = strconv.Atoi(idx)
 	}
+	if obj.Source.File == "" {
+		// kustomize with `buildMetadata: [originAnnotations]` says only which file an
+		// object came from; its document there is unknown (Index -1)
+		if f := originPath(annotations[OriginAnnotation]); f != "" {
+			obj.Source.File, obj.Source.Index = f, -1
+		}
+	}
 	return obj, nil
+}
+
+// OriginAnnotation is where kustomize records an object's origin (a YAML map with path).
+const OriginAnnotation = "config.kubernetes.io/origin"
+
+// originPath reads the path of a kustomize origin annotation ("path: x.yaml\n…"); a remote
+// origin (repo, ref) has none worth naming.
+func originPath(origin string) string {
+	var o struct {
+		Path string `yaml:"path"`
+		Repo string `yaml:"repo"`
+	}
+	if origin == "" || yaml.Unmarshal([]byte(origin), &o) != nil || o.Repo != "" {
+		return ""
+	}
+	return o.Path
 }
 
 func firstOf(m map[string]string, keys ...string) string {
