@@ -50,7 +50,7 @@ func evalJSONPath(expr string, data any) (s string, found bool, err error) {
 	// user writes must never take the render down
 	defer func() {
 		if p := recover(); p != nil {
-			s, found, err = "", false, fmt.Errorf("path %q cannot be evaluated: %v", expr, p)
+			s, found, err = "", false, fmt.Errorf("path %q cannot be evaluated", expr)
 		}
 	}()
 	jp := jsonpath.New("odlm")
@@ -61,6 +61,10 @@ func evalJSONPath(expr string, data any) (s string, found bool, err error) {
 	if err != nil {
 		if strings.Contains(err.Error(), "not found") {
 			return "", false, nil
+		}
+		if strings.Contains(err.Error(), "cannot be filtered") {
+			// client-go prints the value here, which may come from a Secret
+			return "", false, fmt.Errorf("path %q: a filter ([?(...)]) is applied to a value that is not a list", expr)
 		}
 		return "", false, fmt.Errorf("path %q: %w", expr, err)
 	}

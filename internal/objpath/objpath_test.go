@@ -79,3 +79,11 @@ func TestRemove(t *testing.T) {
 		})
 	}
 }
+
+func TestEvaluateErrorsHoldNoValues(t *testing.T) {
+	v, err := manifest.DecodeJSONValue([]byte(`{"data":{"pw":"s3cr3t-value"}}`))
+	require.NoError(t, err)
+	_, err = objpath.Evaluate(`.data.pw[?(@.x=="y")]`, v.(map[string]any))
+	require.ErrorContains(t, err, "not a list")
+	assert.NotContains(t, err.Error(), "s3cr3t-value")
+}
