@@ -152,6 +152,25 @@ func (r *run) resourceHashes(cfg *operandConfig, res *api.ConfigResource, data m
 // create path; the update path shares it without re-adding ODLM's label).
 func (r *run) finishResource(cfg *operandConfig, res *api.ConfigResource, field string, obj *manifest.Object, hash, routeHash string, create bool) {
 	r.applyOptionalFields(cfg, res, field, obj)
+	// metadata.labels or .annotations that are not mappings: ODLM's own replace them (a
+	// warning), or the API server refuses the object (an error)
+	for _, f := range []struct {
+		name     string
+		replaced bool
+	}{
+		{"labels", create || len(res.Labels) > 0},
+		{"annotations", len(res.Annotations) > 0 || hash != "" || routeHash != ""},
+	} {
+		if v := manifest.Get(obj.Map, "metadata", f.name); v != nil {
+			if _, ok := v.(map[string]any); !ok {
+				if f.replaced {
+					r.add(diag.Warnf(cfg.obj, field, "%s: metadata.%s is not a mapping: it is replaced by ODLM's %s", obj.Ref(), f.name, f.name))
+				} else {
+					r.add(diag.Errorf(cfg.obj, field, "%s: metadata.%s is not a mapping: the API server refuses the object", obj.Ref(), f.name))
+				}
+			}
+		}
+	}
 	if create {
 		obj.SetMetadataString("labels", naming.ControlLabel, "true")
 	}
