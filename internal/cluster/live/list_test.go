@@ -59,7 +59,7 @@ func TestLiveLists(t *testing.T) {
 	assert.Len(t, mine, 8, "all namespaces: %v", mine)
 	assert.Contains(t, mine, other+"/cm-other")
 
-	_, err = live.List("operators.coreos.com/v1", "OperatorGroup", ns)
+	_, err = live.List("never-served.odlm-render.io/v1", "Nothing", ns) // no test installs this group
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, cluster.ErrNotServed), "%v", err)
 
