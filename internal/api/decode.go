@@ -43,6 +43,11 @@ type FieldIssue struct {
 	Path string
 	// Near is the known field the key is likely a typo of ("" when none is close).
 	Near string
+	// Strict is set for a field of one of OLM's types (a subscriptionConfig): OLM's type
+	// has no such field, which is an error rather than a pruned key.
+	Strict bool
+	// Type names the type without the field ("SubscriptionConfig", "Toleration").
+	Type string
 }
 
 // DecodeSpec decodes obj.spec into out (a pointer to one of the *Spec types) and returns
@@ -94,7 +99,10 @@ func (w *walker) fill(v any, rv reflect.Value, path string) error {
 		return nil
 	}
 	if t.PkgPath() != "" && t.PkgPath() != apiPkgPath || reflect.PointerTo(t).Implements(unmarshalerType) {
+		strict := w.strict
+		w.strict = strict || strings.HasPrefix(t.PkgPath(), olmPkgPrefix)
 		pruned := w.walk(v, t, path)
+		w.strict = strict
 		if w.typeErr != nil {
 			return nil
 		}
@@ -265,7 +273,11 @@ var unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
 type walker struct {
 	issues  []FieldIssue
 	typeErr *FieldError
+	strict  bool // inside one of OLM's types
 }
+
+// olmPkgPrefix is where OLM's API types live: their unknown fields are errors.
+const olmPkgPrefix = "github.com/operator-framework/api/"
 
 func (w *walker) mismatch(path string, t reflect.Type, v any) {
 	if w.typeErr == nil {
@@ -296,7 +308,7 @@ func (w *walker) walk(v any, t reflect.Type, path string) any {
 			ft, known := fields[k]
 			if !known {
 				near, _ := suggest.Closest(k, slices.Sorted(maps.Keys(fields)))
-				w.issues = append(w.issues, FieldIssue{Path: manifest.Field(path, k), Near: near})
+				w.issues = append(w.issues, FieldIssue{Path: manifest.Field(path, k), Near: near, Strict: w.strict, Type: t.Name()})
 				continue
 			}
 			out[k] = w.walk(m[k], ft, manifest.Field(path, k))

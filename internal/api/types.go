@@ -2,13 +2,13 @@
 // JSON names are exactly those of ODLM's CRDs, and decoding input objects into them.
 //
 // Decoding reports, as warnings, every field the real API server would prune or ODLM
-// would ignore, so that a typo never passes silently. It does not apply ODLM's defaults:
+// would ignore, so that a typo never passes silently; a field that OLM's SubscriptionConfig
+// does not have is an error. It does not apply ODLM's defaults:
 // that is rendering logic (pkg/render).
 package api
 
 import (
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"github.com/odlm-render/odlm-render/internal/olm"
 )
 
 // Group and version of the ODLM API.
@@ -186,19 +186,6 @@ type OperandBindInfoSpec struct {
 	Bindings          map[string]Bindable `json:"bindings,omitempty"`
 }
 
-// SubscriptionConfig is an OLM Subscription's spec.config (operators.coreos.com/v1alpha1),
-// field for field, so that decoding prunes and warns exactly as the API server would. It
-// is declared here rather than imported so that the KRM function does not link OLM's API
-// package and, through it, client-go's REST client.
-type SubscriptionConfig struct {
-	Selector     *metav1.LabelSelector        `json:"selector,omitempty"`
-	NodeSelector map[string]string            `json:"nodeSelector,omitempty"`
-	Tolerations  []corev1.Toleration          `json:"tolerations,omitempty"`
-	Resources    *corev1.ResourceRequirements `json:"resources,omitempty"`
-	EnvFrom      []corev1.EnvFromSource       `json:"envFrom,omitempty"`
-	Env          []corev1.EnvVar              `json:"env,omitempty"`
-	Volumes      []corev1.Volume              `json:"volumes,omitempty"`
-	VolumeMounts []corev1.VolumeMount         `json:"volumeMounts,omitempty"`
-	Affinity     *corev1.Affinity             `json:"affinity,omitempty"`
-	Annotations  map[string]string            `json:"annotations,omitempty"`
-}
+// SubscriptionConfig is an OLM Subscription's spec.config: OLM's own type, so that decoding
+// checks and prunes exactly as ODLM's typed client does.
+type SubscriptionConfig = olm.SubscriptionConfig

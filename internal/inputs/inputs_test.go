@@ -162,7 +162,7 @@ func TestLoadCatalogFromASnapshotAmongInputs(t *testing.T) {
 			head, err := p.Channels["stable"].Head()
 			require.NoError(t, err)
 			assert.Equal(t, "foo.v1.0.0", head)
-			assert.Equal(t, "AllNamespaces", p.Bundles["foo.v1.0.0"].InstallModes[0].Type)
+			assert.Equal(t, "AllNamespaces", string(p.Bundles["foo.v1.0.0"].InstallModes[0].Type))
 		})
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"os"
 	"slices"
+
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 )
 
 // Builder assembles a Catalog from blobs fed one at a time, from files
@@ -298,7 +300,7 @@ func (b *Builder) internBundle(bu *Bundle, pkg string) {
 		}
 	}
 	for i := range bu.InstallModes {
-		bu.InstallModes[i].Type = in(bu.InstallModes[i].Type)
+		bu.InstallModes[i].Type = v1alpha1.InstallModeType(in(string(bu.InstallModes[i].Type)))
 	}
 }
 

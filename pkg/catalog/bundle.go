@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/odlm-render/odlm-render/internal/manifest"
 	"strings"
+
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+
+	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
 // Bundle is one installable version of an operator.
@@ -45,11 +48,9 @@ type Bundle struct {
 	Properties []Property
 }
 
-// InstallMode is one entry of a CSV's spec.installModes.
-type InstallMode struct {
-	Type      string `json:"type"`
-	Supported bool   `json:"supported"`
-}
+// InstallMode is one entry of a CSV's spec.installModes: OLM's type (its Type is one of
+// OwnNamespace, SingleNamespace, MultiNamespace and AllNamespaces).
+type InstallMode = v1alpha1.InstallMode
 
 // GVK is an API group, version and kind.
 type GVK struct {
@@ -349,7 +350,9 @@ func (b *Bundle) readCSVMetadata(v any) error {
 	}
 	for i, mm := range modes {
 		var im InstallMode
-		if im.Type, err = reqString(mm, "type"); err == nil {
+		var typ string
+		if typ, err = reqString(mm, "type"); err == nil {
+			im.Type = v1alpha1.InstallModeType(typ)
 			im.Supported, err = optBool(mm, "supported")
 		}
 		if err != nil {

@@ -33,8 +33,8 @@ func TestRealCatalogs(t *testing.T) {
 		"HostDeviceNetwork/example-hostdevice-network", "IPoIBNetwork/example-ipoibnetwork",
 		"MacvlanNetwork/example-macvlannetwork", "NicClusterPolicy/nic-cluster-policy",
 	}
-	nvidiaModes := []catalog.InstallMode{{"OwnNamespace", true}, {"SingleNamespace", true}, {"MultiNamespace", false}, {"AllNamespaces", false}}
-	allModes := []catalog.InstallMode{{"OwnNamespace", true}, {"SingleNamespace", true}, {"MultiNamespace", true}, {"AllNamespaces", true}}
+	nvidiaModes := []catalog.InstallMode{{Type: "OwnNamespace", Supported: true}, {Type: "SingleNamespace", Supported: true}, {Type: "MultiNamespace", Supported: false}, {Type: "AllNamespaces", Supported: false}}
+	allModes := []catalog.InstallMode{{Type: "OwnNamespace", Supported: true}, {Type: "SingleNamespace", Supported: true}, {Type: "MultiNamespace", Supported: true}, {Type: "AllNamespaces", Supported: true}}
 
 	tests := []struct {
 		pkg, channel   string
@@ -46,10 +46,10 @@ func TestRealCatalogs(t *testing.T) {
 	}{
 		{pkg: "kube-green", channel: "alpha", defaultChannel: "alpha", channels: []string{"alpha"},
 			head: "kube-green.v0.7.1", version: "0.7.1", examples: []string{"SleepInfo/sleepinfo-sample"},
-			modes: []catalog.InstallMode{{"OwnNamespace", false}, {"SingleNamespace", false}, {"MultiNamespace", false}, {"AllNamespaces", true}}},
+			modes: []catalog.InstallMode{{Type: "OwnNamespace", Supported: false}, {Type: "SingleNamespace", Supported: false}, {Type: "MultiNamespace", Supported: false}, {Type: "AllNamespaces", Supported: true}}},
 		{pkg: "nfs-provisioner-operator", channel: "alpha", defaultChannel: "alpha", channels: []string{"alpha"},
 			head: "nfs-provisioner-operator.v0.0.9", version: "0.0.9", examples: []string{"NFSProvisioner/nfsprovisioner-sample"},
-			modes: []catalog.InstallMode{{"OwnNamespace", true}, {"SingleNamespace", false}, {"MultiNamespace", false}, {"AllNamespaces", true}}},
+			modes: []catalog.InstallMode{{Type: "OwnNamespace", Supported: true}, {Type: "SingleNamespace", Supported: false}, {Type: "MultiNamespace", Supported: false}, {Type: "AllNamespaces", Supported: true}}},
 		{pkg: "nvidia-network-operator", channel: "v26.4", defaultChannel: "stable",
 			channels: []string{"stable", "v25.10", "v25.7", "v26.1", "v26.4"},
 			head:     "nvidia-network-operator.v26.4.1", version: "26.4.1", examples: nvidiaExamples, modes: nvidiaModes},

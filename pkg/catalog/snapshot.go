@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+
 	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
@@ -213,7 +215,7 @@ func snapshotBundle(b *Bundle) (record, error) {
 	r = append(r, field{"displayName", b.DisplayName}, field{"skipRange", b.SkipRange})
 	var modes []any
 	for _, m := range b.InstallModes {
-		modes = append(modes, flowRecord{{"type", m.Type}, {"supported", m.Supported}})
+		modes = append(modes, flowRecord{{"type", string(m.Type)}, {"supported", m.Supported}})
 	}
 	r = append(r, field{"installModes", modes})
 	gvks := func(gs []GVK) []any {
@@ -556,7 +558,9 @@ func decodeSnapshotBundle(src Source, pkg string, m map[string]any) (*Bundle, er
 	}
 	for i, mm := range modes {
 		var im InstallMode
-		if im.Type, err = reqString(mm, "type"); err == nil {
+		var typ string
+		if typ, err = reqString(mm, "type"); err == nil {
+			im.Type = v1alpha1.InstallModeType(typ)
 			im.Supported, err = optBool(mm, "supported")
 		}
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/olm"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
@@ -118,14 +119,14 @@ func (r *run) checkInstallModes(p *subscriptionPlan, head *catalog.Bundle) {
 		return
 	}
 	for _, m := range head.InstallModes {
-		if m.Type == mode && m.Supported {
+		if string(m.Type) == mode && m.Supported {
 			return
 		}
 	}
 	var supported []string
 	for _, m := range head.InstallModes {
 		if m.Supported {
-			supported = append(supported, m.Type)
+			supported = append(supported, string(m.Type))
 		}
 	}
 	obj, field := p.about()
@@ -137,7 +138,7 @@ func (r *run) checkInstallModes(p *subscriptionPlan, head *catalog.Bundle) {
 // OwnNamespace for its own namespace, SingleNamespace or MultiNamespace otherwise.
 func (r *run) installModeOf(namespace string) (string, string) {
 	if namespace == clusterInstallNamespace {
-		return "AllNamespaces", "installing into " + clusterInstallNamespace
+		return olm.AllNamespaces, "installing into " + clusterInstallNamespace
 	}
 	var og *manifest.Object
 	for _, o := range append(append([]*manifest.Object{}, r.operatorGroups...), r.objects...) {
@@ -156,13 +157,13 @@ func (r *run) installModeOf(namespace string) (string, string) {
 	}
 	switch {
 	case len(targets) == 0:
-		return "AllNamespaces", desc
+		return olm.AllNamespaces, desc
 	case len(targets) > 1:
-		return "MultiNamespace", desc
+		return olm.MultiNamespace, desc
 	case targets[0] == namespace:
-		return "OwnNamespace", desc
+		return olm.OwnNamespace, desc
 	default:
-		return "SingleNamespace", desc
+		return olm.SingleNamespace, desc
 	}
 }
 

@@ -1,17 +1,19 @@
 package render
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/google/go-containerregistry/pkg/name"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/name"
+
 	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/merge"
+	"github.com/odlm-render/odlm-render/internal/olm"
 )
 
 const catalogSourceAPIVersion = olmGroup + "/v1alpha1"
@@ -48,17 +50,19 @@ func (r *run) catalogSources() []*catalogSource {
 		}
 		seen[k] = true
 		cs := &catalogSource{namespace: o.Namespace(), name: o.Name(), obj: m, input: in}
-		switch p := manifest.Get(m, "spec", "priority").(type) {
-		case nil:
-		case json.Number:
-			n, err := strconv.Atoi(string(p))
-			if err != nil {
-				r.add(diag.Warnf(o, "spec.priority", "priority %s is not an integer: ODLM reads it as 0", p))
+		// ODLM lists CatalogSources with OLM's type: a spec that does not decode leaves
+		// the priority at 0
+		typed, err := olm.CatalogSourceSpec(m["spec"])
+		if err != nil {
+			field := "spec"
+			var fe *olm.FieldError
+			if errors.As(err, &fe) && fe.Path != "" {
+				field = manifest.Field("spec", fe.Path)
+				err = errors.New(fe.Msg)
 			}
-			cs.priority = n
-		default:
-			r.add(diag.Warnf(o, "spec.priority", "priority %v is not an integer: ODLM reads it as 0", p))
+			r.add(diag.Warnf(o, field, "not a valid OLM CatalogSource (%v): ODLM reads its priority as 0", err))
 		}
+		cs.priority = typed.Priority
 		r.knownCatalogSources = append(r.knownCatalogSources, cs)
 	}
 	for _, o := range r.existing(catalogSourceAPIVersion, "CatalogSource", "") {

@@ -245,6 +245,14 @@ func (r *run) decodeSpec(o *manifest.Object, out any) bool {
 		if is.Near != "" {
 			near = fmt.Sprintf(" (did you mean %q?)", is.Near)
 		}
+		if is.Strict {
+			owner := "OLM's SubscriptionConfig"
+			if is.Type != "SubscriptionConfig" {
+				owner = fmt.Sprintf("a %s (in OLM's SubscriptionConfig)", is.Type)
+			}
+			r.add(diag.Errorf(o, is.Path, "unknown field%s: %s has no such field, so the API server would drop it and the operator would run without it", near, owner))
+			continue
+		}
 		r.add(diag.Warnf(o, is.Path, "unknown field%s: the API server prunes it or ODLM ignores it, so it has no effect", near))
 	}
 	return true

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/merge"
 	"github.com/odlm-render/odlm-render/internal/naming"
+	"github.com/odlm-render/odlm-render/internal/olm"
 )
 
 const (
@@ -302,7 +304,28 @@ func (r *run) createSubscription(p *subscriptionPlan) {
 	})
 	r.annotate(obj, p)
 	r.pinNoOpAnnotations(obj, p, chosen)
+	r.throughOLMTypes(obj)
 	p.obj = r.madeAsController(obj)
+}
+
+// throughOLMTypes writes a Subscription's spec as ODLM's typed client sends it: through
+// OLM's SubscriptionSpec (fields it does not have dropped, quantities canonical). A spec
+// that does not decode (an existing Subscription's, read from the inputs or a cluster) is an
+// error on the field.
+func (r *run) throughOLMTypes(obj *manifest.Object) {
+	spec, _ := obj.Map["spec"].(map[string]any)
+	typed, err := olm.SubscriptionSpec(spec)
+	if err != nil {
+		field := "spec"
+		var fe *olm.FieldError
+		if errors.As(err, &fe) && fe.Path != "" {
+			field = manifest.Field("spec", fe.Path)
+			err = errors.New(fe.Msg)
+		}
+		r.add(diag.Errorf(obj, field, "not a valid OLM Subscription: %v", err))
+		return
+	}
+	obj.Map["spec"] = typed
 }
 
 // applyEntryToSpec is what ODLM writes into a Subscription's spec from an entry whose
@@ -411,6 +434,7 @@ func (r *run) updateSubscription(p *subscriptionPlan) {
 			r.applyEntryToSpec(spec, w)
 		}
 	}
+	r.throughOLMTypes(obj)
 	p.obj = r.madeByController(p, obj)
 	r.updated(p.existing, obj)
 }
@@ -499,15 +523,14 @@ func (r *run) buildOperatorGroups() {
 				r.add(diag.Warnf(e.registry.obj, e.field("targetNamespaces"), "operators %q (OperandRegistry %s) and %q (OperandRegistry %s) share namespace %s but want different targetNamespaces; the OperatorGroup follows %q (ODLM: whichever is created first)", first.Name, first.registry.key, e.Name, e.registry.key, ns, first.Name))
 			}
 		}
-		spec := map[string]any{}
-		if first.TargetNamespaces == nil {
-			spec["targetNamespaces"] = []any{first.Namespace}
-		} else if len(first.TargetNamespaces) > 0 {
-			var l []any
-			for _, t := range first.TargetNamespaces {
-				l = append(l, t)
-			}
-			spec["targetNamespaces"] = l
+		targets := first.TargetNamespaces
+		if targets == nil {
+			targets = []string{first.Namespace}
+		}
+		spec, err := olm.OperatorGroupSpec(targets)
+		if err != nil {
+			r.add(diag.Errorf(first.registry.obj, first.field("targetNamespaces"), "%v", err))
+			continue
 		}
 		r.operatorGroups = append(r.operatorGroups, r.madeAsController(manifest.New(map[string]any{
 			"apiVersion": operatorGroupAPIVersion,

@@ -1,0 +1,142 @@
+// Package olm owns the engine's contact with OLM's API types
+// (github.com/operator-framework/api): the Subscription and OperatorGroup specs that ODLM
+// writes are built from OLM's own structs, OLM objects read from the inputs, a snapshot or a
+// live cluster are decoded into them, and install modes carry OLM's names. ODLM's controller
+// works on these typed objects, so a round trip through them is what it writes: fields the
+// types do not have are dropped and quantities take their canonical form.
+package olm
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+
+	"github.com/odlm-render/odlm-render/internal/manifest"
+)
+
+// The install modes of a CSV, under OLM's names.
+const (
+	OwnNamespace    = string(v1alpha1.InstallModeTypeOwnNamespace)
+	SingleNamespace = string(v1alpha1.InstallModeTypeSingleNamespace)
+	MultiNamespace  = string(v1alpha1.InstallModeTypeMultiNamespace)
+	AllNamespaces   = string(v1alpha1.InstallModeTypeAllNamespaces)
+)
+
+// InstallMode is one entry of a CSV's spec.installModes: OLM's type.
+type InstallMode = v1alpha1.InstallMode
+
+// SubscriptionConfig is a Subscription's spec.config: OLM's type.
+type SubscriptionConfig = v1alpha1.SubscriptionConfig
+
+// FieldError is a value that does not decode into OLM's type; Path is the field under the
+// decoded value ("config.env[0].name"), "" for the value itself.
+type FieldError struct {
+	Path string
+	Msg  string
+}
+
+func (e *FieldError) Error() string {
+	if e.Path == "" {
+		return e.Msg
+	}
+	return e.Path + ": " + e.Msg
+}
+
+// SubscriptionSpec is spec, a Subscription's spec as the engine built or read it, as ODLM
+// writes it: through OLM's SubscriptionSpec.
+func SubscriptionSpec(spec map[string]any) (map[string]any, error) {
+	var typed v1alpha1.SubscriptionSpec
+	if err := decode(spec, &typed, false); err != nil {
+		return nil, err
+	}
+	return encode(typed)
+}
+
+// OperatorGroupSpec is the spec of the OperatorGroup ODLM creates: targets are its
+// targetNamespaces (none: all namespaces). The upgrade strategy the type always writes is
+// left out while it is empty, for the API server defaults it.
+func OperatorGroupSpec(targets []string) (map[string]any, error) {
+	spec, err := encode(operatorsv1.OperatorGroupSpec{TargetNamespaces: targets})
+	if err != nil {
+		return nil, err
+	}
+	if us, ok := spec["upgradeStrategy"].(map[string]any); ok && len(us) == 0 {
+		delete(spec, "upgradeStrategy")
+	}
+	return spec, nil
+}
+
+// CatalogSourceSpec decodes a CatalogSource's spec into OLM's type.
+func CatalogSourceSpec(spec any) (v1alpha1.CatalogSourceSpec, error) {
+	var typed v1alpha1.CatalogSourceSpec
+	if spec == nil {
+		return typed, nil
+	}
+	err := decode(spec, &typed, false)
+	return typed, err
+}
+
+// DecodeStrict decodes value into out (a pointer to one of OLM's types) and fails on a field
+// the type does not have, naming it, as well as on a value of the wrong type.
+func DecodeStrict(value any, out any) error { return decode(value, out, true) }
+
+func decode(value any, out any, strict bool) error {
+	b, err := json.Marshal(value)
+	if err != nil {
+		return &FieldError{Msg: err.Error()}
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if strict {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(out); err != nil {
+		return fieldError(err)
+	}
+	return nil
+}
+
+// fieldError turns encoding/json's errors into a FieldError without Go type names.
+func fieldError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return &FieldError{Path: te.Field, Msg: fmt.Sprintf("expected %s, got %s", jsonKind(te.Type.Kind().String()), te.Value)}
+	}
+	msg := err.Error()
+	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return &FieldError{Path: strings.Trim(f, `"`), Msg: "unknown field"}
+	}
+	// the types' own decoders (quantities, int-or-string) say what they expected
+	return &FieldError{Msg: strings.TrimPrefix(msg, "json: ")}
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "struct", "map":
+		return "a mapping"
+	case "slice", "array":
+		return "a list"
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "an integer"
+	case "float32", "float64":
+		return "a number"
+	}
+	return "another type"
+}
+
+func encode(v any) (map[string]any, error) {
+	val, err := manifest.ToValue(v)
+	if err != nil {
+		return nil, err
+	}
+	m, _ := val.(map[string]any)
+	return m, nil
+}
