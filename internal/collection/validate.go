@@ -10,7 +10,6 @@ import (
 	"path"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/blang/semver/v4"
@@ -92,8 +91,6 @@ func (c *checker) load(configName string) *Config {
 	return c.config(root)
 }
 
-var yamlErrRe = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
-
 // parseYAML parses a one-document YAML file; it reports syntax errors and returns the
 // document's root node (nil for an empty document).
 func (c *checker) parseYAML(file string, data []byte) (*yaml.Node, bool) {
@@ -107,9 +104,9 @@ func (c *checker) parseYAML(file string, data []byte) (*yaml.Node, bool) {
 		}
 		if err != nil {
 			line, msg := 0, err.Error()
-			if m := yamlErrRe.FindStringSubmatch(msg); m != nil {
-				line, _ = strconv.Atoi(m[1])
-				msg = m[2]
+			var se *manifest.SyntaxError
+			if errors.As(manifest.YAMLError(file, data, err), &se) {
+				line, msg = se.Line, strings.TrimPrefix(se.Msg, "invalid YAML/JSON: ")
 			}
 			c.add(diag.Error, file, line, "", "invalid YAML: %s", msg)
 			return nil, false

@@ -2,6 +2,8 @@ package krm
 
 import (
 	"bytes"
+
+	"github.com/odlm-render/odlm-render/internal/yamltext"
 )
 
 // splitList cuts a ResourceList written in block style (what kpt, kustomize and kyaml
@@ -16,7 +18,7 @@ import (
 // text is returned with p+2 columns removed, so it parses as a document of its own; header
 // is the input without the items' entries ("items:" stays, with a null value).
 func splitList(data []byte) (header []byte, items []rawItem, ok bool) {
-	if len(data) == 0 || data[0] == '{' || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) || !onlyNewlineBreaks(data) {
+	if len(data) == 0 || data[0] == '{' || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) || !yamltext.OnlyNewlineBreaks(data) {
 		return nil, nil, false
 	}
 	var head bytes.Buffer
@@ -29,21 +31,16 @@ func splitList(data []byte) (header []byte, items []rawItem, ok bool) {
 		last.end = lineEnd
 	}
 	for start := 0; start < len(data); {
-		end := len(data)
-		if i := bytes.IndexByte(data[start:], '\n'); i >= 0 {
-			end = start + i + 1
-		}
-		line := data[start:end]
+		line, end := yamltext.Next(data, start)
 		lineStart := start
 		start = end
-		content := trimCR(line)
+		content := yamltext.TrimEOL(line)
 		if bytes.HasPrefix(content, []byte("\t")) || bytes.HasPrefix(content, []byte("%")) ||
 			bytes.HasPrefix(content, []byte("---")) || bytes.HasPrefix(content, []byte("...")) {
 			return nil, nil, false
 		}
-		indent := leadingSpaces(content)
-		blank := indent == len(content)
-		comment := !blank && content[indent] == '#'
+		indent := yamltext.Indent(content)
+		blank, comment := yamltext.IsBlank(content), yamltext.IsComment(content)
 		if inItems {
 			switch {
 			case blank || comment:
@@ -53,11 +50,11 @@ func splitList(data []byte) (header []byte, items []rawItem, ok bool) {
 					head.Write(line) // parsed with the header, so that nothing goes unchecked
 				}
 				continue
-			case p < 0 && isEntry(content, indent):
+			case p < 0 && yamltext.IsListEntry(content, indent):
 				p = indent
 				items = append(items, rawItem{indent: p, text: data[lineStart:end:len(data)], end: end})
 				continue
-			case indent == p && isEntry(content, indent):
+			case indent == p && yamltext.IsListEntry(content, indent):
 				items = append(items, rawItem{indent: p, text: data[lineStart:end:len(data)], end: end})
 				continue
 			case p >= 0 && indent > p:
@@ -66,14 +63,14 @@ func splitList(data []byte) (header []byte, items []rawItem, ok bool) {
 				}
 				extend(end)
 				continue
-			case indent == 0 && p > 0 && isEntry(content, 0):
+			case indent == 0 && p > 0 && yamltext.IsListEntry(content, 0):
 				return nil, nil, false
 			case indent != 0:
 				return nil, nil, false
 			}
 			inItems = false // a top-level key: the items block ended
 		}
-		if indent == 0 && !blank && !comment && isKey(content, "items") {
+		if indent == 0 && !blank && !comment && yamltext.IsKey(content, "items") {
 			if sawItems {
 				return nil, nil, false
 			}
@@ -100,24 +97,11 @@ type rawItem struct {
 	end    int    // offset in the input where text ends
 }
 
-// lines calls f with each line of the entry (line endings kept) and its number from 0.
-func (r rawItem) lines(f func(i int, line []byte)) {
-	text := r.text
-	for i := 0; len(text) > 0; i++ {
-		n := len(text)
-		if j := bytes.IndexByte(text, '\n'); j >= 0 {
-			n = j + 1
-		}
-		f(i, text[:n])
-		text = text[n:]
-	}
-}
-
 // document is the entry as a YAML document of its own: its "- " and indent+2 columns of
 // every other line removed.
 func (r rawItem) document() []byte {
 	out := make([]byte, 0, len(r.text))
-	r.lines(func(i int, line []byte) {
+	yamltext.Lines(r.text, func(i int, line []byte) {
 		if i == 0 {
 			rest := line[r.indent+1:] // after the dash
 			if len(rest) > 0 && rest[0] == ' ' {
@@ -126,7 +110,7 @@ func (r rawItem) document() []byte {
 			out = append(out, rest...)
 			return
 		}
-		out = append(out, line[min(r.indent+2, leadingSpaces(line)):]...)
+		out = append(out, yamltext.Dedent(line, r.indent+2)...)
 	})
 	return out
 }
@@ -134,53 +118,9 @@ func (r rawItem) document() []byte {
 // entry is the entry as an element of a compact list at column 0, with "\n" line endings.
 func (r rawItem) entry() []byte {
 	out := make([]byte, 0, len(r.text))
-	r.lines(func(_ int, line []byte) {
-		out = append(out, trimCR(line[min(r.indent, leadingSpaces(line)):])...)
+	yamltext.Lines(r.text, func(_ int, line []byte) {
+		out = append(out, yamltext.TrimEOL(yamltext.Dedent(line, r.indent))...)
 		out = append(out, '\n')
 	})
 	return out
-}
-
-// onlyNewlineBreaks reports whether every line break is "\n" or "\r\n": yaml.v3 also breaks
-// lines at a lone "\r" and at NEL, LS and PS.
-func onlyNewlineBreaks(data []byte) bool {
-	for rest := data; ; {
-		i := bytes.IndexByte(rest, '\r')
-		if i < 0 {
-			break
-		}
-		if i+1 >= len(rest) || rest[i+1] != '\n' {
-			return false
-		}
-		rest = rest[i+1:]
-	}
-	return !bytes.Contains(data, []byte("\xc2\x85")) && !bytes.Contains(data, []byte("\xe2\x80\xa8")) && !bytes.Contains(data, []byte("\xe2\x80\xa9"))
-}
-
-func trimCR(line []byte) []byte {
-	line = bytes.TrimSuffix(line, []byte("\n"))
-	return bytes.TrimSuffix(line, []byte("\r"))
-}
-
-func leadingSpaces(b []byte) int {
-	n := 0
-	for n < len(b) && b[n] == ' ' {
-		n++
-	}
-	return n
-}
-
-// isEntry reports "-" followed by a space or the end of the line, at indent.
-func isEntry(content []byte, indent int) bool {
-	rest := content[indent:]
-	return len(rest) > 0 && rest[0] == '-' && (len(rest) == 1 || rest[1] == ' ')
-}
-
-// isKey reports "key:" followed by a space or the end of the line.
-func isKey(content []byte, key string) bool {
-	if !bytes.HasPrefix(content, []byte(key+":")) {
-		return false
-	}
-	rest := content[len(key)+1:]
-	return len(rest) == 0 || rest[0] == ' '
 }

@@ -6,6 +6,8 @@ package catalog
 import (
 	"bytes"
 	"unicode/utf8"
+
+	"github.com/odlm-render/odlm-render/internal/yamltext"
 )
 
 // yamlPeek reads the unindented "key: value" lines of a document. It gives
@@ -45,7 +47,7 @@ func (p *yamlPeek) line(l []byte) {
 	}
 	switch c := l[0]; {
 	case c == ' ' || c == '\t':
-		if !p.sawKey && hasContent(l) {
+		if !p.sawKey && yamltext.HasContent(l) {
 			p.fail() // an indented root
 		}
 		return

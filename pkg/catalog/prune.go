@@ -3,6 +3,8 @@ package catalog
 import (
 	"bytes"
 	"strings"
+
+	"github.com/odlm-render/odlm-render/internal/yamltext"
 )
 
 // Most of a real catalog's bytes are prose no Bundle field comes from: the
@@ -114,7 +116,7 @@ func prune(data []byte, schema string, dropRelated bool) *pruned {
 			end += pos + 1
 		}
 		start := pos
-		line := trimEOL(data[pos:end])
+		line := yamltext.TrimEOL(data[pos:end])
 		pos = end
 
 		n := 0
@@ -159,7 +161,7 @@ func prune(data []byte, schema string, dropRelated bool) *pruned {
 			}
 			continue
 		}
-		if n == 0 && (isDocMarker(line, "---") || isDocMarker(line, "...")) {
+		if n == 0 && (yamltext.IsDocMarker(line, "---") || yamltext.IsDocMarker(line, "...")) {
 			if len(bytes.TrimSpace(line[3:])) > 0 {
 				return nil
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/yamltext"
 )
 
 // A CatalogSnapshot is this project's compact, deterministic copy of the
@@ -666,17 +667,16 @@ func (sn *snapshotSplitter) notOurs(content []byte) bool {
 	if sn.started || sn.done {
 		return false
 	}
-	t := bytes.TrimLeft(content, " ")
-	if len(t) == 0 || t[0] == '#' {
+	if yamltext.IsBlank(content) || yamltext.IsComment(content) {
 		sn.pending = append(append(sn.pending, content...), '\n')
 		return false
 	}
 	sn.started = true
-	n := len(content) - len(t)
+	n := yamltext.Indent(content)
 	switch {
-	case bytes.HasPrefix(content, []byte("  - ")) || string(content) == "  -":
+	case n == 2 && yamltext.IsListEntry(content, 2):
 		return false
-	case n < 2 || (n == 2 && t[0] != '-'):
+	case n < 2 || (n == 2 && content[2] != '-'):
 		return false // no elements: the header goes on
 	}
 	return true
@@ -691,9 +691,9 @@ func (sn *snapshotSplitter) line(line []byte, num int) error {
 		sn.trailer = append(sn.trailer, line...)
 		return nil
 	}
-	content := trimEOL(line)
+	content := yamltext.TrimEOL(line)
 	switch {
-	case bytes.HasPrefix(content, []byte("  - ")) || string(content) == "  -":
+	case yamltext.Indent(content) == 2 && yamltext.IsListEntry(content, 2):
 		if err := sn.flushItem(); err != nil {
 			return err
 		}
@@ -706,9 +706,9 @@ func (sn *snapshotSplitter) line(line []byte, num int) error {
 		}
 	case bytes.HasPrefix(content, []byte("    ")) && sn.inItem:
 		sn.appendLine(line, 4)
-	case bytes.HasPrefix(bytes.TrimLeft(content, " "), []byte("#")):
+	case yamltext.IsComment(content):
 		if sn.inItem {
-			sn.appendLine(line, min(4, len(content)-len(bytes.TrimLeft(content, " "))))
+			sn.appendLine(line, min(4, yamltext.Indent(content)))
 		}
 	default:
 		if err := sn.flushItem(); err != nil {
@@ -721,11 +721,11 @@ func (sn *snapshotSplitter) line(line []byte, num int) error {
 }
 
 func (sn *snapshotSplitter) appendLine(line []byte, cut int) {
-	content := trimEOL(line)
+	content := yamltext.TrimEOL(line)
 	cut = min(cut, len(content)) // "  -" alone: its newline stays
 	d := line[cut:]
 	sn.item = append(sn.item, d...)
-	sn.peek.line(trimEOL(d))
+	sn.peek.line(yamltext.TrimEOL(d))
 }
 
 func (sn *snapshotSplitter) flushItem() error {

@@ -3,6 +3,8 @@ package catalog
 import (
 	"bytes"
 	"io"
+
+	"github.com/odlm-render/odlm-render/internal/yamltext"
 )
 
 // readBufSize is the read buffer of the splitters; lines and JSON values
@@ -94,9 +96,9 @@ func (s *yamlSplitter) run(read func(int)) error {
 
 // handle looks at a line (not yet part of cur).
 func (s *yamlSplitter) handle(line []byte) error {
-	content := trimEOL(line)
-	isMarker := isDocMarker(content, "---")
-	isEnd := !isMarker && isDocMarker(content, "...")
+	content := yamltext.TrimEOL(line)
+	isMarker := yamltext.IsDocMarker(content, "---")
+	isEnd := !isMarker && yamltext.IsDocMarker(content, "...")
 	if s.snap != nil {
 		if !isMarker && !isEnd {
 			if s.snap.notOurs(content) {
@@ -143,7 +145,7 @@ func (s *yamlSplitter) handle(line []byte) error {
 	default:
 		start := len(s.cur)
 		s.cur = append(s.cur, line...)
-		if !s.hasContent && hasContent(content) {
+		if !s.hasContent && yamltext.HasContent(content) {
 			s.hasContent = true
 		}
 		s.peek.line(content)
@@ -192,28 +194,4 @@ func (s *yamlSplitter) finishSnapshot() error {
 	}
 	header := append(sn.header, sn.trailer...)
 	return s.emit(&chunk{src: Source{File: s.name, Index: sn.index, Line: sn.headerLine}, data: header, snapshotHeader: true})
-}
-
-func isDocMarker(line []byte, m string) bool {
-	if len(line) < 3 || string(line[:3]) != m {
-		return false
-	}
-	return len(line) == 3 || line[3] == ' ' || line[3] == '\t'
-}
-
-func trimEOL(line []byte) []byte {
-	line = bytes.TrimSuffix(line, []byte{'\n'})
-	return bytes.TrimSuffix(line, []byte{'\r'})
-}
-
-// hasContent: not blank, not a comment, not a directive.
-func hasContent(line []byte) bool {
-	t := bytes.TrimLeft(line, " \t")
-	if len(t) == 0 || t[0] == '#' {
-		return false
-	}
-	if len(t) >= 3 && t[0] == 0xef && t[1] == 0xbb && t[2] == 0xbf { // byte order mark
-		return hasContent(t[3:])
-	}
-	return !(line[0] == '%')
 }
