@@ -21,30 +21,17 @@ const (
 	ConfigKind       = "RenderConfig"
 )
 
-// config is the function's configuration, from a RenderConfig or a ConfigMap.
-//
-//	apiVersion: odlm-render.io/v1alpha1
-//	kind: RenderConfig
-//	spec:
-//	  catalogs: [path, ...]   # folders or files of FBC blobs, relative to the working directory
-//	  inputs: [path, ...]     # more inputs read from files (a kustomize generator gets no items)
-//	  keepInputs: false       # keep consumed ODLM inputs and catalog blobs
-//	  namespace: ""           # namespace for ODLM inputs that have none
-//	  snapshots: [path, ...]  # objects exported from a cluster, read by templates
-//	  pending: warn           # warn | error: required template values that exist only at run time
-//	  secrets: inline         # inline | forbid: Secret values outside Secrets
-//	  explain: false          # info results naming every template value's sources
-//	  bindinfoSecrets: copy   # copy | external-secrets | skip
-//
-// A ConfigMap (as `kpt fn eval -- key=value` makes) carries the same as data keys
-// `catalogs` and `snapshots` (comma-separated), `keep-inputs`, `namespace`, `pending`,
-// `secrets`, `explain` and `bindinfo-secrets`. A live cluster is a CLI-only choice: functions stay hermetic.
+// config is the function's configuration, from a RenderConfig's spec or a ConfigMap's data
+// (keys: the CLI's flag names, lists comma-separated): the function's own fields, then every
+// engine option under its JSON name (render.OptionList). The README's reference table is
+// generated from this type (readme_test.go). A live cluster is a CLI-only choice: functions
+// stay hermetic.
 type config struct {
-	Catalogs []string `json:"catalogs,omitempty" yaml:"catalogs,omitempty"`
+	Catalogs []string `json:"catalogs,omitempty" yaml:"catalogs,omitempty" help:"OLM file-based catalogs or CatalogSnapshots: folders or files, relative to the function's working directory (catalog data among the items is used too)"`
 	// Inputs are files or folders of inputs to read besides the items (a kustomize
 	// generator gets no items), relative to the working directory.
-	Inputs    []string `json:"inputs,omitempty" yaml:"inputs,omitempty"`
-	Snapshots []string `json:"snapshots,omitempty" yaml:"snapshots,omitempty"`
+	Inputs    []string `json:"inputs,omitempty" yaml:"inputs,omitempty" help:"more inputs read from files or folders, relative to the working directory (a kustomize generator gets no items)"`
+	Snapshots []string `json:"snapshots,omitempty" yaml:"snapshots,omitempty" help:"objects exported from a cluster (kubectl get -o yaml), read by templates and never emitted: files or folders"`
 	// the engine's options, under their own JSON names (render.OptionList)
 	render.Options
 }

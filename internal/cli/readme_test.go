@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+	"github.com/stretchr/testify/require"
+
+	"github.com/odlm-render/odlm-render/internal/golden"
+	"github.com/odlm-render/odlm-render/pkg/render"
+)
+
+// flagValueNames names the value of each render flag that is neither a boolean nor one of
+// the engine's enumerated options, for the README's table.
+var flagValueNames = map[string]string{
+	"catalog":      "PATH",
+	"snapshot":     "PATH",
+	"output":       "yaml|json",
+	"namespace":    "NS",
+	"kubeconfig":   "FILE",
+	"context":      "NAME",
+	"live-timeout": "DURATION",
+	"kube-version": "X.Y.Z",
+}
+
+// TestREADMEFlagTable keeps the README's table of render flags what the command declares
+// (go test ./internal/cli -run TestREADMEFlagTable -update rewrites it).
+func TestREADMEFlagTable(t *testing.T) {
+	enums := map[string][]string{}
+	for _, o := range render.OptionList() {
+		enums[o.Flag] = o.Enum
+	}
+	cmd := newRenderCmd(strings.NewReader(""), io.Discard, io.Discard)
+	var b strings.Builder
+	b.WriteString("| flag | meaning |\n|---|---|\n")
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Hidden || f.Name == "help" {
+			return
+		}
+		name := "--" + f.Name
+		if f.Shorthand != "" {
+			name = "-" + f.Shorthand + ", " + name
+		}
+		switch {
+		case f.Value.Type() == "bool":
+		case len(enums[f.Name]) > 0:
+			name += " " + strings.Join(enums[f.Name], "|")
+		default:
+			v, ok := flagValueNames[f.Name]
+			require.True(t, ok, "flag --%s: add the name of its value to flagValueNames", f.Name)
+			name += " " + v
+		}
+		meaning := f.Usage
+		if d := f.DefValue; d != "" && d != "false" && d != "[]" {
+			meaning += fmt.Sprintf(" (default `%s`)", d)
+		}
+		fmt.Fprintf(&b, "| `%s` | %s |\n", cell(name), cell(meaning))
+	})
+	golden.Section(t, "../../README.md", "render flags", b.String())
+}
+
+// cell escapes a Markdown table cell.
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
