@@ -259,10 +259,14 @@ func goTypeName(t reflect.Type) string {
 		return "a mapping"
 	case reflect.Int, reflect.Int32, reflect.Int64:
 		return "an integer"
+	case reflect.Uint, reflect.Uint32, reflect.Uint64:
+		return "a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
 	case reflect.Pointer:
 		return goTypeName(t.Elem())
 	}
-	return t.String()
+	return "a value of another type" // never a Go type name in a user's message
 }
 
 var unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
