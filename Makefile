@@ -7,7 +7,7 @@ BIN := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/odlm-render/odlm-render/internal/version.Version=$(VERSION)
 
-.PHONY: all help build example test tools apiserver unit lint fuzz bench golden clean
+.PHONY: all help build install example test tools apiserver unit lint fuzz bench golden clean
 
 all: build
 
@@ -17,6 +17,9 @@ help: ## list the targets
 build: ## build bin/odlm-render and bin/odlm-render-fn
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/odlm-render ./cmd/odlm-render
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/odlm-render-fn ./fn
+
+install: build ## copy bin/odlm-render and bin/odlm-render-fn to $(go env GOPATH)/bin (or $GOBIN)
+	@dest="$${GOBIN:-$$($(GO) env GOPATH)/bin}"; mkdir -p "$$dest" && cp $(BIN)/odlm-render $(BIN)/odlm-render-fn "$$dest/" && echo "installed into $$dest"
 
 # Render the bundled quickstart example (ODLM CRs + a real catalog) to stdout.
 example: build ## render the bundled example (examples/quickstart) to stdout

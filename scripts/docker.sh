@@ -3,10 +3,14 @@
 # image built offline from bin/odlm-render-fn (no image pulls: the Dockerfile's `function`
 # target with FROM_STAGE=prebuilt).
 #
-#   scripts/docker.sh start   installs Debian's docker.io when dockerd is missing, starts
-#                             dockerd (rootful) on a unix socket under .cache/docker with no
-#                             network (no bridge, no iptables), waits until it answers and
-#                             prints its DOCKER_HOST (reuses a daemon this script started)
+#   scripts/docker.sh start   prints the DOCKER_HOST of a daemon the tests may use: the
+#                             user's own first ($DOCKER_HOST, or the docker CLI's current
+#                             context, printed as an empty line; Podman's docker CLI shim
+#                             counts), else, as root only, a private dockerd it starts on a
+#                             unix socket under .cache/docker with no network (no bridge, no
+#                             iptables), installing Debian's docker.io when dockerd is missing
+#                             (reuses a daemon this script started). Exits 1, saying why, when
+#                             there is none and it is not root.
 #   scripts/docker.sh build   builds the image $ODLM_RENDER_IMAGE (default
 #                             localhost/odlm-render-fn:test; a name with a registry part, since
 #                             kpt prefixes bare names with gcr.io/kpt-fn/) from $ODLM_RENDER_BINARY
@@ -15,7 +19,8 @@
 #                             $DOCKER_HOST or else the daemon `start` starts; prints the tag
 #   scripts/docker.sh stop    stops that daemon
 #
-# Needs root (dockerd is rootful). Only the unix socket is used: no TCP, no pulls.
+# Starting a daemon needs root (dockerd is rootful); using the user's own does not. Only the
+# unix socket is used: no TCP, no pulls.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD/.cache/docker"
@@ -67,9 +72,24 @@ install() {
 }
 
 start() {
+  # the user's own daemon (Docker, or Podman behind its docker CLI shim)
+  if [ -n "${DOCKER_HOST:-}" ] && command -v docker >/dev/null 2>&1 &&
+    docker version --format '{{.Server.Version}}' >/dev/null 2>&1; then
+    echo "$DOCKER_HOST"
+    return
+  fi
   if running; then
     echo "$host"
     return
+  fi
+  if [ -z "${DOCKER_HOST:-}" ] && command -v docker >/dev/null 2>&1 &&
+    docker version --format '{{.Server.Version}}' >/dev/null 2>&1; then
+    echo "" # the CLI's current context answers: nothing to set
+    return
+  fi
+  if [ "$(id -u)" != 0 ]; then
+    echo "no Docker or Podman daemon answers (DOCKER_HOST, or the docker CLI's context), and starting a private one needs root" >&2
+    exit 1
   fi
   install
   mkdir -p "$root/data" "$run"
