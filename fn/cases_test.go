@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/golden"
 	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/manifest"
@@ -24,8 +26,15 @@ import (
 func TestGoldenCasesThroughTheFunction(t *testing.T) {
 	for _, c := range golden.Cases(t, "../testdata/render") {
 		t.Run(c.Name(), func(t *testing.T) {
+			dir, err := filepath.Abs(c.Dir)
+			require.NoError(t, err)
+			c.Dir = dir // the test changes into the inputs' folder
 			fc := "apiVersion: odlm-render.io/v1alpha1\nkind: RenderConfig\nmetadata: {name: render}\nspec:\n"
-			fc += "  catalogs: [" + strings.Join(c.CatalogPaths("../testdata/catalogs"), ", ") + "]\n"
+			// the function runs where the case's inputs are, as kpt runs it where the package
+			// is: results find their lines in the files the path annotations name
+			catalogs, err := filepath.Abs(filepath.Join(c.Dir, "..", "..", "catalogs"))
+			require.NoError(t, err)
+			fc += "  catalogs: [" + strings.Join(c.CatalogPaths(catalogs), ", ") + "]\n"
 			if c.Namespace != "" {
 				fc += "  namespace: " + c.Namespace + "\n"
 			}
@@ -49,28 +58,65 @@ func TestGoldenCasesThroughTheFunction(t *testing.T) {
 			}
 			fc += fmt.Sprintf("  pin: %v\n  manualApproval: %v\n  checkPins: %v\n  failOnDeprecated: %v\n  emitCatalogSources: %v\n  kubeVersion: %q\n  ordering: %q\n  noOLM: %v\n",
 				c.Pin, c.ManualApproval, c.CheckPins, c.FailOnDeprecated, c.EmitCatalogSources, c.KubeVersion, c.Ordering, c.NoOLM)
-			out, err := execute(t, resourceList(t, c.Input(), fc))
-			errs := c.ExpectedResults(t, "error")
-			if len(errs) > 0 {
+			rl := resourceList(t, c.Input(), fc)
+			t.Chdir(c.Input())
+			out, err := execute(t, rl)
+			// the results, exactly: every error, warning and info line of the case, in order
+			assert.Equal(t, normalizedLines(c.ResultLines(t)), normalizedLines(resultLines(t, out)))
+			if len(c.ExpectedResults(t, "error")) > 0 {
 				require.Error(t, err)
-				messages := strings.Join(resultMessages(t, out), "\n")
-				for _, line := range errs {
-					// results carry the message; the file, object and field are separate fields
-					found := false
-					for _, m := range resultMessages(t, out) {
-						// inside a ResourceList a catalog blob's location has no line number
-						if strings.Contains(catalogLocation.ReplaceAllString(line, "<blob>"), catalogLocation.ReplaceAllString(m, "<blob>")) {
-							found = true
-						}
-					}
-					assert.True(t, found, "%q not among the results:\n%s", line, messages)
-				}
 				return
 			}
 			require.NoError(t, err)
 			assert.Equal(t, c.ExpectedYAML(t), withoutFileAnnotations(t, out, c.KeepInputs))
 		})
 	}
+}
+
+// location is a result line's file location: the CLI names the case's input/ folder and a
+// line, the function the path kpt or kustomize gave the item (no line inside a ResourceList
+// for catalog blobs).
+var location = regexp.MustCompile(`^(\[\w+\] )[\w./-]+\.(?:yaml|yml|json)(?::\d+)?(?: \(document \d+\))?: `)
+
+// normalizedLines removes file locations, at the start of a line and inside messages.
+func normalizedLines(lines []string) []string {
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		l = location.ReplaceAllString(l, "$1")
+		out = append(out, catalogLocation.ReplaceAllString(l, "<blob>"))
+	}
+	return out
+}
+
+// resultLines are a ResourceList's results as the CLI prints them: "[severity] " and the
+// result's text.
+func resultLines(t *testing.T, rl string) []string {
+	t.Helper()
+	var list struct {
+		Results []struct {
+			Message     string `yaml:"message"`
+			Severity    string `yaml:"severity"`
+			ResourceRef *struct {
+				APIVersion string `yaml:"apiVersion"`
+				Kind       string `yaml:"kind"`
+				Name       string `yaml:"name"`
+				Namespace  string `yaml:"namespace"`
+			} `yaml:"resourceRef"`
+			Field struct {
+				Path string `yaml:"path"`
+			} `yaml:"field"`
+		} `yaml:"results"`
+	}
+	require.NoError(t, yaml.Unmarshal([]byte(rl), &list))
+	var out []string
+	for _, r := range list.Results {
+		d := diag.Result{Severity: diag.Severity(r.Severity), Message: r.Message, Field: r.Field.Path}
+		if r.ResourceRef != nil {
+			d.Object = &manifest.Ref{APIVersion: r.ResourceRef.APIVersion, Kind: r.ResourceRef.Kind, Name: r.ResourceRef.Name, Namespace: r.ResourceRef.Namespace}
+		}
+		out = append(out, "["+r.Severity+"] "+d.String())
+	}
+	return out
 }
 
 var catalogLocation = regexp.MustCompile(`[\w./-]+(:\d+)? \(document \d+\)`)

@@ -31,14 +31,19 @@ func process(in io.Reader, out, stderr io.Writer) (failed bool, err error) {
 		return true, err
 	}
 	results, objects := safeRenderList(rl)
+	// the line of each result's field in the user's file, where kpt or kustomize named the
+	// file: results then come in the CLI's order (by file and line), and errors read as its do
+	lines := fileLines{}
+	for i := range results {
+		results[i].Line = lines.of(results[i])
+	}
+	results = results.Sort()
 	w := rl.NewWriter(out)
 	if results.HasErrors() {
 		for _, it := range rl.Items {
 			w.Keep(it)
 		}
-		lines := fileLines{}
 		for _, r := range results.Errors() {
-			r.Line = lines.of(r)
 			fmt.Fprintf(stderr, "odlm-render-fn: %s\n", r)
 		}
 	} else {
@@ -201,10 +206,14 @@ func (fl fileLines) of(r diag.Result) int {
 		}
 		fl[r.File] = docs
 	}
+	key, field := r.Object.Key(), r.Field
+	if r.At != nil { // placed at the field of another object (the OperandConfig it comes from)
+		key, field = r.At.Object.Key(), r.At.Field
+	}
 	for _, d := range docs {
 		// Index -1: the orchestrator named the file, not the document
-		if (r.Index < 0 || d.Source.Index == r.Index) && d.Ref().Key() == r.Object.Key() {
-			return d.Source.LineOf(r.Field)
+		if (r.Index < 0 || d.Source.Index == r.Index) && d.Ref().Key() == key {
+			return d.Source.LineOf(field)
 		}
 	}
 	return 0

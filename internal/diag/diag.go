@@ -34,6 +34,16 @@ type Result struct {
 	File  string
 	Index int
 	Line  int
+	// At is what File and Line point at when that is not Object's Field: a result about an
+	// object the render emitted is placed at the OperandConfig field it comes from. A front
+	// door that finds lines itself (the KRM function) looks At up.
+	At *Anchor
+}
+
+// Anchor is a field of an input object.
+type Anchor struct {
+	Object manifest.Ref
+	Field  string
 }
 
 // About builds a result for a field of an input object, locating it in its source.

@@ -189,3 +189,17 @@ func (c Case) ExpectedResults(t testing.TB, severity string) []string {
 	}
 	return out
 }
+
+// ResultLines is every line of expected/results.txt ("[severity] text"), in order.
+func (c Case) ResultLines(t testing.TB) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(c.Dir, "expected", "results.txt"))
+	require.NoError(t, err)
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
+}

@@ -248,6 +248,7 @@ func (r *run) placeResultsOfCarried() {
 		res.File = p.config.Source.File
 		res.Index = p.config.Source.Index
 		res.Line = p.config.Source.LineOf(at)
+		res.At = &diag.Anchor{Object: p.config.Ref(), Field: at}
 		res.Message += fmt.Sprintf(" (%s %s is rendered from OperandConfig %s/%s %s)", res.Object.Kind, res.Object.Namespace+"/"+res.Object.Name, p.config.Namespace(), p.config.Name(), p.field)
 		r.results[i] = res
 	}
