@@ -35,6 +35,15 @@ var yamlLineRe = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
 // a document that is not a mapping is an error. Objects of kind List (as `kubectl get -o
 // yaml` writes them) are flattened into their items.
 func Decode(file string, data []byte) ([]*Object, error) {
+	if objs, ok := decodeParallel(file, data); ok {
+		return objs, nil
+	}
+	return decodeSequential(file, data)
+}
+
+// decodeSequential decodes a stream a document at a time (the reference decodeParallel
+// must agree with).
+func decodeSequential(file string, data []byte) ([]*Object, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	conv := Converter{Budget: 10*len(data) + 10000}
 	lines := lineIndex{data: data}
@@ -48,32 +57,39 @@ func Decode(file string, data []byte) ([]*Object, error) {
 		if err != nil {
 			return nil, YAMLError(file, data, err)
 		}
-		if len(doc.Content) == 0 {
-			continue
-		}
-		root := doc.Content[0]
-		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
-			continue
-		}
-		v, err := conv.Value(root)
-		if err != nil {
-			return nil, &SyntaxError{File: file, Line: ErrorLine(err, root.Line), Msg: err.Error()}
-		}
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, &SyntaxError{File: file, Line: root.Line, Msg: fmt.Sprintf("document %d is a %s, not a mapping", index, kindName(root))}
-		}
-		obj := &Object{Map: m, Source: Source{File: file, Index: index, Line: root.Line, doc: lines.doc(root.Line)}}
-		items, isList, err := listItems(obj, root)
-		if err != nil {
+		if out, err = appendDocument(out, file, index, &doc, &conv, &lines); err != nil {
 			return nil, err
 		}
-		if isList {
-			out = append(out, items...)
-			continue
-		}
-		out = append(out, obj)
 	}
+}
+
+// appendDocument appends the objects of one parsed document (none when it is empty, its
+// items when it is a List).
+func appendDocument(out []*Object, file string, index int, doc *yaml.Node, conv *Converter, lines *lineIndex) ([]*Object, error) {
+	if len(doc.Content) == 0 {
+		return out, nil
+	}
+	root := doc.Content[0]
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return out, nil
+	}
+	v, err := conv.Value(root)
+	if err != nil {
+		return nil, &SyntaxError{File: file, Line: ErrorLine(err, root.Line), Msg: err.Error()}
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, &SyntaxError{File: file, Line: root.Line, Msg: fmt.Sprintf("document %d is a %s, not a mapping", index, kindName(root))}
+	}
+	obj := &Object{Map: m, Source: Source{File: file, Index: index, Line: root.Line, doc: lines.doc(root.Line)}}
+	items, isList, err := listItems(obj, root)
+	if err != nil {
+		return nil, err
+	}
+	if isList {
+		return append(out, items...), nil
+	}
+	return append(out, obj), nil
 }
 
 // listItems flattens a v1 List document (root is its node) into its items.

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -88,19 +91,68 @@ func hasTrailingSpaceLine(s string) bool {
 
 // WriteYAML writes objects as a "---" separated YAML stream.
 func WriteYAML(w io.Writer, objs []*Object) error {
+	docs, err := marshalAll(objs)
+	if err != nil {
+		return err
+	}
 	var buf bytes.Buffer
-	for i, o := range objs {
+	for i, b := range docs {
 		if i > 0 {
 			buf.WriteString("---\n")
 		}
-		b, err := MarshalYAML(o.Map)
-		if err != nil {
-			return err
-		}
 		buf.Write(b)
 	}
-	_, err := w.Write(buf.Bytes())
+	_, err = w.Write(buf.Bytes())
 	return err
+}
+
+// marshalAll encodes each object as a YAML document, on every core (encoding dominates the
+// CLI's run on large fleets); the documents come back in order and the first error is the
+// one of the first object that failed, so the output does not depend on scheduling.
+func marshalAll(objs []*Object) ([][]byte, error) {
+	docs := make([][]byte, len(objs))
+	errs := make([]error, len(objs))
+	workers := min(runtime.GOMAXPROCS(0), (len(objs)+63)/64)
+	if workers <= 1 {
+		for i, o := range objs {
+			if docs[i], errs[i] = MarshalYAML(o.Map); errs[i] != nil {
+				return nil, errs[i]
+			}
+		}
+		return docs, nil
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(objs) {
+					return
+				}
+				docs[i], errs[i] = marshalRecovered(objs[i])
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return docs, nil
+}
+
+// marshalRecovered is MarshalYAML on a worker goroutine, where a panic would end the process
+// past the front doors' last line of defence: it becomes an error naming the object, never
+// carrying the panic's value.
+func marshalRecovered(o *Object) (b []byte, err error) {
+	defer func() {
+		if recover() != nil {
+			b, err = nil, fmt.Errorf("internal error: %s could not be written as YAML", o.Ref().String())
+		}
+	}()
+	return MarshalYAML(o.Map)
 }
 
 // MarshalYAML encodes one value as a YAML document (2-space indentation).

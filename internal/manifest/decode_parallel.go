@@ -1,0 +1,149 @@
+package manifest
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"runtime"
+	"sync"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/odlm-render/odlm-render/internal/yamltext"
+)
+
+// parallelMinBytes is the size from which a stream's documents are parsed on every core
+// (a variable for the tests).
+var parallelMinBytes = 256 << 10
+
+// parallelBatch is how many documents are parsed at a time: their node trees (several times
+// the text) are held only until they are converted, in order.
+const parallelBatch = 256
+
+// decodeParallel is Decode for large streams of plain layout: the stream is cut at its
+// "---" lines (YAML forbids them at column 0 inside any node, so they always start a
+// document), the documents are parsed on every core a batch at a time, and converted in
+// order with one Converter, so values, sources and the alias budget are what the sequential
+// decode gives. ok is false, and the caller decodes sequentially, for any layout it does not
+// handle (directives, "..." markers, "--- value", line breaks other than "\n" and "\r\n",
+// text that is not UTF-8: the dropped comments before the first marker must be checked too)
+// and for any error, so that errors are exactly the sequential decode's.
+func decodeParallel(file string, data []byte) (out []*Object, ok bool) {
+	if len(data) < parallelMinBytes || runtime.GOMAXPROCS(0) < 2 || !yamltext.OnlyNewlineBreaks(data) ||
+		bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) || !utf8.Valid(data) {
+		return nil, false
+	}
+	docs, ok := splitDocuments(data)
+	if !ok {
+		return nil, false
+	}
+	conv := Converter{Budget: 10*len(data) + 10000}
+	lines := lineIndex{data: data}
+	parsed := make([]*yaml.Node, parallelBatch)
+	failed := make([]bool, parallelBatch)
+	for start := 0; start < len(docs); start += parallelBatch {
+		batch := docs[start:min(start+parallelBatch, len(docs))]
+		var next int
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for range runtime.GOMAXPROCS(0) {
+			wg.Go(func() {
+				for {
+					mu.Lock()
+					i := next
+					next++
+					mu.Unlock()
+					if i >= len(batch) {
+						return
+					}
+					parsed[i], failed[i] = parseDocument(batch[i])
+				}
+			})
+		}
+		wg.Wait()
+		for i := range batch {
+			if failed[i] {
+				return nil, false
+			}
+			var err error
+			if out, err = appendDocument(out, file, start+i, parsed[i], &conv, &lines); err != nil {
+				return nil, false
+			}
+			parsed[i] = nil
+		}
+	}
+	return out, true
+}
+
+// document is one document's text and the line (1-based) it starts on.
+type document struct {
+	text []byte
+	line int
+}
+
+// splitDocuments cuts a stream at its "---" lines. Blanks and comments before the first
+// marker belong to its document (for yaml.v3 they are no document of their own); other text
+// before it is a document.
+func splitDocuments(data []byte) ([]document, bool) {
+	var docs []document
+	curStart, curLine := 0, 1
+	hasContent, started := false, false
+	line := 1
+	for start := 0; start < len(data); line++ {
+		text, end := yamltext.Next(data, start)
+		content := yamltext.TrimEOL(text)
+		switch {
+		case len(content) > 0 && content[0] == '%', yamltext.IsDocMarker(content, "..."):
+			return nil, false
+		case yamltext.IsDocMarker(content, "---"):
+			if rest := bytes.TrimSpace(content[3:]); len(rest) > 0 && rest[0] != '#' {
+				return nil, false // "--- value" or a tag
+			}
+			if started || hasContent {
+				docs = append(docs, document{text: data[curStart:start], line: curLine})
+				curStart, curLine = start, line
+			} // else: blanks and comments before the first marker go with its document
+			started, hasContent = true, false
+		case !hasContent && yamltext.HasContent(content):
+			hasContent = true
+		}
+		start = end
+	}
+	// the last document (or the whole stream, when it is only blanks and comments: parsed
+	// all the same, so that what yaml.v3 refuses in it sends the stream to the sequential decode)
+	docs = append(docs, document{text: data[curStart:], line: curLine})
+	return docs, true
+}
+
+// parseDocument parses one document's text with its nodes' lines counted from the start
+// of the stream; failed is true when the text is not exactly one document without errors.
+func parseDocument(d document) (doc *yaml.Node, failed bool) {
+	defer func() {
+		if recover() != nil {
+			doc, failed = nil, true
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(d.text))
+	var n yaml.Node
+	if err := dec.Decode(&n); err != nil {
+		return nil, true
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, true
+	}
+	if d.line > 1 {
+		shiftLines(&n, d.line-1)
+	}
+	return &n, false
+}
+
+// shiftLines adds shift to the line of every node of a tree. Content never forms a cycle:
+// an alias node refers to its anchor through Alias, which is not followed.
+func shiftLines(n *yaml.Node, shift int) {
+	n.Line += shift
+	for _, c := range n.Content {
+		shiftLines(c, shift)
+	}
+}

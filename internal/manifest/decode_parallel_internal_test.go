@@ -1,0 +1,82 @@
+package manifest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// agree checks that decodeParallel, when it takes a stream, gives exactly what the
+// sequential decode gives: values, file, document index, line, and field lines.
+func agree(t *testing.T, data string) (parallel bool) {
+	t.Helper()
+	defer func(n int) { parallelMinBytes = n }(parallelMinBytes)
+	parallelMinBytes = 0
+	got, ok := decodeParallel("f.yaml", []byte(data))
+	want, err := decodeSequential("f.yaml", []byte(data))
+	if !ok {
+		return false
+	}
+	require.NoError(t, err, "the parallel decode took a stream the sequential one refuses:\n%s", data)
+	require.Len(t, got, len(want))
+	for i := range want {
+		assert.Equal(t, want[i].Map, got[i].Map)
+		assert.Equal(t, want[i].Source.File, got[i].Source.File)
+		assert.Equal(t, want[i].Source.Index, got[i].Source.Index, "object %d", i)
+		assert.Equal(t, want[i].Source.Line, got[i].Source.Line, "object %d", i)
+		assert.Equal(t, want[i].Source.item, got[i].Source.item)
+		for _, path := range []string{"metadata.name", "spec", "items[0]", "spec.a[1]"} {
+			assert.Equal(t, want[i].Source.LineOf(path), got[i].Source.LineOf(path), "object %d, %s", i, path)
+		}
+	}
+	return true
+}
+
+func TestDecodeParallelAgrees(t *testing.T) {
+	tests := []struct {
+		name, data string
+		parallel   bool
+	}{
+		{"documents", "a: 1\n---\nb: 2\n---\nc: [3]\n", true},
+		{"leading comments and marker", "# c\n\n---\na: 1\n---\n# only a comment\n---\nb: {x: y}\n", true},
+		{"empty documents count", "---\n---\na: 1\n---\n", true},
+		{"crlf", "a: 1\r\n---\r\nb: 2\r\n", true},
+		{"list flattened", "apiVersion: v1\nkind: List\nitems:\n- {kind: A, metadata: {name: x}}\n- kind: B\n  metadata: {name: y}\n---\nz: 1\n", true},
+		{"block scalar with a dash line inside", "a: |\n  ---\n  x\n---\nb: 1\n", true},
+		{"anchors within a document", "a: &x {k: v}\nb: *x\n---\nc: 1\n", true},
+		{"marker with a comment", "--- # first\na: 1\n--- # second\nb: 2\n", true},
+		{"a directive: sequential", "%YAML 1.2\n---\na: 1\n", false},
+		{"document end marker: sequential", "a: 1\n...\n---\nb: 2\n", false},
+		{"value after marker: sequential", "--- a: 1\n", false},
+		{"syntax error: sequential", "a: 1\n---\nb: [\n", false},
+		{"lone CR: sequential", "a: 1\r---\rb: 2\r", false},
+		{"not a mapping: sequential", "a: 1\n---\n- x\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.parallel, agree(t, tt.data))
+		})
+	}
+}
+
+func TestDecodeParallelTakesLargeStreams(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < parallelMinBytes+1; i++ {
+		b.WriteString("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: ns}\ndata: {k: v}\n")
+	}
+	objs, ok := decodeParallel("f.yaml", []byte(b.String()))
+	require.True(t, ok)
+	assert.Greater(t, len(objs), 1000)
+	assert.Equal(t, len(objs)-1, objs[len(objs)-1].Source.Index)
+}
+
+func FuzzDecodeParallelAgrees(f *testing.F) {
+	for _, s := range []string{"a: 1\n---\nb: 2\n", "---\n---\n", "x: |\n  ---\n---\ny: &a [1]\nz: *a\n", "# c\n---\nk: v\r\n---\r\nl: [1, 2]\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		agree(t, data)
+	})
+}
