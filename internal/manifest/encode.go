@@ -157,6 +157,15 @@ func marshalRecovered(o *Object) (b []byte, err error) {
 
 // MarshalYAML encodes one value as a YAML document (2-space indentation).
 func MarshalYAML(v any) ([]byte, error) {
+	if b, ok := appendYAML(nil, v); ok {
+		return b, nil
+	}
+	return marshalYAMLv3(v)
+}
+
+// marshalYAMLv3 is MarshalYAML through yaml.v3's encoder (the reference appendYAML agrees
+// with).
+func marshalYAMLv3(v any) ([]byte, error) {
 	n, err := ValueNode(v)
 	if err != nil {
 		return nil, err
