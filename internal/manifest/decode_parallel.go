@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -41,6 +42,7 @@ func decodeParallel(file string, data []byte) (out []*Object, ok bool) {
 	conv := Converter{Budget: 10*len(data) + 10000}
 	lines := lineIndex{data: data}
 	parsed := make([]*yaml.Node, parallelBatch)
+	fast := make([]fastResult, parallelBatch)
 	failed := make([]bool, parallelBatch)
 	for start := 0; start < len(docs); start += parallelBatch {
 		batch := docs[start:min(start+parallelBatch, len(docs))]
@@ -57,12 +59,29 @@ func decodeParallel(file string, data []byte) (out []*Object, ok bool) {
 					if i >= len(batch) {
 						return
 					}
+					if fast[i] = fastParse(batch[i]); fast[i].ok {
+						continue
+					}
 					parsed[i], failed[i] = parseDocument(batch[i])
 				}
 			})
 		}
 		wg.Wait()
 		for i := range batch {
+			if f := fast[i]; f.ok {
+				fast[i] = fastResult{}
+				// the nodes count against the alias budget as the Converter counts them
+				// (keys too: never fewer)
+				if conv.Budget -= f.nodes; conv.Budget < 0 {
+					return nil, false
+				}
+				obj := &Object{Map: f.root, Source: Source{File: file, Index: start + i, Line: f.line, doc: lines.doc(f.line)}}
+				if isListObject(obj) {
+					return nil, false // its items' lines come from yaml.v3's nodes
+				}
+				out = append(out, obj)
+				continue
+			}
 			if failed[i] {
 				return nil, false
 			}
@@ -146,4 +165,28 @@ func shiftLines(n *yaml.Node, shift int) {
 	for _, c := range n.Content {
 		shiftLines(c, shift)
 	}
+}
+
+// fastResult is a document fastDocument parsed.
+type fastResult struct {
+	root  map[string]any
+	line  int
+	nodes int
+	ok    bool
+}
+
+func fastParse(d document) (r fastResult) {
+	defer func() {
+		if recover() != nil {
+			r = fastResult{}
+		}
+	}()
+	r.root, r.line, r.nodes, r.ok = fastDocument(d.text, d.line)
+	return r
+}
+
+// isListObject reports an object Decode flattens (a v1 List with items).
+func isListObject(o *Object) bool {
+	_, hasItems := o.Map["items"].([]any)
+	return hasItems && strings.HasSuffix(o.Kind(), "List") && o.APIVersion() == "v1"
 }

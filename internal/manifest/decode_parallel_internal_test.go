@@ -61,6 +61,34 @@ func TestDecodeParallelAgrees(t *testing.T) {
 	}
 }
 
+// fleetDoc is the layout of generated streams, which fastDocument parses.
+const fleetDoc = `---
+apiVersion: operator.ibm.com/v1alpha1
+kind: OperandRequest
+metadata: {name: team-0, namespace: team-0}
+spec:
+  requests:
+  - registry: fleet
+    registryNamespace: platform
+    operands:
+    - name: kube-green
+    - {name: kube-green, apiVersion: kube-green.com/v1alpha1, kind: SleepInfo, instanceName: sleep-0, spec: {weekdays: "1-5", sleepAt: "20:00"}}
+    - name: nfs
+      replicas: 3
+      note: a few words
+      empty:
+      list: []
+      map: {}
+`
+
+func TestFastDocumentTakesGeneratedLayouts(t *testing.T) {
+	for _, doc := range []string{fleetDoc, "a:\n  b:\n  - c\n  - d: e\n    f: [1, -2, x y]\n  - - g\n    - {h: i}\n"} {
+		_, _, _, ok := fastDocument([]byte(doc), 1)
+		assert.True(t, ok, doc)
+		assert.True(t, agree(t, doc+"---\n"+doc))
+	}
+}
+
 func TestDecodeParallelTakesLargeStreams(t *testing.T) {
 	var b strings.Builder
 	for i := 0; b.Len() < parallelMinBytes+1; i++ {
@@ -73,7 +101,8 @@ func TestDecodeParallelTakesLargeStreams(t *testing.T) {
 }
 
 func FuzzDecodeParallelAgrees(f *testing.F) {
-	for _, s := range []string{"a: 1\n---\nb: 2\n", "---\n---\n", "x: |\n  ---\n---\ny: &a [1]\nz: *a\n", "# c\n---\nk: v\r\n---\r\nl: [1, 2]\n"} {
+	for _, s := range []string{"a: 1\n---\nb: 2\n", "---\n---\n", "x: |\n  ---\n---\ny: &a [1]\nz: *a\n", "# c\n---\nk: v\r\n---\r\nl: [1, 2]\n", fleetDoc, fleetDoc + fleetDoc,
+		"a:\n  b:\n  - c\n  - d: e\n    f: [1, -2, x y]\n  - - g\n    - {h: i}\n", "k: {a: {b: [c, {d: e}]}, f: \"g h\"}\nl:\n- 0\n- -0\n- 007\n- true\n- null\n- Yes\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data string) {

@@ -103,8 +103,9 @@ func skipReason(cmd string) string {
 	return ""
 }
 
-// workspace is a copy of the checkout made of links, with bin/ empty and the pinned tools
-// shared, so that commands that write (catalog-snapshot.yaml, odlm.yaml) write there.
+// workspace is a copy of the checkout made of links (examples/ copied), with bin/ empty and
+// the pinned tools shared, so that commands that write (catalog-snapshot.yaml, odlm.yaml)
+// write there.
 func workspace(t *testing.T, root string) string {
 	dir := t.TempDir()
 	entries, err := os.ReadDir(root)
@@ -112,6 +113,11 @@ func workspace(t *testing.T, root string) string {
 	for _, e := range entries {
 		switch e.Name() {
 		case "bin", ".cache", ".git", "odlm-rendered":
+			continue
+		case "examples":
+			// copied: kustomize resolves a function's relative path (../../bin/…) from the
+			// kustomization's real folder, which must be this workspace's
+			require.NoError(t, os.CopyFS(filepath.Join(dir, e.Name()), os.DirFS(filepath.Join(root, e.Name()))))
 			continue
 		}
 		require.NoError(t, os.Symlink(filepath.Join(root, e.Name()), filepath.Join(dir, e.Name())))
