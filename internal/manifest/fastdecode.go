@@ -40,7 +40,7 @@ func fastDocument(text []byte, firstLine int) (root map[string]any, rootLine, no
 	if len(p.lines) == 0 || p.lines[0].indent != 0 {
 		return nil, 0, 0, false
 	}
-	v, next, ok := p.mapping(0, 0, 0)
+	v, next, ok := p.mapping(0, 0, false, 0)
 	if !ok || next != len(p.lines) {
 		return nil, 0, 0, false
 	}
@@ -88,9 +88,9 @@ type fastParser struct {
 // maxFastDepth keeps the fast parser well inside the Converter's depth limit.
 const maxFastDepth = 64
 
-// mapping parses the block mapping whose keys are at column col, starting at line i, whose
-// first key starts at column from of that line (col, or after "- ").
-func (p *fastParser) mapping(i, col, depth int) (map[string]any, int, bool) {
+// mapping parses the block mapping whose keys are at column col, starting at line i; inline
+// is true when its first key follows "- " on that line (the line's own indent is less).
+func (p *fastParser) mapping(i, col int, inline bool, depth int) (map[string]any, int, bool) {
 	if depth > maxFastDepth {
 		return nil, 0, false
 	}
@@ -105,7 +105,7 @@ func (p *fastParser) mapping(i, col, depth int) (map[string]any, int, bool) {
 			}
 			return nil, 0, false
 		}
-		if first && l.indent != col {
+		if first && !inline && l.indent != col {
 			return nil, 0, false
 		}
 		text := l.text[col:]
@@ -144,12 +144,12 @@ func (p *fastParser) mapping(i, col, depth int) (map[string]any, int, bool) {
 		switch {
 		case i < len(p.lines) && p.lines[i].indent > col:
 			if isEntry(p.lines[i].text[p.lines[i].indent:]) {
-				v, i, ok = p.sequence(i, p.lines[i].indent, depth+1)
+				v, i, ok = p.sequence(i, p.lines[i].indent, false, depth+1)
 			} else {
-				v, i, ok = p.mapping(i, p.lines[i].indent, depth+1)
+				v, i, ok = p.mapping(i, p.lines[i].indent, false, depth+1)
 			}
 		case i < len(p.lines) && p.lines[i].indent == col && isEntry(p.lines[i].text[col:]):
-			v, i, ok = p.sequence(i, col, depth+1)
+			v, i, ok = p.sequence(i, col, false, depth+1)
 		default:
 			p.nodes++
 			v, ok = nil, true
@@ -166,16 +166,17 @@ func isEntry(text []byte) bool {
 	return bytes.HasPrefix(text, []byte("- ")) || bytes.Equal(text, []byte("-"))
 }
 
-// sequence parses the block sequence whose "-" are at column col, starting at line i.
-func (p *fastParser) sequence(i, col, depth int) ([]any, int, bool) {
+// sequence parses the block sequence whose "-" are at column col, starting at line i; inline
+// is true when its first "-" follows "- " on that line.
+func (p *fastParser) sequence(i, col int, inline bool, depth int) ([]any, int, bool) {
 	if depth > maxFastDepth {
 		return nil, 0, false
 	}
 	p.nodes++
 	l := []any{}
-	for i < len(p.lines) {
+	for first := true; i < len(p.lines); first = false {
 		line := p.lines[i]
-		if line.indent != col {
+		if line.indent != col && !(first && inline) {
 			if line.indent < col {
 				break
 			}
@@ -196,15 +197,11 @@ func (p *fastParser) sequence(i, col, depth int) ([]any, int, bool) {
 		var ok bool
 		switch {
 		case isEntry(item):
-			// "- - x": a sequence whose "-" are at col+2; this line seen from there
-			p.lines[i].text = append(bytes.Repeat([]byte(" "), col+2), item...)
-			p.lines[i].indent = col + 2
-			v, i, ok = p.sequence(i, col+2, depth+1)
+			// "- - x": a sequence whose "-" are at col+2, the first on this line
+			v, i, ok = p.sequence(i, col+2, true, depth+1)
 		case startsMapping(item):
-			// "- key: v": a mapping whose keys are at col+2
-			p.lines[i].text = append(bytes.Repeat([]byte(" "), col+2), item...)
-			p.lines[i].indent = col + 2
-			v, i, ok = p.mapping(i, col+2, depth+1)
+			// "- key: v": a mapping whose keys are at col+2, the first on this line
+			v, i, ok = p.mapping(i, col+2, true, depth+1)
 		default:
 			v, ok = p.inline(bytes.TrimSpace(item), depth+1)
 			i++
