@@ -374,23 +374,8 @@ func plainValue(s string) (any, bool) {
 }
 
 // plainText reports a plain scalar yaml.v3 reads as that string: a letter, then letters,
-// digits, '-', '.', '_', '/' and single spaces between words, and not a word YAML reads as
+// digits, '-', '.', '_', '/' and spaces between words, and not a word YAML reads as
 // something else.
 func plainText(s string) bool {
-	if s == "" || !isLetter(s[0]) || s[len(s)-1] == ' ' {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		c := s[i]
-		if !(isLetter(c) || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '/' || c == ' ') {
-			return false
-		}
-	}
-	if len(s) <= 5 {
-		switch strings.ToLower(s) {
-		case "y", "n", "yes", "no", "on", "off", "true", "false", "null", "nan", "inf":
-			return false
-		}
-	}
-	return true
+	return s != "" && s[len(s)-1] != ' ' && plainScalar(s, true)
 }

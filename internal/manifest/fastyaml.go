@@ -224,13 +224,17 @@ func askYAML(k scalarKey) string {
 // a letter, then letters, digits, '-', '.', '_' and '/', at most 64 bytes (yaml.v3 writes a
 // key over 128 as "? key"), and not a word YAML 1.1 or 1.2 reads as something else, in any
 // case. The fuzz test holds this to what yaml.v3 writes.
-func plainWord(s string) bool {
-	if s == "" || len(s) > 64 || !isLetter(s[0]) {
+func plainWord(s string) bool { return len(s) <= 64 && plainScalar(s, false) }
+
+// plainScalar reports a letter, then letters, digits, '-', '.', '_', '/' (and spaces when
+// spaces is true), that is not one of the words YAML reads as a boolean, null or number.
+func plainScalar(s string, spaces bool) bool {
+	if s == "" || !isLetter(s[0]) {
 		return false
 	}
 	for i := 1; i < len(s); i++ {
 		c := s[i]
-		if !(isLetter(c) || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '/') {
+		if !(isLetter(c) || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '/' || spaces && c == ' ') {
 			return false
 		}
 	}

@@ -40,6 +40,16 @@ type FieldError struct {
 	Msg  string
 }
 
+// Locate splits an error of this package into the field it names under base ("spec" →
+// "spec.config.env[0]") and the message without it; other errors stay on base.
+func Locate(err error, base string) (string, error) {
+	var fe *FieldError
+	if errors.As(err, &fe) && fe.Path != "" {
+		return manifest.Field(base, fe.Path), errors.New(fe.Msg)
+	}
+	return base, err
+}
+
 func (e *FieldError) Error() string {
 	if e.Path == "" {
 		return e.Msg

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -54,12 +53,7 @@ func (r *run) catalogSources() []*catalogSource {
 		// the priority at 0
 		typed, err := olm.CatalogSourceSpec(m["spec"])
 		if err != nil {
-			field := "spec"
-			var fe *olm.FieldError
-			if errors.As(err, &fe) && fe.Path != "" {
-				field = manifest.Field("spec", fe.Path)
-				err = errors.New(fe.Msg)
-			}
+			field, err := olm.Locate(err, "spec")
 			r.add(diag.Warnf(o, field, "not a valid OLM CatalogSource (%v): ODLM reads its priority as 0", err))
 		}
 		cs.priority = typed.Priority

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -316,12 +315,7 @@ func (r *run) throughOLMTypes(obj *manifest.Object) {
 	spec, _ := obj.Map["spec"].(map[string]any)
 	typed, err := olm.SubscriptionSpec(spec)
 	if err != nil {
-		field := "spec"
-		var fe *olm.FieldError
-		if errors.As(err, &fe) && fe.Path != "" {
-			field = manifest.Field("spec", fe.Path)
-			err = errors.New(fe.Msg)
-		}
+		field, err := olm.Locate(err, "spec")
 		r.add(diag.Errorf(obj, field, "not a valid OLM Subscription: %v", err))
 		return
 	}
