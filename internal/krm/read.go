@@ -135,7 +135,16 @@ func parseByItem(data []byte) (*ResourceList, bool) {
 	}
 	rl.Items = make([]*Item, 0, len(raws))
 	for i, raw := range raws {
-		doc, err := parseDocument(raw.document())
+		text := raw.document()
+		// the generated layout without yaml.v3 (the same values: manifest.FastDocument)
+		if m, nodes, ok := manifest.FastDocument(text); ok {
+			if conv.Budget -= nodes; conv.Budget < 0 {
+				return nil, false
+			}
+			rl.Items = append(rl.Items, &Item{Object: locatedItem(m), raw: raw})
+			continue
+		}
+		doc, err := parseDocument(text)
 		if err != nil {
 			return nil, false
 		}
@@ -228,6 +237,11 @@ func itemObject(conv *manifest.Converter, n *yaml.Node, i int) (*manifest.Object
 	if !ok {
 		return nil, syntaxError(n.Line, fmt.Sprintf("items[%d] is not a mapping", i))
 	}
+	return locatedItem(m), nil
+}
+
+// locatedItem is an item's object, located by its path and index annotations.
+func locatedItem(m map[string]any) *manifest.Object {
 	obj := &manifest.Object{Map: m}
 	annotations := obj.Annotations()
 	obj.Source.File = firstOf(annotations, PathAnnotation, LegacyPathAnnotation)
@@ -241,7 +255,7 @@ func itemObject(conv *manifest.Converter, n *yaml.Node, i int) (*manifest.Object
 			obj.Source.File, obj.Source.Index = f, -1
 		}
 	}
-	return obj, nil
+	return obj
 }
 
 // OriginAnnotation is where kustomize records an object's origin (a YAML map with path).

@@ -6,6 +6,20 @@ import (
 	"strings"
 )
 
+// FastDocument parses one document of the plain layout fastDocument takes (text starting on
+// line 1), for front doors that cut streams themselves (the KRM function's items): ok is false
+// for anything else, which the caller parses with yaml.v3. nodes counts against a Converter's
+// alias budget.
+func FastDocument(text []byte) (root map[string]any, nodes int, ok bool) {
+	defer func() {
+		if recover() != nil {
+			root, nodes, ok = nil, 0, false
+		}
+	}()
+	root, _, nodes, ok = fastDocument(text, 1)
+	return root, nodes, ok
+}
+
 // fastDocument parses one document of the plain layout that generated manifests use, the
 // layout of large streams: block mappings and sequences indented with spaces, keys of word
 // characters, flow mappings and sequences on one line, plain words, decimal integers, true,
