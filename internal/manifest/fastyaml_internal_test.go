@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -119,4 +120,31 @@ func TestFastYAMLOnEveryGolden(t *testing.T) {
 		}
 	}
 	assert.Greater(t, taken, len(files)*9/10, "the fast writer takes almost every rendered object")
+}
+
+// FuzzFastDocumentRoundTrip writes random trees as the render writes them and reads them back
+// with fastDocument: whatever it takes must be what yaml.v3 and the Converter read.
+func FuzzFastDocumentRoundTrip(f *testing.F) {
+	f.Add([]byte{0, 7, 8, 2, 7, 0, 16, 9, 2, 25}, "x")
+	f.Add([]byte{9, 0, 2, 2, 9, 7, 18, 0, 7, 2, 5}, "a b")
+	f.Fuzz(func(t *testing.T, data []byte, raw string) {
+		if !utf8.ValidString(raw) {
+			return // values come from YAML or JSON: valid UTF-8
+		}
+		v, _ := tree(data, raw, 0)
+		m, ok := v.(map[string]any)
+		if !ok || len(m) == 0 {
+			m = map[string]any{"v": v}
+		}
+		text, err := MarshalYAML(m)
+		require.NoError(t, err)
+		got, _, _, ok := fastDocument(text, 1)
+		if !ok {
+			return
+		}
+		want, err := decodeSequential("f.yaml", text)
+		require.NoError(t, err, "%s", text)
+		require.Len(t, want, 1)
+		require.Equal(t, want[0].Map, got, "%s", text)
+	})
 }
