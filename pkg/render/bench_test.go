@@ -104,14 +104,15 @@ func BenchmarkRenderFleet(b *testing.B) {
 
 // TestFleetsRenderEveryRequest checks what the benchmark fleets render: 3 Subscriptions
 // shared by all requests; OperatorGroups in platform and nvidia; one SleepInfo per team plus
-// the configured one; configured NFS and network CRs once; and, nested, the 20 OperandRequests
-// the OperandConfig resources create.
+// the configured one; configured NFS and network CRs once, the NFS CR and ConfigMap with their
+// templates resolved from the platform-sizing ConfigMap (an input, passed through); and, nested,
+// the 20 OperandRequests the OperandConfig resources create.
 func TestFleetsRenderEveryRequest(t *testing.T) {
 	cat, err := catalog.Load("../../testdata/catalogs")
 	require.NoError(t, err)
 	flat := map[string]int{
 		"Subscription": 3, "OperatorGroup": 2, "SleepInfo": 21, "NFSProvisioner": 1,
-		"NicClusterPolicy": 1, "MacvlanNetwork": 1, "ConfigMap": 1,
+		"NicClusterPolicy": 1, "MacvlanNetwork": 1, "ConfigMap": 2,
 	}
 	nested := maps.Clone(flat)
 	nested["OperandRequest"] = 20
@@ -124,10 +125,21 @@ func TestFleetsRenderEveryRequest(t *testing.T) {
 			out := render.Render(render.Inputs{Objects: tc.fleet(t, 20), Catalog: cat}, render.Options{})
 			require.False(t, out.Results.HasErrors(), "%v", out.Results)
 			kinds := map[string]int{}
+			templated := 0
 			for _, o := range out.Objects {
 				kinds[o.Kind()]++
+				switch o.Kind() + "/" + o.Name() {
+				case "NFSProvisioner/nfsprovisioner-sample":
+					require.Equal(t, "20G", manifest.Get(o.Map, "spec", "storageSize"), "templated")
+					require.Equal(t, true, manifest.Get(o.Map, "spec", "hostPathEnabled"), "templated by an expression")
+					templated++
+				case "ConfigMap/nfs-settings":
+					require.Equal(t, "20G", manifest.Get(o.Map, "data", "storage"), "templated")
+					templated++
+				}
 			}
 			require.Equal(t, tc.want, kinds)
+			require.Equal(t, 2, templated, "the templated objects were found")
 		})
 	}
 }
