@@ -242,31 +242,9 @@ func JSONFieldError(base string, err error) error {
 		if te.Field != "" {
 			path = base + "." + te.Field
 		}
-		return &FieldError{Path: path, Msg: fmt.Sprintf("must be %s, not a JSON %s", goTypeName(te.Type), te.Value)}
+		return &FieldError{Path: path, Msg: fmt.Sprintf("must be %s, not a JSON %s", manifest.DescribeType(te.Type), te.Value)}
 	}
 	return &FieldError{Path: base, Msg: err.Error()}
-}
-
-func goTypeName(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Slice:
-		return "a list"
-	case reflect.Map, reflect.Struct:
-		return "a mapping"
-	case reflect.Int, reflect.Int32, reflect.Int64:
-		return "an integer"
-	case reflect.Uint, reflect.Uint32, reflect.Uint64:
-		return "a non-negative integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Pointer:
-		return goTypeName(t.Elem())
-	}
-	return "a value of another type" // never a Go type name in a user's message
 }
 
 var unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
@@ -285,7 +263,7 @@ const olmPkgPrefix = "github.com/operator-framework/api/"
 
 func (w *walker) mismatch(path string, t reflect.Type, v any) {
 	if w.typeErr == nil {
-		w.typeErr = &FieldError{Path: path, Msg: fmt.Sprintf("must be %s, not %s", goTypeName(t), manifest.Describe(v))}
+		w.typeErr = &FieldError{Path: path, Msg: fmt.Sprintf("must be %s, not %s", manifest.DescribeType(t), manifest.Describe(v))}
 	}
 }
 

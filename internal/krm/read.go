@@ -138,7 +138,7 @@ func parseByItem(data []byte) (*ResourceList, bool) {
 		text := raw.document()
 		// the generated layout without yaml.v3 (the same values: manifest.FastDocument)
 		if m, nodes, ok := manifest.FastDocument(text); ok {
-			if conv.Budget -= nodes; conv.Budget < 0 {
+			if !conv.Spend(nodes) {
 				return nil, false
 			}
 			rl.Items = append(rl.Items, &Item{Object: locatedItem(m), raw: raw})

@@ -94,13 +94,10 @@ func appendDocument(out []*Object, file string, index int, doc *yaml.Node, conv 
 
 // listItems flattens a v1 List document (root is its node) into its items.
 func listItems(obj *Object, root *yaml.Node) ([]*Object, bool, error) {
-	if !strings.HasSuffix(obj.Kind(), "List") || obj.APIVersion() != "v1" {
+	if !isListObject(obj) {
 		return nil, false, nil
 	}
-	raw, ok := obj.Map["items"].([]any)
-	if !ok {
-		return nil, false, nil
-	}
+	raw := obj.Map["items"].([]any)
 	itemsNode := childNode(root, PathStep{Key: "items"})
 	out := make([]*Object, 0, len(raw))
 	for i, it := range raw {
@@ -236,6 +233,13 @@ const (
 type Converter struct {
 	Budget int
 	active map[*yaml.Node]bool // anchors being expanded
+}
+
+// Spend counts nodes converted without the Converter (manifest.FastDocument's) against its
+// alias budget; false once the budget is spent, as Value would fail.
+func (c *Converter) Spend(nodes int) bool {
+	c.Budget -= nodes
+	return c.Budget >= 0
 }
 
 // Value converts one node (see NodeValue).

@@ -6,7 +6,6 @@ import (
 	"io"
 	"runtime"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -28,8 +27,8 @@ const parallelBatch = 256
 // order with one Converter, so values, sources and the alias budget are what the sequential
 // decode gives. ok is false, and the caller decodes sequentially, for any layout it does not
 // handle (directives, "..." markers, "--- value", line breaks other than "\n" and "\r\n",
-// text that is not UTF-8: the dropped comments before the first marker must be checked too)
-// and for any error, so that errors are exactly the sequential decode's.
+// text that is not UTF-8) and for any error, so that errors are exactly the sequential
+// decode's.
 func decodeParallel(file string, data []byte) (out []*Object, ok bool) {
 	if len(data) < parallelMinBytes || runtime.GOMAXPROCS(0) < 2 || !yamltext.OnlyNewlineBreaks(data) ||
 		bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) || !utf8.Valid(data) {
@@ -46,33 +45,17 @@ func decodeParallel(file string, data []byte) (out []*Object, ok bool) {
 	failed := make([]bool, parallelBatch)
 	for start := 0; start < len(docs); start += parallelBatch {
 		batch := docs[start:min(start+parallelBatch, len(docs))]
-		var next int
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		for range runtime.GOMAXPROCS(0) {
-			wg.Go(func() {
-				for {
-					mu.Lock()
-					i := next
-					next++
-					mu.Unlock()
-					if i >= len(batch) {
-						return
-					}
-					if fast[i] = fastParse(batch[i]); fast[i].ok {
-						continue
-					}
-					parsed[i], failed[i] = parseDocument(batch[i])
-				}
-			})
-		}
-		wg.Wait()
+		onCores(len(batch), func(i int) {
+			if fast[i] = safeFastDocument(batch[i].text, batch[i].line); !fast[i].ok {
+				parsed[i], failed[i] = parseDocument(batch[i])
+			}
+		})
 		for i := range batch {
 			if f := fast[i]; f.ok {
 				fast[i] = fastResult{}
 				// the nodes count against the alias budget as the Converter counts them
 				// (keys too: never fewer)
-				if conv.Budget -= f.nodes; conv.Budget < 0 {
+				if !conv.Spend(f.nodes) {
 					return nil, false
 				}
 				obj := &Object{Map: f.root, Source: Source{File: file, Index: start + i, Line: f.line, doc: lines.doc(f.line)}}
@@ -173,16 +156,6 @@ type fastResult struct {
 	line  int
 	nodes int
 	ok    bool
-}
-
-func fastParse(d document) (r fastResult) {
-	defer func() {
-		if recover() != nil {
-			r = fastResult{}
-		}
-	}()
-	r.root, r.line, r.nodes, r.ok = fastDocument(d.text, d.line)
-	return r
 }
 
 // isListObject reports an object Decode flattens (a v1 List with items).

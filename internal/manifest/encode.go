@@ -9,8 +9,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -121,20 +119,7 @@ func marshalAll(objs []*Object) ([][]byte, error) {
 		}
 		return docs, nil
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(objs) {
-					return
-				}
-				docs[i], errs[i] = marshalRecovered(objs[i])
-			}
-		})
-	}
-	wg.Wait()
+	onCores(len(objs), func(i int) { docs[i], errs[i] = marshalRecovered(objs[i]) })
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/odlm-render/odlm-render/internal/yamltext"
 )
 
 // FastDocument parses one document of the plain layout fastDocument takes (text starting on
@@ -11,13 +13,20 @@ import (
 // for anything else, which the caller parses with yaml.v3. nodes counts against a Converter's
 // alias budget.
 func FastDocument(text []byte) (root map[string]any, nodes int, ok bool) {
+	r := safeFastDocument(text, 1)
+	return r.root, r.nodes, r.ok
+}
+
+// safeFastDocument is fastDocument with a panic taken as "not taken" (the caller then asks
+// yaml.v3, which reports what is wrong).
+func safeFastDocument(text []byte, firstLine int) (r fastResult) {
 	defer func() {
 		if recover() != nil {
-			root, nodes, ok = nil, 0, false
+			r = fastResult{}
 		}
 	}()
-	root, _, nodes, ok = fastDocument(text, 1)
-	return root, nodes, ok
+	r.root, r.line, r.nodes, r.ok = fastDocument(text, firstLine)
+	return r
 }
 
 // fastDocument parses one document of the plain layout that generated manifests use, the
@@ -32,20 +41,18 @@ func fastDocument(text []byte, firstLine int) (root map[string]any, rootLine, no
 	if !fastBytes(text) {
 		return nil, 0, 0, false
 	}
-	p := fastParser{firstLine: firstLine}
+	var p fastParser
 	for start, n := 0, 0; start < len(text); n++ {
-		line, end := nextLine(text, start)
+		raw, end := yamltext.Next(text, start)
+		line := yamltext.TrimEOL(raw)
 		start = end
-		if n == 0 && bytes.HasPrefix(line, []byte("---")) {
-			if len(bytes.TrimRight(line, " ")) != 3 {
+		if n == 0 && yamltext.IsDocMarker(line, "---") {
+			if !yamltext.IsBlank(line[3:]) {
 				return nil, 0, 0, false
 			}
 			continue
 		}
-		indent := 0
-		for indent < len(line) && line[indent] == ' ' {
-			indent++
-		}
+		indent := yamltext.Indent(line)
 		if indent == len(line) {
 			continue // blank
 		}
@@ -80,13 +87,6 @@ func fastBytes(text []byte) bool {
 	return true
 }
 
-func nextLine(text []byte, start int) ([]byte, int) {
-	if i := bytes.IndexByte(text[start:], '\n'); i >= 0 {
-		return text[start : start+i], start + i + 1
-	}
-	return text[start:], len(text)
-}
-
 type fastLine struct {
 	text   []byte
 	indent int
@@ -94,9 +94,8 @@ type fastLine struct {
 }
 
 type fastParser struct {
-	lines     []fastLine
-	firstLine int
-	nodes     int
+	lines []fastLine
+	nodes int
 }
 
 // maxFastDepth keeps the fast parser well inside the Converter's depth limit.
@@ -176,9 +175,7 @@ func (p *fastParser) mapping(i, col int, inline bool, depth int) (map[string]any
 	return m, i, true
 }
 
-func isEntry(text []byte) bool {
-	return bytes.HasPrefix(text, []byte("- ")) || bytes.Equal(text, []byte("-"))
-}
+func isEntry(text []byte) bool { return yamltext.IsListEntry(text, 0) }
 
 // sequence parses the block sequence whose "-" are at column col, starting at line i; inline
 // is true when its first "-" follows "- " on that line.

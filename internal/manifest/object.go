@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -227,6 +228,30 @@ func SortedKeys[V any](m map[string]V) []string {
 
 // Describe names the kind of a value of a value tree for messages, with its article: "a
 // mapping", "a list", "a string", "a number", "a boolean", "null" — never a Go type name.
+// DescribeType says in words what a Go type holds ("a string", "a list"), for messages about
+// a value of the wrong type: never a Go type name.
+func DescribeType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "a mapping"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Pointer:
+		return DescribeType(t.Elem())
+	}
+	return "a value of another type"
+}
+
 func Describe(v any) string {
 	switch v.(type) {
 	case nil:

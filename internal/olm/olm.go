@@ -7,7 +7,6 @@
 package olm
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,9 +25,6 @@ const (
 	MultiNamespace  = string(v1alpha1.InstallModeTypeMultiNamespace)
 	AllNamespaces   = string(v1alpha1.InstallModeTypeAllNamespaces)
 )
-
-// InstallMode is one entry of a CSV's spec.installModes: OLM's type.
-type InstallMode = v1alpha1.InstallMode
 
 // SubscriptionConfig is a Subscription's spec.config: OLM's type.
 type SubscriptionConfig = v1alpha1.SubscriptionConfig
@@ -61,7 +57,7 @@ func (e *FieldError) Error() string {
 // writes it: through OLM's SubscriptionSpec.
 func SubscriptionSpec(spec map[string]any) (map[string]any, error) {
 	var typed v1alpha1.SubscriptionSpec
-	if err := decode(spec, &typed, false); err != nil {
+	if err := decode(spec, &typed); err != nil {
 		return nil, err
 	}
 	return encode(typed)
@@ -87,24 +83,18 @@ func CatalogSourceSpec(spec any) (v1alpha1.CatalogSourceSpec, error) {
 	if spec == nil {
 		return typed, nil
 	}
-	err := decode(spec, &typed, false)
+	err := decode(spec, &typed)
 	return typed, err
 }
 
-// DecodeStrict decodes value into out (a pointer to one of OLM's types) and fails on a field
-// the type does not have, naming it, as well as on a value of the wrong type.
-func DecodeStrict(value any, out any) error { return decode(value, out, true) }
-
-func decode(value any, out any, strict bool) error {
+// decode decodes value into out (a pointer to one of OLM's types) as ODLM's typed client
+// does: fields the type lacks are dropped; a value of the wrong type is a FieldError.
+func decode(value any, out any) error {
 	b, err := json.Marshal(value)
 	if err != nil {
 		return &FieldError{Msg: err.Error()}
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if strict {
-		dec.DisallowUnknownFields()
-	}
-	if err := dec.Decode(out); err != nil {
+	if err := json.Unmarshal(b, out); err != nil {
 		return fieldError(err)
 	}
 	return nil
@@ -114,32 +104,10 @@ func decode(value any, out any, strict bool) error {
 func fieldError(err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return &FieldError{Path: te.Field, Msg: fmt.Sprintf("expected %s, got %s", jsonKind(te.Type.Kind().String()), te.Value)}
-	}
-	msg := err.Error()
-	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return &FieldError{Path: strings.Trim(f, `"`), Msg: "unknown field"}
+		return &FieldError{Path: te.Field, Msg: fmt.Sprintf("expected %s, got %s", manifest.DescribeType(te.Type), te.Value)}
 	}
 	// the types' own decoders (quantities, int-or-string) say what they expected
-	return &FieldError{Msg: strings.TrimPrefix(msg, "json: ")}
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "a string"
-	case "bool":
-		return "a boolean"
-	case "struct", "map":
-		return "a mapping"
-	case "slice", "array":
-		return "a list"
-	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
-		return "an integer"
-	case "float32", "float64":
-		return "a number"
-	}
-	return "another type"
+	return &FieldError{Msg: strings.TrimPrefix(err.Error(), "json: ")}
 }
 
 func encode(v any) (map[string]any, error) {

@@ -1,6 +1,7 @@
 package olm_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -95,15 +96,13 @@ func TestCatalogSourceSpec(t *testing.T) {
 	assert.Zero(t, spec.Priority)
 }
 
-func TestDecodeStrict(t *testing.T) {
-	var cfg olm.SubscriptionConfig
-	err := olm.DecodeStrict(value(t, "{nodeSelector: {a: b}, replicas: 2}"), &cfg)
-	require.Error(t, err)
-	var fe *olm.FieldError
-	require.ErrorAs(t, err, &fe)
-	assert.Equal(t, "replicas", fe.Path)
-	assert.Equal(t, "unknown field", fe.Msg)
+func TestLocate(t *testing.T) {
+	_, err := olm.CatalogSourceSpec(value(t, "{priority: high}"))
+	field, msg := olm.Locate(err, "spec")
+	assert.Equal(t, "spec.priority", field)
+	assert.Equal(t, "expected an integer, got string", msg.Error())
 
-	require.NoError(t, olm.DecodeStrict(value(t, "{nodeSelector: {a: b}}"), &cfg))
-	assert.Equal(t, map[string]string{"a": "b"}, cfg.NodeSelector)
+	field, msg = olm.Locate(errors.New("other"), "spec")
+	assert.Equal(t, "spec", field)
+	assert.Equal(t, "other", msg.Error())
 }
