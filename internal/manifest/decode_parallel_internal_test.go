@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -108,4 +110,39 @@ func FuzzDecodeParallelAgrees(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data string) {
 		agree(t, data)
 	})
+}
+
+// TestDecodeParallelAgreesOnRealFiles reads real configurations and catalogs both ways: IBM's
+// foundational-services inputs and snapshot, and the real FBC catalogs of testdata.
+func TestDecodeParallelAgreesOnRealFiles(t *testing.T) {
+	var files []string
+	for _, glob := range []string{
+		"../../testdata/render/real-*/input/*.yaml",
+		"../../testdata/render/real-*/snapshot/*.yaml",
+		"../../testdata/catalogs/*/*/catalog.yaml",
+		"../../testdata/catalogs-bundle-object/*/*/catalog.yaml",
+	} {
+		m, err := filepath.Glob(glob)
+		require.NoError(t, err)
+		files = append(files, m...)
+	}
+	require.Greater(t, len(files), 10)
+	fast := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		t.Run(f, func(t *testing.T) {
+			agree(t, string(data))
+		})
+		docs, ok := splitDocuments(data)
+		if ok {
+			for _, d := range docs {
+				if safeFastDocument(d.text, d.line).ok {
+					fast++
+				}
+			}
+		}
+	}
+	t.Logf("%d files, %d documents parsed without yaml.v3", len(files), fast)
+	assert.Positive(t, fast, "some real documents take the fast path")
 }
