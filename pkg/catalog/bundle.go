@@ -46,6 +46,9 @@ type Bundle struct {
 	// olm.maxOpenShiftVersion), values as decoded. The bulky
 	// olm.bundle.object and olm.csv.metadata are not kept.
 	Properties []Property
+	// Contents are the CRDs and install strategy the bundle's manifests carry: from its
+	// olm.bundle.object properties, a snapshot, or its pulled image. Nil when unknown.
+	Contents *Contents
 }
 
 // InstallMode is one entry of a CSV's spec.installModes: OLM's type (its Type is one of
@@ -118,7 +121,7 @@ func decodeBundle(src Source, pkg string, blob map[string]any, relatedImages boo
 	}
 	var (
 		sawPackage, sawMetadata bool
-		csv                     *csvObject
+		objects                 *contentsBuilder
 	)
 	for i, p := range props {
 		typ, err := reqString(p, "type")
@@ -179,19 +182,24 @@ func decodeBundle(src Source, pkg string, blob map[string]any, relatedImages boo
 				return nil, perr(err)
 			}
 		case propBundleObject:
-			obj, err := decodeBundleObject(value)
+			raw, err := decodeBundleObject(value)
+			if err == nil {
+				if objects == nil {
+					objects = &contentsBuilder{}
+				}
+				err = objects.add(raw)
+			}
 			if err != nil {
 				return nil, perr(err)
-			}
-			if obj != nil {
-				if csv != nil {
-					return nil, perr(errors.New("a second ClusterServiceVersion among the bundle objects"))
-				}
-				csv = obj
 			}
 		default:
 			b.Properties = append(b.Properties, Property{Type: typ, Value: value})
 		}
+	}
+	var csv *csvObject
+	if objects != nil {
+		csv = objects.csv
+		b.Contents = objects.contents()
 	}
 	if csv != nil {
 		// Old shape: the CSV object is the only source of metadata, unless
@@ -373,13 +381,13 @@ type csvObject struct {
 	Spec struct {
 		DisplayName  string        `json:"displayName"`
 		InstallModes []InstallMode `json:"installModes"`
+		csvInstall
 	} `json:"spec"`
 }
 
-// decodeBundleObject decodes an olm.bundle.object property (base64 of a JSON
-// manifest) and returns it when it is the CSV, nil for other objects (CRDs,
-// services…). Decoding is checked for every object: bad data is an error.
-func decodeBundleObject(v any) (*csvObject, error) {
+// decodeBundleObject decodes an olm.bundle.object property: base64 of a JSON manifest (the
+// CSV, a CRD, a Service…).
+func decodeBundleObject(v any) ([]byte, error) {
 	m, err := valueMap(v)
 	if err != nil {
 		return nil, err
@@ -395,18 +403,5 @@ func decodeBundleObject(v any) (*csvObject, error) {
 	if err != nil {
 		return nil, fmt.Errorf("data: invalid base64: %w", err)
 	}
-	var head struct {
-		Kind string `json:"kind"`
-	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		return nil, fmt.Errorf("data: invalid JSON manifest: %w", err)
-	}
-	if head.Kind != "ClusterServiceVersion" {
-		return nil, nil
-	}
-	var csv csvObject
-	if err := json.Unmarshal(raw, &csv); err != nil {
-		return nil, fmt.Errorf("ClusterServiceVersion: %w", err)
-	}
-	return &csv, nil
+	return raw, nil
 }

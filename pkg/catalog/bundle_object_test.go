@@ -54,3 +54,65 @@ func TestBundleObjectShapeReadsLikeCSVMetadata(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, compared, 5, "bundles present in both catalogs")
 }
+
+// TestBundleObjectContents reads what kube-green's real bundles install: the SleepInfo CRD
+// whole, the install strategy's permissions and deployment, the other manifests by
+// reference; and a snapshot keeps all of it (write, load, write gives the same bytes).
+func TestBundleObjectContents(t *testing.T) {
+	c, err := catalog.Load("../../testdata/catalogs-bundle-object/community-v4.16/kube-green")
+	require.NoError(t, err)
+	p, _ := c.Package("kube-green")
+	head, err := p.HeadBundle("")
+	require.NoError(t, err)
+	require.NotNil(t, head.Contents, "the old shape carries every manifest")
+	ct := head.Contents
+	require.Len(t, ct.CRDs, 1)
+	assert.Equal(t, "sleepinfos.kube-green.com", ct.CRDName(0))
+	crd, err := ct.CRD(0)
+	require.NoError(t, err)
+	assert.Equal(t, "string", manifestPath(crd, "spec", "versions", 0, "schema", "openAPIV3Schema", "properties", "spec", "properties", "weekdays", "type"))
+	assert.Equal(t, []catalog.CRDRef{{Name: "sleepinfos.kube-green.com", Version: "v1alpha1", Kind: "SleepInfo"}}, ct.OwnedCRDs)
+	assert.Equal(t, []string{"kube-green-controller-manager"}, ct.Deployments)
+	require.NotEmpty(t, ct.ClusterPermissions)
+	assert.NotEmpty(t, ct.ClusterPermissions[0].Rules)
+	assert.NotEmpty(t, ct.Objects, "Services, roles… by reference")
+
+	snap := roundTrip(t, c)
+	assert.Contains(t, string(snap), "      contents:\n        crds:\n")
+	again, err := catalog.Load(writeTree(t, map[string]string{"s.yaml": string(snap)}))
+	require.NoError(t, err)
+	pa, _ := again.Package("kube-green")
+	ha, err := pa.HeadBundle("")
+	require.NoError(t, err)
+	assert.Equal(t, ct.Deployments, ha.Contents.Deployments)
+	assert.Equal(t, ct.ClusterPermissions, ha.Contents.ClusterPermissions)
+	crdAgain, err := ha.Contents.CRD(0)
+	require.NoError(t, err)
+	assert.Equal(t, crd, crdAgain)
+
+	// a bundle of the newer shape has no contents, and its snapshot says nothing of them
+	cur, err := catalog.Load("../../testdata/catalogs/community/kube-green")
+	require.NoError(t, err)
+	pc, _ := cur.Package("kube-green")
+	hc, err := pc.HeadBundle("")
+	require.NoError(t, err)
+	assert.Nil(t, hc.Contents)
+	assert.NotContains(t, string(snapshotOf(t, cur)), "contents:")
+}
+
+func manifestPath(m any, path ...any) any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			mm, _ := m.(map[string]any)
+			m = mm[k]
+		case int:
+			l, _ := m.([]any)
+			if k >= len(l) {
+				return nil
+			}
+			m = l[k]
+		}
+	}
+	return m
+}

@@ -32,7 +32,7 @@ import (
 //	    channels: [{name, head | headError, entries: [{name, replaces, skips, skipRange}]}],  # sorted; entries in catalog order
 //	    bundles:  [{name, version, image, csvName, displayName, skipRange, installModes,
 //	                providedAPIs, requiredAPIs, requiredPackages, properties, annotations,
-//	                almExamples}],                                     # sorted by name
+//	                almExamples, contents}],                           # sorted by name
 //	    deprecations: [{reference: {schema, name}, message}]
 //
 // almExamples is the parsed JSON array (a string only when the annotation
@@ -255,6 +255,13 @@ func snapshotBundle(b *Bundle) (record, error) {
 			}
 			r = append(r, field{"almExamples", list})
 		}
+	}
+	if b.Contents != nil {
+		c, err := snapshotContents(b.Contents)
+		if err != nil {
+			return nil, fmt.Errorf("bundle %q: contents: %w", b.Name, err)
+		}
+		r = append(r, field{"contents", c})
 	}
 	return r, nil
 }
@@ -539,7 +546,7 @@ func decodeSnapshotBundle(src Source, pkg string, m map[string]any) (*Bundle, er
 		return &Error{Source: src, Package: pkg, Bundle: name, Err: fmt.Errorf(SnapshotKind+": %w", err)}
 	}
 	if err := onlyKeys(m, "name", "version", "image", "csvName", "displayName", "skipRange", "installModes",
-		"providedAPIs", "requiredAPIs", "requiredPackages", "properties", "annotations", "almExamples"); err != nil {
+		"providedAPIs", "requiredAPIs", "requiredPackages", "properties", "annotations", "almExamples", "contents"); err != nil {
 		return nil, fail(err)
 	}
 	b := &Bundle{Name: name, Package: pkg, Source: src, CSVName: name}
@@ -636,6 +643,15 @@ func decodeSnapshotBundle(src Source, pkg string, m map[string]any) (*Bundle, er
 		b.Annotations[almExamples] = string(text)
 	default:
 		return nil, fail(fmt.Errorf("almExamples: expected a list or a string, got %s", manifest.Describe(ex)))
+	}
+	if v, ok := m["contents"]; ok {
+		cm, ok := asMap(v)
+		if !ok {
+			return nil, fail(fmt.Errorf("contents: expected a mapping, got %s", manifest.Describe(v)))
+		}
+		if b.Contents, err = decodeSnapshotContents(cm); err != nil {
+			return nil, fail(fmt.Errorf("contents: %w", err))
+		}
 	}
 	return b, nil
 }

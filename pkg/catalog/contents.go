@@ -1,0 +1,297 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+
+	"github.com/odlm-render/odlm-render/internal/manifest"
+)
+
+// Contents is what a bundle installs besides its alm-examples, as far as a render needs it:
+// the CustomResourceDefinitions (whole: the API server validates custom resources against
+// them), and the parts of the ClusterServiceVersion's install strategy that say what the
+// operator runs and may do. A Bundle whose Contents is nil has contents nobody read (a
+// catalog of the newer shape, which carries only olm.csv.metadata, when no bundle image was
+// pulled); an empty Contents is a bundle known to install nothing more.
+type Contents struct {
+	// CRDs are the bundle's CustomResourceDefinition manifests as compact JSON, sorted by
+	// name. CRD decodes one.
+	CRDs []json.RawMessage
+	// Permissions and ClusterPermissions are the install strategy's: the rules OLM grants
+	// each service account, namespaced and cluster-wide.
+	Permissions        []v1alpha1.StrategyDeploymentPermissions
+	ClusterPermissions []v1alpha1.StrategyDeploymentPermissions
+	// Deployments are the names of the install strategy's deployments, in CSV order.
+	Deployments []string
+	// OwnedCRDs and RequiredCRDs are the CSV's spec.customresourcedefinitions lists.
+	OwnedCRDs, RequiredCRDs []CRDRef
+	// Objects are the bundle's other manifests (Services, roles, ConfigMaps…), by reference,
+	// sorted.
+	Objects []ObjectRef
+}
+
+// CRDRef names a CRD the CSV owns or requires: its name (plural.group), a version, a kind.
+type CRDRef struct {
+	Name, Version, Kind string
+}
+
+// ObjectRef names a manifest of a bundle.
+type ObjectRef struct {
+	APIVersion, Kind, Name string
+}
+
+// CRD decodes the i-th CRD manifest. Numbers are exact (json.Number); the caller may modify
+// the result.
+func (c *Contents) CRD(i int) (map[string]any, error) {
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(c.CRDs[i]))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// CRDName returns the metadata.name of the i-th CRD without decoding all of it.
+func (c *Contents) CRDName(i int) string {
+	return objectHeadOf(c.CRDs[i]).Metadata.Name
+}
+
+// objectHead is what every manifest of a bundle is sorted and referred to by.
+type objectHead struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+}
+
+func objectHeadOf(raw []byte) objectHead {
+	var h objectHead
+	_ = json.Unmarshal(raw, &h) // every stored manifest was decoded once already
+	return h
+}
+
+const kindCRD = "CustomResourceDefinition"
+
+// isCRD tells a CustomResourceDefinition manifest (v1, or the v1beta1 older bundles carry).
+func isCRD(h objectHead) bool {
+	return h.Kind == kindCRD && strings.HasPrefix(h.APIVersion, "apiextensions.k8s.io/")
+}
+
+// csvInstall is the part of a CSV's spec that Contents keeps.
+type csvInstall struct {
+	CustomResourceDefinitions struct {
+		Owned    []CRDRef `json:"owned"`
+		Required []CRDRef `json:"required"`
+	} `json:"customresourcedefinitions"`
+	Install struct {
+		Strategy string `json:"strategy"`
+		Spec     struct {
+			Permissions        []v1alpha1.StrategyDeploymentPermissions `json:"permissions"`
+			ClusterPermissions []v1alpha1.StrategyDeploymentPermissions `json:"clusterPermissions"`
+			Deployments        []struct {
+				Name string `json:"name"`
+			} `json:"deployments"`
+		} `json:"spec"`
+	} `json:"install"`
+}
+
+// contentsBuilder gathers a bundle's olm.bundle.object manifests.
+type contentsBuilder struct {
+	c   Contents
+	csv *csvObject
+}
+
+// add takes one decoded manifest. The CSV is parsed; CRDs are kept whole; the rest by
+// reference.
+func (cb *contentsBuilder) add(raw []byte) error {
+	var h objectHead
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return fmt.Errorf("data: invalid JSON manifest: %w", err)
+	}
+	switch {
+	case h.Kind == "ClusterServiceVersion":
+		if cb.csv != nil {
+			return fmt.Errorf("a second ClusterServiceVersion among the bundle objects")
+		}
+		var csv csvObject
+		if err := json.Unmarshal(raw, &csv); err != nil {
+			return fmt.Errorf("ClusterServiceVersion: %w", err)
+		}
+		cb.csv = &csv
+		in := csv.Spec.csvInstall
+		cb.c.Permissions = in.Install.Spec.Permissions
+		cb.c.ClusterPermissions = in.Install.Spec.ClusterPermissions
+		for _, d := range in.Install.Spec.Deployments {
+			cb.c.Deployments = append(cb.c.Deployments, d.Name)
+		}
+		cb.c.OwnedCRDs = in.CustomResourceDefinitions.Owned
+		cb.c.RequiredCRDs = in.CustomResourceDefinitions.Required
+	case isCRD(h):
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, raw); err != nil {
+			return fmt.Errorf("%s: %w", kindCRD, err)
+		}
+		cb.c.CRDs = append(cb.c.CRDs, bytes.Clone(buf.Bytes()))
+	default:
+		cb.c.Objects = append(cb.c.Objects, ObjectRef{APIVersion: h.APIVersion, Kind: h.Kind, Name: h.Metadata.Name})
+	}
+	return nil
+}
+
+// contents returns what was gathered, in a canonical order.
+func (cb *contentsBuilder) contents() *Contents {
+	c := cb.c
+	slices.SortStableFunc(c.CRDs, func(a, b json.RawMessage) int {
+		return strings.Compare(objectHeadOf(a).Metadata.Name, objectHeadOf(b).Metadata.Name)
+	})
+	slices.SortStableFunc(c.Objects, func(a, b ObjectRef) int {
+		return strings.Compare(a.APIVersion+"\x00"+a.Kind+"\x00"+a.Name, b.APIVersion+"\x00"+b.Kind+"\x00"+b.Name)
+	})
+	return &c
+}
+
+// snapshotContents is the contents field of a snapshot bundle: the CRDs whole, the rest as
+// OLM writes it in a CSV. crds is always written, so that known-but-empty contents stay
+// known.
+func snapshotContents(c *Contents) (record, error) {
+	crds := make([]any, 0, len(c.CRDs))
+	for i := range c.CRDs {
+		m, err := c.CRD(i)
+		if err != nil {
+			return nil, fmt.Errorf("CRD %d: %w", i, err)
+		}
+		crds = append(crds, m)
+	}
+	r := record{{"crds", crds}}
+	for _, f := range []struct {
+		key   string
+		value any
+		empty bool
+	}{
+		{"permissions", c.Permissions, len(c.Permissions) == 0},
+		{"clusterPermissions", c.ClusterPermissions, len(c.ClusterPermissions) == 0},
+	} {
+		if f.empty {
+			continue
+		}
+		tree, err := manifest.ToValue(f.value)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.key, err)
+		}
+		r = append(r, field{f.key, jsonNull{jsonValue(tree)}})
+	}
+	r = append(r, field{"deployments", flowList(c.Deployments)})
+	refs := func(l []CRDRef) []any {
+		var out []any
+		for _, x := range l {
+			out = append(out, flowRecord{{"name", x.Name}, {"version", x.Version}, {"kind", x.Kind}})
+		}
+		return out
+	}
+	r = append(r, field{"ownedCRDs", refs(c.OwnedCRDs)}, field{"requiredCRDs", refs(c.RequiredCRDs)})
+	var objs []any
+	for _, o := range c.Objects {
+		objs = append(objs, flowRecord{{"apiVersion", o.APIVersion}, {"kind", o.Kind}, {"name", o.Name}})
+	}
+	r = append(r, field{"objects", objs})
+	return r, nil
+}
+
+// decodeSnapshotContents reads the contents field of a snapshot bundle.
+func decodeSnapshotContents(m map[string]any) (*Contents, error) {
+	if err := onlyKeys(m, "crds", "permissions", "clusterPermissions", "deployments", "ownedCRDs", "requiredCRDs", "objects"); err != nil {
+		return nil, err
+	}
+	c := &Contents{}
+	crds, err := listOfMaps(m, "crds")
+	if err != nil {
+		return nil, err
+	}
+	for i, crd := range crds {
+		raw, err := manifest.MarshalJSON(jsonValue(crd))
+		if err != nil {
+			return nil, fmt.Errorf("crds element %d: %w", i, err)
+		}
+		if h := objectHeadOf(raw); !isCRD(h) {
+			return nil, fmt.Errorf("crds element %d: kind %q is not a %s", i, h.Kind, kindCRD)
+		}
+		c.CRDs = append(c.CRDs, raw)
+	}
+	for key, dst := range map[string]*[]v1alpha1.StrategyDeploymentPermissions{"permissions": &c.Permissions, "clusterPermissions": &c.ClusterPermissions} {
+		v, ok := m[key]
+		if !ok || v == nil {
+			continue
+		}
+		if err := strictJSON(v, dst); err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+	}
+	deps, err := optList(m, "deployments")
+	if err != nil {
+		return nil, err
+	}
+	for i, d := range deps {
+		s, ok := d.(string)
+		if !ok {
+			return nil, fmt.Errorf("deployments element %d: expected a string, got %s", i, manifest.Describe(d))
+		}
+		c.Deployments = append(c.Deployments, s)
+	}
+	for key, dst := range map[string]*[]CRDRef{"ownedCRDs": &c.OwnedCRDs, "requiredCRDs": &c.RequiredCRDs} {
+		l, err := listOfMaps(m, key)
+		if err != nil {
+			return nil, err
+		}
+		for i, e := range l {
+			var ref CRDRef
+			if err = onlyKeys(e, "name", "version", "kind"); err == nil {
+				if ref.Name, err = reqString(e, "name"); err == nil {
+					if ref.Version, err = optString(e, "version"); err == nil {
+						ref.Kind, err = optString(e, "kind")
+					}
+				}
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s element %d: %w", key, i, err)
+			}
+			*dst = append(*dst, ref)
+		}
+	}
+	objs, err := listOfMaps(m, "objects")
+	if err != nil {
+		return nil, err
+	}
+	for i, e := range objs {
+		var ref ObjectRef
+		if err = onlyKeys(e, "apiVersion", "kind", "name"); err == nil {
+			if ref.APIVersion, err = reqString(e, "apiVersion"); err == nil {
+				if ref.Kind, err = reqString(e, "kind"); err == nil {
+					ref.Name, err = optString(e, "name")
+				}
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("objects element %d: %w", i, err)
+		}
+		c.Objects = append(c.Objects, ref)
+	}
+	return c, nil
+}
+
+// strictJSON decodes a value tree into dst through JSON, refusing unknown fields.
+func strictJSON(v any, dst any) error {
+	raw, err := manifest.MarshalJSON(jsonValue(v))
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(dst)
+}
