@@ -1,0 +1,477 @@
+// Package crd owns what the API server does with a custom resource because of its
+// CustomResourceDefinition: which group, kind, versions and scope the CRD serves, and how the
+// server prunes and validates an object of it on create. It runs
+// k8s.io/apiextensions-apiserver's own code for that (structural schema, pruning of unknown
+// fields, dropping of nulls, OpenAPI validation, list types, the metadata of embedded
+// objects, and x-kubernetes-validations CEL rules), so that a render refuses what the server
+// refuses. It reads no files and knows nothing of ODLM.
+package crd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+)
+
+// Definition is a parsed CustomResourceDefinition.
+type Definition struct {
+	// Name is metadata.name (plural.group).
+	Name          string
+	Group, Kind   string
+	Plural        string
+	Namespaced    bool
+	served        map[string]*version
+	servedOrder   []string
+	preserveAll   bool
+	deprecatedMsg map[string]string
+}
+
+// version is what one served version checks with; it is built on first use.
+type version struct {
+	once       sync.Once
+	schema     *apiextensions.JSONSchemaProps
+	structural *structuralschema.Structural
+	validator  apiservervalidation.SchemaValidator
+	cel        *cel.Validator
+	err        error
+}
+
+var scheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	apiextensionsinstall.Install(s)
+	return s
+}()
+
+// Parse reads a CustomResourceDefinition manifest (apiextensions.k8s.io/v1, or the v1beta1
+// older bundles carry) as decoded YAML or JSON.
+func Parse(obj map[string]any) (d *Definition, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			d, err = nil, fmt.Errorf("the API server's code failed reading this CRD (%s)", panicKind(p))
+		}
+	}()
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	apiVersion, _ := obj["apiVersion"].(string)
+	internal := &apiextensions.CustomResourceDefinition{}
+	switch apiVersion {
+	case apiextensionsv1.SchemeGroupVersion.String():
+		var in apiextensionsv1.CustomResourceDefinition
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return nil, fmt.Errorf("reading the CRD: %w", err)
+		}
+		scheme.Default(&in)
+		if err := scheme.Convert(&in, internal, nil); err != nil {
+			return nil, fmt.Errorf("reading the CRD: %w", err)
+		}
+	case apiextensionsv1beta1.SchemeGroupVersion.String():
+		var in apiextensionsv1beta1.CustomResourceDefinition
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return nil, fmt.Errorf("reading the CRD: %w", err)
+		}
+		scheme.Default(&in)
+		if err := scheme.Convert(&in, internal, nil); err != nil {
+			return nil, fmt.Errorf("reading the CRD: %w", err)
+		}
+	default:
+		return nil, fmt.Errorf("apiVersion %q is not a CustomResourceDefinition version (apiextensions.k8s.io/v1)", apiVersion)
+	}
+	spec := internal.Spec
+	d = &Definition{
+		Name:          internal.Name,
+		Group:         spec.Group,
+		Kind:          spec.Names.Kind,
+		Plural:        spec.Names.Plural,
+		Namespaced:    spec.Scope == apiextensions.NamespaceScoped,
+		served:        map[string]*version{},
+		preserveAll:   spec.PreserveUnknownFields != nil && *spec.PreserveUnknownFields,
+		deprecatedMsg: map[string]string{},
+	}
+	if d.Group == "" || d.Kind == "" {
+		return nil, errors.New("spec.group and spec.names.kind are required")
+	}
+	for _, v := range spec.Versions {
+		if !v.Served {
+			continue
+		}
+		cv, err := apiextensions.GetSchemaForVersion(internal, v.Name)
+		if err != nil {
+			return nil, fmt.Errorf("version %s: %w", v.Name, err)
+		}
+		ver := &version{}
+		if cv != nil {
+			ver.schema = cv.OpenAPIV3Schema
+		}
+		d.served[v.Name] = ver
+		d.servedOrder = append(d.servedOrder, v.Name)
+		if v.Deprecated {
+			msg := "deprecated"
+			if v.DeprecationWarning != nil {
+				msg = *v.DeprecationWarning
+			}
+			d.deprecatedMsg[v.Name] = msg
+		}
+	}
+	return d, nil
+}
+
+// Versions returns the served versions, in the CRD's order.
+func (d *Definition) Versions() []string { return slices.Clone(d.servedOrder) }
+
+// Serves reports whether the CRD serves a version.
+func (d *Definition) Serves(v string) bool {
+	_, ok := d.served[v]
+	return ok
+}
+
+func (v *version) build() error {
+	v.once.Do(func() {
+		if v.schema == nil {
+			return
+		}
+		s, err := structuralschema.NewStructural(v.schema)
+		if err != nil {
+			v.err = fmt.Errorf("the schema is not structural: %w", err)
+			return
+		}
+		if errs := structuralschema.ValidateStructural(nil, s); len(errs) > 0 {
+			v.err = fmt.Errorf("the schema is not structural: %s", describe(errs))
+			return
+		}
+		s = s.DeepCopy()
+		if err := structuraldefaulting.PruneDefaults(s); err != nil {
+			v.err = err
+			return
+		}
+		v.structural = s
+		v.validator, _, v.err = apiservervalidation.NewSchemaValidator(v.schema)
+		if v.err != nil {
+			return
+		}
+		if hasCELRules(v.schema) {
+			v.cel = cel.NewValidator(s, true, celconfig.PerCallLimit)
+		}
+	})
+	return v.err
+}
+
+func hasCELRules(s *apiextensions.JSONSchemaProps) bool {
+	if s == nil {
+		return false
+	}
+	if len(s.XValidations) > 0 {
+		return true
+	}
+	for _, p := range s.Properties {
+		if hasCELRules(&p) {
+			return true
+		}
+	}
+	if s.Items != nil {
+		if hasCELRules(s.Items.Schema) {
+			return true
+		}
+		for i := range s.Items.JSONSchemas {
+			if hasCELRules(&s.Items.JSONSchemas[i]) {
+				return true
+			}
+		}
+	}
+	if s.AdditionalProperties != nil && hasCELRules(s.AdditionalProperties.Schema) {
+		return true
+	}
+	for _, l := range [][]apiextensions.JSONSchemaProps{s.AllOf, s.AnyOf, s.OneOf} {
+		for i := range l {
+			if hasCELRules(&l[i]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Problem is a value the server refuses: the field (a path such as spec.weekdays) and why,
+// in the server's words but without the value (which may be a secret).
+type Problem struct {
+	Field  string
+	Reason string
+}
+
+func (p Problem) String() string { return p.Field + ": " + p.Reason }
+
+// Result is what the server would do with an object on create.
+type Result struct {
+	// Object is the object as stored: a pruned copy when anything was pruned or dropped, the
+	// object given otherwise (which is never modified).
+	Object map[string]any
+	// Pruned are the paths of the unknown fields the server drops, sorted.
+	Pruned []string
+	// Problems are the values the server refuses, sorted by field.
+	Problems []Problem
+	// Deprecated is the version's deprecation warning, if any.
+	Deprecated string
+}
+
+// ErrVersionNotServed is returned by Check for a version the CRD does not serve.
+var ErrVersionNotServed = errors.New("version not served")
+
+// Check runs the server's create path on obj, an object of this CRD's group and kind: the
+// version must be served; unknown fields are pruned (metadata's too); the pruned object is
+// validated. An error is a CRD the server could not serve (not a problem of obj).
+func (d *Definition) Check(obj map[string]any) (res Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = Result{Object: obj}, fmt.Errorf("the API server's validation code failed on this object (%s)", panicKind(p))
+		}
+	}()
+	apiVersion, _ := obj["apiVersion"].(string)
+	_, ver, _ := strings.Cut(apiVersion, "/")
+	v, ok := d.served[ver]
+	if !ok {
+		return Result{Object: obj}, fmt.Errorf("%w: %s serves %s", ErrVersionNotServed, d.Name, strings.Join(d.servedOrder, ", "))
+	}
+	res = Result{Object: obj, Deprecated: d.deprecatedMsg[ver]}
+	if err := v.build(); err != nil {
+		return res, fmt.Errorf("%s %s: %w", d.Name, ver, err)
+	}
+	var u any
+	u, err = unstructured(obj)
+	if err != nil {
+		return res, err
+	}
+	um := u.(map[string]any)
+	// metadata: the server keeps only ObjectMeta's fields
+	_, _, metaUnknown, err := schemaobjectmeta.GetObjectMetaWithOptions(um, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
+	if err != nil {
+		res.Problems = append(res.Problems, Problem{Field: "metadata", Reason: err.Error()})
+		return res, nil
+	}
+	for _, path := range metaUnknown {
+		deletePath(um, path)
+	}
+	pruned := slices.Clone(metaUnknown)
+	if v.structural != nil && !d.preserveAll {
+		pruned = append(pruned, structuralpruning.PruneWithOptions(um, v.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
+	}
+	var nulls bool
+	if v.structural != nil && !d.preserveAll {
+		before, _ := json.Marshal(um)
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(um, v.structural)
+		after, _ := json.Marshal(um)
+		nulls = !bytes.Equal(before, after)
+	}
+	slices.Sort(pruned)
+	res.Pruned = slices.Compact(pruned)
+	if len(res.Pruned) > 0 || nulls {
+		res.Object = restoreNumbers(runtime.DeepCopyJSON(um), obj)
+	}
+	// the server validates the object with its defaults applied (rules such as Route's
+	// "host or a wildcard policy" rely on them); what is returned stays without them
+	vm := um
+	if v.structural != nil {
+		structuraldefaulting.Default(vm, v.structural)
+	}
+	var errs field.ErrorList
+	if v.validator != nil {
+		errs = append(errs, apiservervalidation.ValidateCustomResource(nil, vm, v.validator)...)
+	}
+	if v.structural != nil {
+		errs = append(errs, schemaobjectmeta.Validate(nil, vm, v.structural, false)...)
+		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, v.structural, vm)...)
+		if v.cel != nil && !blocking(errs) {
+			celErrs, _ := v.cel.Validate(context.Background(), nil, v.structural, vm, nil, celconfig.RuntimeCELCostBudget)
+			errs = append(errs, celErrs...)
+		}
+	}
+	for _, e := range errs {
+		res.Problems = append(res.Problems, Problem{Field: e.Field, Reason: reason(e)})
+	}
+	slices.SortStableFunc(res.Problems, func(a, b Problem) int { return strings.Compare(a.Field, b.Field) })
+	res.Problems = slices.Compact(res.Problems)
+	return res, nil
+}
+
+// blocking tells errors after which the server does not run CEL rules (a value of the wrong
+// type, a required field missing).
+func blocking(errs field.ErrorList) bool {
+	for _, e := range errs {
+		if e.Type == field.ErrorTypeTypeInvalid || e.Type == field.ErrorTypeRequired || e.Type == field.ErrorTypeNotSupported {
+			return true
+		}
+	}
+	return false
+}
+
+// reason is a field error without its value.
+func reason(e *field.Error) string {
+	detail := e.Detail
+	switch e.Type {
+	case field.ErrorTypeTypeInvalid, field.ErrorTypeInvalid:
+		// the details of go-openapi repeat the path: "spec.x in body must be of type string: \"integer\""
+		detail = strings.TrimPrefix(detail, e.Field+" in body ")
+	}
+	if detail == "" {
+		return e.Type.String()
+	}
+	return e.Type.String() + ": " + detail
+}
+
+func describe(errs field.ErrorList) string {
+	var parts []string
+	for _, e := range errs {
+		parts = append(parts, e.Field+": "+reason(e))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// unstructured copies a decoded value into the types the server's code reads: int64 and
+// float64 for numbers (json.Number, int…), maps and slices copied.
+func unstructured(v any) (any, error) {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			c, err := unstructured(e)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = c
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			c, err := unstructured(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	case float64:
+		// a YAML or JSON decoder may give 5 as float64; the server's decoder gives int64
+		if x == float64(int64(x)) && x >= -1<<53 && x <= 1<<53 {
+			return int64(x), nil
+		}
+		return x, nil
+	case json.Number:
+		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return i, nil
+		}
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil {
+			return nil, fmt.Errorf("number %s: %w", x, err)
+		}
+		return f, nil
+	case int:
+		return int64(x), nil
+	case int32:
+		return int64(x), nil
+	case uint64:
+		if x > 1<<63-1 {
+			return float64(x), nil
+		}
+		return int64(x), nil
+	case uint:
+		return int64(x), nil
+	case float32:
+		return float64(x), nil
+	case nil, string, bool, int64:
+		return x, nil
+	}
+	return nil, fmt.Errorf("value of type %T cannot be checked", v)
+}
+
+// restoreNumbers returns the pruned copy with the original's scalars where the copy kept
+// them: numbers stay as the render holds them (json.Number keeps 1.0 as written).
+func restoreNumbers(pruned any, orig any) map[string]any {
+	out, _ := restore(pruned, orig).(map[string]any)
+	return out
+}
+
+func restore(pruned, orig any) any {
+	switch p := pruned.(type) {
+	case map[string]any:
+		o, _ := orig.(map[string]any)
+		for k, v := range p {
+			p[k] = restore(v, o[k])
+		}
+		return p
+	case []any:
+		o, _ := orig.([]any)
+		for i, v := range p {
+			var oi any
+			if i < len(o) {
+				oi = o[i]
+			}
+			p[i] = restore(v, oi)
+		}
+		return p
+	case nil:
+		return p
+	}
+	switch orig.(type) {
+	case map[string]any, []any, nil:
+		return pruned
+	}
+	return orig
+}
+
+// deletePath removes the field at a path such as metadata.ownerReferences[0].extra.
+func deletePath(m map[string]any, path string) {
+	var cur any = m
+	parts := strings.Split(path, ".")
+	for i, part := range parts {
+		key, rest, _ := strings.Cut(part, "[")
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return
+		}
+		if i == len(parts)-1 && rest == "" {
+			delete(mm, key)
+			return
+		}
+		cur = mm[key]
+		for rest != "" {
+			idx, after, _ := strings.Cut(rest, "]")
+			n, err := strconv.Atoi(idx)
+			l, ok := cur.([]any)
+			if err != nil || !ok || n < 0 || n >= len(l) {
+				return
+			}
+			cur = l[n]
+			rest = strings.TrimPrefix(after, "[")
+		}
+	}
+}
+
+// panicKind names a recovered panic without its value, which may quote the object.
+func panicKind(p any) string {
+	if e, ok := p.(error); ok {
+		return fmt.Sprintf("%T", e)
+	}
+	return fmt.Sprintf("%T", p)
+}
