@@ -76,28 +76,37 @@ func Parse(obj map[string]any) (d *Definition, err error) {
 		return nil, err
 	}
 	apiVersion, _ := obj["apiVersion"].(string)
-	internal := &apiextensions.CustomResourceDefinition{}
+	var in runtime.Object
 	switch apiVersion {
 	case apiextensionsv1.SchemeGroupVersion.String():
-		var in apiextensionsv1.CustomResourceDefinition
-		if err := json.Unmarshal(raw, &in); err != nil {
-			return nil, fmt.Errorf("reading the CRD: %w", err)
-		}
-		scheme.Default(&in)
-		if err := scheme.Convert(&in, internal, nil); err != nil {
-			return nil, fmt.Errorf("reading the CRD: %w", err)
-		}
+		in = &apiextensionsv1.CustomResourceDefinition{}
 	case apiextensionsv1beta1.SchemeGroupVersion.String():
-		var in apiextensionsv1beta1.CustomResourceDefinition
-		if err := json.Unmarshal(raw, &in); err != nil {
-			return nil, fmt.Errorf("reading the CRD: %w", err)
-		}
-		scheme.Default(&in)
-		if err := scheme.Convert(&in, internal, nil); err != nil {
-			return nil, fmt.Errorf("reading the CRD: %w", err)
-		}
+		in = &apiextensionsv1beta1.CustomResourceDefinition{}
 	default:
 		return nil, fmt.Errorf("apiVersion %q is not a CustomResourceDefinition version (apiextensions.k8s.io/v1)", apiVersion)
+	}
+	if err := json.Unmarshal(raw, in); err != nil {
+		return nil, fmt.Errorf("reading the CRD: %w", err)
+	}
+	return fromTyped(in)
+}
+
+// FromV1 reads a typed CustomResourceDefinition (as operator-framework/api's crds package
+// gives OLM's).
+func FromV1(in *apiextensionsv1.CustomResourceDefinition) (*Definition, error) {
+	return fromTyped(in.DeepCopy())
+}
+
+func fromTyped(in runtime.Object) (d *Definition, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			d, err = nil, fmt.Errorf("the API server's code failed reading this CRD (%s)", panicKind(p))
+		}
+	}()
+	scheme.Default(in)
+	internal := &apiextensions.CustomResourceDefinition{}
+	if err := scheme.Convert(in, internal, nil); err != nil {
+		return nil, fmt.Errorf("reading the CRD: %w", err)
 	}
 	spec := internal.Spec
 	d = &Definition{
@@ -474,4 +483,44 @@ func panicKind(p any) string {
 		return fmt.Sprintf("%T", e)
 	}
 	return fmt.Sprintf("%T", p)
+}
+
+// FieldsAt returns the field names the schema of the object's version allows in the mapping
+// that holds path's last field (spec.wekdays → the fields of spec), for did-you-means; nil
+// when the schema does not list them.
+func (d *Definition) FieldsAt(apiVersion, path string) []string {
+	_, ver, _ := strings.Cut(apiVersion, "/")
+	v, ok := d.served[ver]
+	if !ok || v.build() != nil || v.structural == nil {
+		return nil
+	}
+	s := v.structural
+	parts := strings.Split(path, ".")
+	if parts[0] == "metadata" {
+		return nil
+	}
+	for _, part := range parts[:len(parts)-1] {
+		key, rest, _ := strings.Cut(part, "[")
+		p, ok := s.Properties[key]
+		switch {
+		case ok:
+			s = &p
+		case s.AdditionalProperties != nil && s.AdditionalProperties.Structural != nil:
+			s = s.AdditionalProperties.Structural
+		default:
+			return nil
+		}
+		for ; rest != ""; rest = strings.TrimPrefix(rest[strings.IndexByte(rest, ']')+1:], "[") {
+			if s.Items == nil || !strings.Contains(rest, "]") {
+				return nil
+			}
+			s = s.Items
+		}
+	}
+	names := make([]string, 0, len(s.Properties))
+	for k := range s.Properties {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
 }

@@ -116,3 +116,11 @@ spec: {to: {kind: Service, name: s}, tls: {termination: edgy}}`,
 		})
 	}
 }
+
+func TestFieldsAt(t *testing.T) {
+	sleepInfo := load(t, "testdata/sleepinfos.kube-green.com.yaml")
+	assert.Contains(t, sleepInfo.FieldsAt("kube-green.com/v1alpha1", "spec.wekdays"), "weekdays")
+	assert.Contains(t, sleepInfo.FieldsAt("kube-green.com/v1alpha1", "spec.excludeRef[0].nme"), "name")
+	assert.Nil(t, sleepInfo.FieldsAt("kube-green.com/v1", "spec.wekdays"))
+	assert.Nil(t, sleepInfo.FieldsAt("kube-green.com/v1alpha1", "metadata.lables"))
+}

@@ -1,6 +1,6 @@
 // Package platform owns what a cluster serves before any operator is installed: Kubernetes'
 // built-in kinds, with their versions and scope (generated from client-go's typed clients,
-// builtin_table.go), and OpenShift's own APIs that users' configurations use (Route and the
+// builtin_table.go), OLM v0's CRDs (operator-framework/api's), and OpenShift's own APIs that users' configurations use (Route and the
 // console kinds), as the CustomResourceDefinitions openshift/api publishes for them
 // (openshift/, copied from openshift/api@2a3d739). It answers "is this kind served, is it
 // namespaced"; internal/crd checks objects against the CRDs.
@@ -13,6 +13,8 @@ import (
 	"slices"
 	"sync"
 
+	olmcrds "github.com/operator-framework/api/crds"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/odlm-render/odlm-render/internal/crd"
@@ -75,6 +77,24 @@ var OpenShiftCRDs = sync.OnceValues(func() ([]*crd.Definition, error) {
 		d, err := crd.Parse(m)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", n, err)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+})
+
+// OLMCRDs are OLM v0's CRDs (Subscription, OperatorGroup, CatalogSource,
+// ClusterServiceVersion…), as operator-framework/api ships them, parsed once.
+var OLMCRDs = sync.OnceValues(func() ([]*crd.Definition, error) {
+	var out []*crd.Definition
+	for _, c := range []func() *apiextensionsv1.CustomResourceDefinition{
+		olmcrds.CatalogSource, olmcrds.ClusterServiceVersion, olmcrds.InstallPlan, olmcrds.OperatorGroup,
+		olmcrds.Operator, olmcrds.Subscription, olmcrds.OperatorCondition, olmcrds.OLMConfig,
+	} {
+		in := c()
+		d, err := crd.FromV1(in)
+		if err != nil {
+			return nil, fmt.Errorf("OLM's %s: %w", in.Name, err)
 		}
 		out = append(out, d)
 	}

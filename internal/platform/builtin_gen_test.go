@@ -113,3 +113,16 @@ func TestLookups(t *testing.T) {
 	assert.Equal(t, map[string]bool{"Route": true, "ConsoleLink": false, "ConsoleYAMLSample": false, "ConsoleCLIDownload": false,
 		"ConsoleNotification": false, "ConsoleQuickStart": false}, scope)
 }
+
+func TestOLMCRDs(t *testing.T) {
+	crds, err := OLMCRDs()
+	require.NoError(t, err)
+	kinds := map[string]bool{}
+	for _, d := range crds {
+		assert.Equal(t, "operators.coreos.com", d.Group)
+		kinds[d.Kind] = d.Namespaced
+	}
+	assert.Equal(t, true, kinds["Subscription"])
+	assert.Equal(t, false, kinds["Operator"])
+	assert.Len(t, kinds, 8)
+}
