@@ -97,6 +97,16 @@ type run struct {
 	installing *subscriptionPlan
 	operatorOf map[*manifest.Object]*subscriptionPlan
 	copies     map[*manifest.Object]bool
+
+	// what serves each kind (schemas.go): the bundles the Subscriptions install, their CSVs
+	// and CRDs as reads see them, the served kinds, the CRDs parsed (shared by the rounds),
+	// and where each emitted custom resource's fields come from
+	installed       []installedBundle
+	unknownInstalls []unknownInstall
+	bundleState     map[string]*manifest.Object
+	served          map[string]*servedKind
+	crdCache        map[crdCacheKey]parsedCRD
+	schemaAnchors   map[*manifest.Object]schemaAnchor
 }
 
 func newRun(in Inputs, opts Options) *run {
@@ -124,6 +134,8 @@ func newRun(in Inputs, opts Options) *run {
 		made:           map[string]*manifest.Object{},
 		controllerMade: map[*manifest.Object]bool{},
 		producers:      map[*manifest.Object]producer{},
+		crdCache:       map[crdCacheKey]parsedCRD{},
+		schemaAnchors:  map[*manifest.Object]schemaAnchor{},
 	}
 }
 

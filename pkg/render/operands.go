@@ -20,6 +20,7 @@ import (
 // visible until its output stops changing (ODLM converges the same way, by retrying).
 func (r *run) renderOperands() {
 	r.noteInstallTargets()
+	r.noteInstalledBundles()
 	baseResults := len(r.results)
 	baseReplaced := make(map[*manifest.Object]*manifest.Object, len(r.replaced))
 	for k, v := range r.replaced {
@@ -37,6 +38,7 @@ func (r *run) renderOperands() {
 		}
 		r.previous, r.rendered, r.renderedList, r.pending = r.rendered, map[string]*manifest.Object{}, nil, nil
 		r.references = nil
+		r.schemaAnchors = map[*manifest.Object]schemaAnchor{}
 		r.passLookups = 0
 		r.renderOperandsOnce()
 		if r.passLookups == 0 {
@@ -76,6 +78,7 @@ func (r *run) renderOperandsOnce() {
 			r.renderWant(w, doneServices)
 		}
 	}
+	r.checkEmitted()
 }
 
 func (r *run) renderWant(w *want, doneServices map[string]bool) {
@@ -316,6 +319,7 @@ func (r *run) configCR(cfg *operandConfig, si int, specKey string, fragment any,
 	}
 	obj.Map["spec"] = spec
 	r.producers[obj] = producer{config: cfg.obj, field: field}
+	r.schemaAnchors[obj] = schemaAnchor{about: cfg.obj, field: field}
 	r.emit(obj)
 }
 
@@ -413,6 +417,7 @@ func (r *run) requestCR(w *want) {
 		return
 	}
 	obj.Map["spec"] = merge.DeepCopy(op.Spec.Value)
+	r.schemaAnchors[obj] = schemaAnchor{about: req.obj, field: w.field("spec")}
 	r.emit(obj)
 }
 

@@ -85,6 +85,10 @@ func (r *run) argoCDWave(o *manifest.Object) {
 // does not exist until the operator is installed, so Argo CD's dry run would fail), or, when
 // the catalog does not say, any operand CR of a Subscription the render creates.
 func (r *run) crdFromOperator(o *manifest.Object) bool {
+	if s := r.servedKindOf(o.APIVersion(), o.Kind()); s != nil {
+		// known: exactly the kinds whose CRD arrives with an operator being installed
+		return s.fromBundle
+	}
 	if r.providedKinds[o.Group()+"|"+o.Kind()] {
 		return true
 	}

@@ -88,6 +88,9 @@ func (r *run) lookup(apiVersion, kind, namespace, name string) (map[string]any, 
 }
 
 func (r *run) lookupUnrecorded(apiVersion, kind, namespace, name string) (map[string]any, cluster.Origin, bool, error) {
+	if r.clusterScoped(apiVersion, kind) {
+		namespace = "" // a cluster-scoped kind ignores the namespace a reference defaults to
+	}
 	desired, origin := r.desired(apiVersion, kind, namespace, name)
 	if len(r.opts.Sources) == 0 {
 		return desired, origin, desired != nil, nil
@@ -150,6 +153,9 @@ func (r *run) desired(apiVersion, kind, namespace, name string) (map[string]any,
 		if o, ok := r.made[k]; ok {
 			return o.Map, OriginRendered
 		}
+		if o, ok := r.bundleState[k]; ok {
+			return o.Map, originBundle
+		}
 		if r.carried != nil {
 			if o, ok := r.carried.byKey[k]; ok {
 				return o.Map, OriginRendered
@@ -174,6 +180,12 @@ func (r *run) desired(apiVersion, kind, namespace, name string) (map[string]any,
 // *manifest.Object values whose origin r.originOf says. A failed list is an error result (ODLM
 // cannot search either), and the answer is then what the other layers hold.
 func (r *run) existing(apiVersion, kind, namespace string) []*manifest.Object {
+	return r.existingOr(apiVersion, kind, namespace, nil)
+}
+
+// existingOr is existing with the result a failed list gives: failed, when not nil, makes
+// it (for reads ODLM does not make, whose failure is no error).
+func (r *run) existingOr(apiVersion, kind, namespace string, failed func(origin cluster.Origin, err error) diag.Result) []*manifest.Object {
 	group, _, found := strings.Cut(apiVersion, "/")
 	if !found {
 		group = ""
@@ -230,7 +242,11 @@ func (r *run) existing(apiVersion, kind, namespace string) []*manifest.Object {
 			if namespace == "" {
 				where = "in all namespaces"
 			}
-			r.warnOnce("list|"+cacheKey+"|"+string(s.Origin), diag.Errorf(nil, "", "listing %s %s %s (%s) failed, and ODLM searches them before it creates anything: %v", apiVersion, kind, where, s.Origin, listed.err))
+			res := diag.Errorf(nil, "", "listing %s %s %s (%s) failed, and ODLM searches them before it creates anything: %v", apiVersion, kind, where, s.Origin, listed.err)
+			if failed != nil {
+				res = failed(s.Origin, listed.err)
+			}
+			r.warnOnce("list|"+cacheKey+"|"+string(s.Origin), res)
 			continue
 		}
 		for _, m := range listed.objs {

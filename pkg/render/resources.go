@@ -9,13 +9,6 @@ import (
 	"github.com/odlm-render/odlm-render/internal/objpath"
 )
 
-// clusterScopedKinds are kinds whose namespace the API server drops; the render leaves it out.
-var clusterScopedKinds = map[string]bool{
-	"Namespace": true, "ClusterRole": true, "ClusterRoleBinding": true, "CustomResourceDefinition": true,
-	"StorageClass": true, "PriorityClass": true, "PersistentVolume": true, "ValidatingWebhookConfiguration": true,
-	"MutatingWebhookConfiguration": true, "APIService": true, "ConsoleLink": true, "ConsoleYAMLSample": true,
-}
-
 // renderResources renders the `resources` of one OperandConfig service (section 6).
 func (r *run) renderResources(cfg *operandConfig, svc *api.ConfigService, si int) {
 	for ri := range svc.Resources {
@@ -41,7 +34,7 @@ func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field 
 		data = m
 	}
 	ref := manifest.Ref{APIVersion: res.APIVersion, Kind: res.Kind, Namespace: ns, Name: res.Name}
-	if clusterScopedKinds[res.Kind] {
+	if r.clusterScoped(res.APIVersion, res.Kind) {
 		ref.Namespace = ""
 	}
 	templated := data != nil && containsTemplate(data)
@@ -101,7 +94,7 @@ func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field 
 		r.add(diag.Errorf(cfg.obj, field+".data.metadata", "replaces the object's metadata but has no name"))
 		return
 	}
-	if clusterScopedKinds[obj.Kind()] {
+	if r.clusterScoped(obj.APIVersion(), obj.Kind()) {
 		delete(obj.Map["metadata"].(map[string]any), "namespace")
 	}
 	r.finishResource(cfg, res, field, obj, hash, routeHash, true)
@@ -109,6 +102,7 @@ func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field 
 		return
 	}
 	r.producers[obj] = producer{config: cfg.obj, field: field, data: true}
+	r.schemaAnchors[obj] = schemaAnchor{about: cfg.obj, field: field, data: true}
 	r.emit(obj)
 }
 

@@ -80,11 +80,12 @@ func Render(in Inputs, opts Options) Output {
 	seen := map[string]map[string]bool{} // emitted ODLM object → the contents it had
 	decodeCache, hashCache := map[*manifest.Object]decoded{}, map[hashKey]hashes{}
 	examplesCache := map[*catalog.Bundle]parsedExamples{}
+	crdCache := map[crdCacheKey]parsedCRD{}
 	sourceCache, sourceLists := map[string]cachedRead{}, map[string]listed{} // sources do not change between rounds
 	for round := 1; ; round++ {
 		r := newRun(in, opts)
 		r.carried = prev
-		r.decodeCache, r.hashCache, r.examplesCache = decodeCache, hashCache, examplesCache
+		r.decodeCache, r.hashCache, r.examplesCache, r.crdCache = decodeCache, hashCache, examplesCache, crdCache
 		r.sourceCache, r.sourceLists = sourceCache, sourceLists
 		r.renderRound()
 		out := r.output()

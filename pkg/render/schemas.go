@@ -1,0 +1,488 @@
+package render
+
+import (
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/odlm-render/odlm-render/internal/api"
+	"github.com/odlm-render/odlm-render/internal/cluster"
+	"github.com/odlm-render/odlm-render/internal/crd"
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/platform"
+	"github.com/odlm-render/odlm-render/internal/suggest"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+)
+
+// What serves a kind (spec 15.14, 15.15). The API server refuses a custom resource that no
+// CRD serves, and prunes and validates the others against their CRD; built-in kinds have
+// their versions and scope. The render knows CRDs from, in the one look-up order: the
+// bundles the Subscriptions install (their contents), the inputs, the snapshot and the live
+// cluster (one list of CRDs), and the platform: Kubernetes' built-in kinds, OLM's CRDs and
+// OpenShift's. ODLM's own kinds are served (ODLM runs); the api package checks them.
+
+const crdAPIVersion = "apiextensions.k8s.io/v1"
+
+// originBundle names CRDs and CSVs that installed bundles bring, in explanations.
+const originBundle cluster.Origin = "catalog bundle"
+
+// servedKind is what the render knows serves a group and kind.
+type servedKind struct {
+	def     *crd.Definition
+	builtin *platform.Builtin
+	odlm    bool
+	// where names the source of def: "bundle kube-green.v0.7.1", "inputs", "snapshot"…
+	where string
+	// fromBundle is set when the CRD arrives with an operator the render installs and
+	// nothing else (inputs, snapshot, live, platform) serves the kind already
+	fromBundle bool
+}
+
+func (s *servedKind) namespaced() bool {
+	switch {
+	case s.def != nil:
+		return s.def.Namespaced
+	case s.builtin != nil:
+		return s.builtin.Namespaced
+	}
+	return true
+}
+
+func (s *servedKind) versions() []string {
+	switch {
+	case s.def != nil:
+		return s.def.Versions()
+	case s.builtin != nil:
+		return s.builtin.Versions
+	}
+	return []string{api.Version}
+}
+
+// installedBundle is the bundle a Subscription installs once converged.
+type installedBundle struct {
+	plan   *subscriptionPlan
+	bundle *catalog.Bundle
+}
+
+// parsedCRD caches a CRD parsed once per render (parsing builds its validators).
+type parsedCRD struct {
+	def *crd.Definition
+	err error
+}
+
+// unknownInstall is an operator whose CRDs the render cannot know: a bundle without
+// contents, a package the catalog lacks, any operator when no catalog is given or OLM is
+// not used. Kinds nothing known serves may be its, so they are not errors.
+type unknownInstall struct {
+	name   string
+	bundle *catalog.Bundle // nil when not even the bundle is known
+}
+
+// noteInstalledBundles finds the bundle each Subscription installs (the render's, and the
+// ones already in the inputs, the snapshot or the live cluster) and adds its CSV and CRDs to
+// what reads see (bundleState), then indexes the served kinds.
+func (r *run) noteInstalledBundles() {
+	r.installed, r.unknownInstalls = nil, nil
+	r.bundleState = map[string]*manifest.Object{}
+	if r.opts.NoOLM {
+		for _, t := range r.subscriptions {
+			if len(t.contributions) > 0 {
+				r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: "package " + t.contributions[0].entry.PackageName + " (installed without OLM)"})
+			}
+		}
+		r.indexServedKinds()
+		return
+	}
+	seen := map[string]bool{}
+	install := func(p *subscriptionPlan, sub *manifest.Object) {
+		if sub == nil || seen[sub.Ref().Key()] {
+			return
+		}
+		seen[sub.Ref().Key()] = true
+		pkgName := sub.String("spec", "name")
+		if r.catalog == nil {
+			r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: "package " + pkgName + " (no catalog was given)"})
+			return
+		}
+		pkg, ok := r.catalog.Package(pkgName)
+		if !ok {
+			r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: "package " + pkgName + " (not in the catalog)"})
+			return
+		}
+		b, err := pkg.HeadBundle(sub.String("spec", "channel"))
+		if err != nil {
+			r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: "package " + pkgName})
+			return // reported where the bundle is needed
+		}
+		if b.Contents == nil {
+			r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: b.Name, bundle: b})
+		}
+		r.installed = append(r.installed, installedBundle{plan: p, bundle: b})
+		r.addBundleState(sub.Namespace(), b)
+	}
+	for _, p := range r.subscriptions {
+		if p.obj != nil {
+			install(p, p.obj)
+		} else {
+			install(p, p.existing)
+		}
+	}
+	subsFailed := func(origin cluster.Origin, err error) diag.Result {
+		r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: "the Subscriptions in the " + string(origin)})
+		return diag.Warnf(nil, "", "listing the Subscriptions in all namespaces (%s) failed, so the CRDs the operators already installed bring are not known: objects of kinds nothing else serves are not validated: %v", origin, err)
+	}
+	for _, sub := range r.existingOr(subscriptionAPIVersion, "Subscription", "", subsFailed) {
+		install(nil, sub)
+	}
+	r.indexServedKinds()
+}
+
+// addBundleState makes a bundle's CSV (in the Subscription's namespace) and CRDs readable.
+func (r *run) addBundleState(namespace string, b *catalog.Bundle) {
+	if b.Contents == nil {
+		return
+	}
+	csv := manifest.New(csvObject(namespace, b))
+	r.bundleState[csv.Ref().Key()] = csv
+	for i := range b.Contents.CRDs {
+		m, err := b.Contents.CRD(i)
+		if err != nil {
+			r.warnOnce("bundle-crd|"+b.Name, diag.Warnf(nil, "", "bundle %s: CRD %d cannot be read, so it is not known: %v", b.Name, i, err))
+			continue
+		}
+		o := manifest.New(m)
+		if _, seen := r.bundleState[o.Ref().Key()]; !seen {
+			r.bundleState[o.Ref().Key()] = o
+		}
+	}
+}
+
+// csvObject is the ClusterServiceVersion OLM holds once a bundle is installed, as far as the
+// bundle says: name, OLM's annotations, display name, install modes, owned and required CRDs,
+// install strategy (permissions, deployments by name), and the Succeeded phase.
+func csvObject(namespace string, b *catalog.Bundle) map[string]any {
+	ann := map[string]any{}
+	for k, v := range b.Annotations {
+		if k != "alm-examples" {
+			ann[k] = v
+		}
+	}
+	if text, ok := b.Annotations["alm-examples"]; ok {
+		ann["alm-examples"] = text
+	}
+	md := map[string]any{"name": b.CSVName, "namespace": namespace}
+	if len(ann) > 0 {
+		md["annotations"] = ann
+	}
+	spec := map[string]any{"displayName": b.DisplayName}
+	if b.Version != "" {
+		spec["version"] = b.Version
+	}
+	if len(b.InstallModes) > 0 {
+		v, _ := manifest.ToValue(b.InstallModes)
+		spec["installModes"] = v
+	}
+	c := b.Contents
+	refs := func(l []catalog.CRDRef) []any {
+		out := []any{}
+		for _, x := range l {
+			out = append(out, map[string]any{"name": x.Name, "version": x.Version, "kind": x.Kind})
+		}
+		return out
+	}
+	spec["customresourcedefinitions"] = map[string]any{"owned": refs(c.OwnedCRDs), "required": refs(c.RequiredCRDs)}
+	var deps []any
+	for _, d := range c.Deployments {
+		deps = append(deps, map[string]any{"name": d})
+	}
+	strategy := map[string]any{"deployments": deps}
+	if len(c.Permissions) > 0 {
+		strategy["permissions"], _ = manifest.ToValue(c.Permissions)
+	}
+	if len(c.ClusterPermissions) > 0 {
+		strategy["clusterPermissions"], _ = manifest.ToValue(c.ClusterPermissions)
+	}
+	spec["install"] = map[string]any{"strategy": "deployment", "spec": strategy}
+	return map[string]any{
+		"apiVersion": subscriptionAPIVersion,
+		"kind":       "ClusterServiceVersion",
+		"metadata":   md,
+		"spec":       spec,
+		"status":     map[string]any{"phase": "Succeeded"},
+	}
+}
+
+// indexServedKinds builds r.served: the CRDs of installed bundles first, then the CRDs the
+// inputs, the previous round, the snapshot and the live cluster hold, then the platform.
+func (r *run) indexServedKinds() {
+	r.served = map[string]*servedKind{}
+	elsewhere := map[string]bool{}
+	add := func(def *crd.Definition, where string, bundle bool) {
+		k := def.Group + "|" + def.Kind
+		if !bundle {
+			elsewhere[k] = true
+		}
+		if _, ok := r.served[k]; ok {
+			return
+		}
+		r.served[k] = &servedKind{def: def, where: where, fromBundle: bundle}
+	}
+	for _, ib := range r.installed {
+		c := ib.bundle.Contents
+		if c == nil {
+			continue
+		}
+		for i := range c.CRDs {
+			def, err := r.parseBundleCRD(ib.bundle, i)
+			if err != nil {
+				r.warnOnce("bundle-crd-parse|"+ib.bundle.Name+"|"+c.CRDName(i), diag.Warnf(nil, "", "bundle %s: CRD %s cannot be read, so objects of its kind are not validated: %v", ib.bundle.Name, c.CRDName(i), err))
+				continue
+			}
+			add(def, "bundle "+ib.bundle.Name, true)
+		}
+	}
+	crdsFailed := func(origin cluster.Origin, err error) diag.Result {
+		r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: "the CRDs of the " + string(origin)})
+		return diag.Warnf(nil, "", "listing the CustomResourceDefinitions (%s) failed, so the kinds only that cluster serves are not known: objects of kinds nothing else serves are not validated: %v", origin, err)
+	}
+	for _, o := range r.existingOr(crdAPIVersion, "CustomResourceDefinition", "", crdsFailed) {
+		def, err := r.parseObjectCRD(o.Map)
+		origin := cluster.OriginInputs
+		if other, ok := r.originOf[o]; ok {
+			origin = other
+		}
+		if err != nil {
+			r.warnOnce("crd-parse|"+o.Name(), diag.Warnf(r.anchorOf(o), "", "CRD %s (%s) cannot be read, so objects of its kind are not validated: %v", o.Name(), origin, err))
+			continue
+		}
+		add(def, string(origin), false)
+	}
+	for _, list := range []func() ([]*crd.Definition, error){platform.OLMCRDs, platform.OpenShiftCRDs} {
+		defs, err := list()
+		if err != nil {
+			r.warnOnce("platform-crds", diag.Errorf(nil, "", "internal: the platform's CRDs cannot be read: %v", err))
+			continue
+		}
+		for _, def := range defs {
+			add(def, "platform", false)
+		}
+	}
+	for k, s := range r.served {
+		if elsewhere[k] {
+			s.fromBundle = false
+		}
+	}
+}
+
+// anchorOf is the object a result about o is anchored to: o when it is an input, else none.
+func (r *run) anchorOf(o *manifest.Object) *manifest.Object {
+	if r.isInput(o) {
+		return o
+	}
+	return nil
+}
+
+func (r *run) parseBundleCRD(b *catalog.Bundle, i int) (*crd.Definition, error) {
+	key := crdCacheKey{contents: b.Contents, index: i}
+	if p, ok := r.crdCache[key]; ok {
+		return p.def, p.err
+	}
+	m, err := b.Contents.CRD(i)
+	var def *crd.Definition
+	if err == nil {
+		def, err = crd.Parse(m)
+	}
+	r.crdCache[key] = parsedCRD{def, err}
+	return def, err
+}
+
+func (r *run) parseObjectCRD(m map[string]any) (*crd.Definition, error) {
+	key := crdCacheKey{object: reflect.ValueOf(m).UnsafePointer()}
+	if p, ok := r.crdCache[key]; ok {
+		return p.def, p.err
+	}
+	def, err := crd.Parse(m)
+	r.crdCache[key] = parsedCRD{def, err}
+	return def, err
+}
+
+// crdCacheKey identifies a CRD across the rounds of a render: a bundle's i-th, or a decoded
+// object (inputs and cluster reads are the same maps in every round).
+type crdCacheKey struct {
+	contents *catalog.Contents
+	index    int
+	object   any
+}
+
+// servedKindOf returns what serves an apiVersion's group and a kind, or nil.
+func (r *run) servedKindOf(apiVersion, kind string) *servedKind {
+	group, _, found := strings.Cut(apiVersion, "/")
+	if !found {
+		group = ""
+	}
+	if group == api.Group && slices.Contains(odlmKinds, kind) {
+		return &servedKind{odlm: true, where: "ODLM"}
+	}
+	if b, ok := platform.LookupBuiltin(group, kind); ok {
+		return &servedKind{builtin: b, where: "Kubernetes"}
+	}
+	if r.served == nil {
+		return nil
+	}
+	return r.served[group+"|"+kind]
+}
+
+// clusterScoped reports a kind whose objects have no namespace (the API server drops one).
+func (r *run) clusterScoped(apiVersion, kind string) bool {
+	s := r.servedKindOf(apiVersion, kind)
+	return s != nil && !s.namespaced()
+}
+
+// schemaAnchor says where an emitted object's fields come from, for results: the input
+// object and field that hold its spec (an OperandConfig service's spec entry, an
+// OperandRequest operand's spec) or its whole data (an OperandConfig resource).
+type schemaAnchor struct {
+	about *manifest.Object
+	field string
+	data  bool
+}
+
+// at returns the input field that holds the object's field path.
+func (a schemaAnchor) at(path string) string {
+	if a.data {
+		return a.field + ".data." + path
+	}
+	if rest, ok := strings.CutPrefix(path, "spec."); ok {
+		return a.field + "." + rest
+	}
+	if path == "spec" {
+		return a.field
+	}
+	return a.field
+}
+
+// checkEmitted runs the API server's checks on every custom resource the pass emitted (spec
+// 15.15): its kind and version must be served; fields the CRD does not know are pruned, with
+// a warning; values the CRD refuses are errors. Scope: a cluster-scoped object has no
+// namespace.
+func (r *run) checkEmitted() {
+	// once per pass: a pass starts its results afresh
+	said := map[string]bool{}
+	once := func(key string, res diag.Result) {
+		if !said[key] {
+			said[key] = true
+			r.add(res)
+		}
+	}
+	for _, o := range r.renderedList {
+		a, ok := r.schemaAnchors[o]
+		if !ok {
+			continue
+		}
+		s := r.servedKindOf(o.APIVersion(), o.Kind())
+		if s == nil {
+			r.notServed(o, a, once)
+			continue
+		}
+		if !slices.Contains(s.versions(), versionOf(o.APIVersion())) {
+			r.add(diag.Errorf(a.about, a.kindField(), "%s: %s serves %s %s in version %s, not %s: the API server refuses it%s",
+				o.Ref(), s.where, s.group(o), o.Kind(), strings.Join(s.versions(), ", "), versionOf(o.APIVersion()), suggest.DidYouMean(versionOf(o.APIVersion()), s.versions())))
+			continue
+		}
+		if !s.namespaced() {
+			if md, ok := o.Map["metadata"].(map[string]any); ok {
+				delete(md, "namespace")
+			}
+		}
+		if s.def == nil {
+			continue
+		}
+		res, err := s.def.Check(o.Map)
+		if err != nil {
+			if errors.Is(err, crd.ErrVersionNotServed) {
+				continue // answered above
+			}
+			once("crd-check|"+s.def.Name, diag.Warnf(a.about, a.field, "%s is not validated: CRD %s (%s): %v", o.Ref(), s.def.Name, s.where, err))
+			continue
+		}
+		for _, p := range res.Pruned {
+			r.add(diag.Warnf(a.about, a.at(p), "%s: field %s is not in CRD %s (%s): the API server drops it, so it is left out%s",
+				o.Ref(), p, s.def.Name, s.where, suggest.DidYouMean(lastField(p), s.def.FieldsAt(o.APIVersion(), p))))
+		}
+		o.Map = res.Object
+		for _, p := range res.Problems {
+			r.add(diag.Errorf(a.about, a.at(p.Field), "%s: %s: %s (CRD %s, %s): the API server refuses it", o.Ref(), p.Field, p.Reason, s.def.Name, s.where))
+		}
+		if res.Deprecated != "" {
+			once("deprecated|"+o.APIVersion()+"|"+o.Kind(), diag.Warnf(a.about, a.kindField(), "%s: %s", o.Ref(), res.Deprecated))
+		}
+	}
+}
+
+func (a schemaAnchor) kindField() string {
+	if a.data {
+		return a.field + ".data.apiVersion"
+	}
+	return a.field
+}
+
+func (s *servedKind) group(o *manifest.Object) string {
+	if o.Group() == "" {
+		return "core"
+	}
+	return o.Group()
+}
+
+func lastField(path string) string {
+	i := strings.LastIndexByte(path, '.')
+	f := path[i+1:]
+	if j := strings.IndexByte(f, '['); j >= 0 {
+		f = f[:j]
+	}
+	return f
+}
+
+// notServed reports an object whose kind nothing known serves: an error, unless an
+// operator whose CRDs are unknown may serve it (then the render says once that it is not
+// validated).
+func (r *run) notServed(o *manifest.Object, a schemaAnchor, once func(string, diag.Result)) {
+	for _, u := range r.unknownInstalls {
+		if u.bundle == nil {
+			continue
+		}
+		for _, g := range u.bundle.ProvidedGVKs {
+			if g.Group == o.Group() && g.Kind == o.Kind() {
+				once("unvalidated|"+u.bundle.Name, diag.Infof(nil, "", "bundle %s: the catalog carries only its CSV metadata, not its CRDs, so the objects of the kinds it serves are not validated (a catalog with olm.bundle.object properties, or catalog extract --bundle-contents pull, gives them)", u.bundle.Name))
+				return
+			}
+		}
+	}
+	if len(r.unknownInstalls) > 0 {
+		names := make([]string, 0, len(r.unknownInstalls))
+		for _, u := range r.unknownInstalls {
+			names = append(names, u.name)
+		}
+		slices.Sort(names)
+		once("unserved|"+o.Group()+"|"+o.Kind(), diag.Warnf(a.about, a.kindField(), "%s: no CRD the render knows serves %s %s, and the CRDs of %s are unknown, so it is not validated", o.Ref(), o.APIVersion(), o.Kind(), strings.Join(slices.Compact(names), ", ")))
+		return
+	}
+	var kinds []string
+	for _, s := range r.served {
+		if s.def != nil {
+			kinds = append(kinds, s.def.Kind)
+		}
+	}
+	slices.Sort(kinds)
+	r.add(diag.Errorf(a.about, a.kindField(), "%s: no CRD or built-in type serves %s %s: the API server refuses it (the render knows the CRDs of the bundles it installs, the inputs, the snapshot and the live cluster)%s",
+		o.Ref(), o.APIVersion(), o.Kind(), suggest.DidYouMean(o.Kind(), slices.Compact(kinds))))
+}
+
+// versionOf is the version part of an apiVersion.
+func versionOf(apiVersion string) string {
+	if _, v, ok := strings.Cut(apiVersion, "/"); ok {
+		return v
+	}
+	return apiVersion
+}
