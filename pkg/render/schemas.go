@@ -416,7 +416,7 @@ func (r *run) checkEmitted() {
 			r.add(diag.Errorf(a.about, a.at(p.Field), "%s: %s: %s (CRD %s, %s): the API server refuses it", o.Ref(), p.Field, p.Reason, s.def.Name, s.where))
 		}
 		if res.Deprecated != "" {
-			once("deprecated|"+o.APIVersion()+"|"+o.Kind(), diag.Warnf(a.about, a.kindField(), "%s: %s", o.Ref(), res.Deprecated))
+			once("deprecated|"+o.APIVersion()+"|"+o.Kind(), diag.Warnf(a.about, a.kindField(), "%s: CRD %s deprecates %s, and the API server warns: %s", o.Ref(), s.def.Name, o.APIVersion(), res.Deprecated))
 		}
 	}
 }
