@@ -1,6 +1,8 @@
 package catalog_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -115,4 +117,33 @@ func manifestPath(m any, path ...any) any {
 		}
 	}
 	return m
+}
+
+// TestContentsFromManifests reads the real keycloak-operator 26.7.1 bundle folder (registry+v1,
+// YAML files) as a pulled image holds it.
+func TestContentsFromManifests(t *testing.T) {
+	dir := "../../testdata/bundles/keycloak-operator-26.7.1/manifests"
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var files []catalog.ManifestFile
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		require.NoError(t, err)
+		files = append(files, catalog.ManifestFile{Name: e.Name(), Data: data})
+	}
+	c, err := catalog.ContentsFromManifests(files)
+	require.NoError(t, err)
+	var names []string
+	for i := range c.CRDs {
+		names = append(names, c.CRDName(i))
+	}
+	assert.Equal(t, []string{"keycloakoidcclients.k8s.keycloak.org", "keycloakrealmimports.k8s.keycloak.org", "keycloaks.k8s.keycloak.org", "keycloaksamlclients.k8s.keycloak.org"}, names)
+	assert.Equal(t, []string{"keycloak-operator"}, c.Deployments)
+	assert.NotEmpty(t, c.Permissions)
+	assert.Contains(t, c.OwnedCRDs, catalog.CRDRef{Name: "keycloaks.k8s.keycloak.org", Version: "v2beta1", Kind: "Keycloak"})
+
+	_, err = catalog.ContentsFromManifests([]catalog.ManifestFile{{Name: "x.yaml", Data: []byte("kind: [")}})
+	assert.ErrorContains(t, err, "x.yaml: document 1")
+	_, err = catalog.ContentsFromManifests(files[1:2])
+	assert.ErrorContains(t, err, "no ClusterServiceVersion")
 }

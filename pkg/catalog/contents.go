@@ -3,11 +3,14 @@ package catalog
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/odlm-render/odlm-render/internal/manifest"
 )
@@ -294,4 +297,43 @@ func strictJSON(v any, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	return dec.Decode(dst)
+}
+
+// ManifestFile is a file of a bundle's manifests folder (registry+v1 layout: the CSV, CRDs
+// and other objects, as YAML or JSON, one or more documents each).
+type ManifestFile struct {
+	Name string
+	Data []byte
+}
+
+// ContentsFromManifests reads a bundle's manifests folder, as a pulled bundle image holds
+// it. Every document must be a Kubernetes object; files that are not YAML or JSON are
+// skipped by the caller.
+func ContentsFromManifests(files []ManifestFile) (*Contents, error) {
+	files = slices.Clone(files)
+	slices.SortFunc(files, func(a, b ManifestFile) int { return strings.Compare(a.Name, b.Name) })
+	cb := &contentsBuilder{}
+	for _, f := range files {
+		dec := k8syaml.NewYAMLOrJSONDecoder(bytes.NewReader(f.Data), 4096)
+		for i := 0; ; i++ {
+			var raw json.RawMessage
+			err := dec.Decode(&raw)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: document %d: %w", f.Name, i+1, err)
+			}
+			if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
+				continue
+			}
+			if err := cb.add(raw); err != nil {
+				return nil, fmt.Errorf("%s: document %d: %w", f.Name, i+1, err)
+			}
+		}
+	}
+	if cb.csv == nil {
+		return nil, errors.New("the manifests hold no ClusterServiceVersion")
+	}
+	return cb.contents(), nil
 }
