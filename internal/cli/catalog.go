@@ -15,11 +15,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/spf13/cobra"
 
 	"github.com/odlm-render/odlm-render/internal/image"
 	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/suggest"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
@@ -45,7 +47,24 @@ type extractFlags struct {
 	output     string
 	name       string
 	timeout    time.Duration
+	// bundle contents: keep what the catalog carries, pull the rest, or drop them all
+	contents     string
+	imageSources []string
+	cacheDir     string
 }
+
+// Values of --bundle-contents.
+const (
+	contentsKeep = "keep"
+	contentsPull = "pull"
+	contentsDrop = "drop"
+)
+
+// pullWorkers is how many bundle images are read at once.
+const pullWorkers = 4
+
+// remoteOptions are more registry options for tests (an in-process registry's transport).
+var remoteOptions []remote.Option
 
 // progressAfter is when extract starts printing progress lines, and
 // progressEvery how often it prints them then.
@@ -76,6 +95,16 @@ The packages kept are the packageNames of every OperandRegistry in the --registr
 folders, plus every --package; with neither, all packages. A package that is asked for and not
 in the catalog is an error.
 
+Bundle contents (the CRDs and the CSV's install strategy, against which render checks the
+custom resources it emits): catalogs rendered the older way carry them (olm.bundle.object
+properties), and the snapshot keeps them (--bundle-contents keep, the default). Newer catalogs
+carry only olm.csv.metadata: --bundle-contents pull reads the bundle images (their "image"
+field) of the kept packages' channel heads, the bundles OLM installs, from their registries
+like catalog images (docker config credentials), cached by digest in --cache-dir.
+--bundle-image-source FROM=TO reads them from a mirror (FROM a registry or repository prefix,
+TO its replacement) or from a local image (FROM one image reference, TO an OCI layout folder
+or a docker-archive tarball). --bundle-contents drop writes none.
+
 Exit status: 0 success, 1 when any error was found (nothing is written then), 2 for wrong usage.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -97,6 +126,9 @@ Exit status: 0 success, 1 when any error was found (nothing is written then), 2 
 	fl.StringVarP(&f.output, "output", "o", "-", `where to write the snapshot ("-" is stdout)`)
 	fl.StringVar(&f.name, "name", "", "metadata.name of the snapshot (default: from the source's name)")
 	fl.DurationVar(&f.timeout, "timeout", image.DefaultTimeout, "give up reading an image from a registry after this long")
+	fl.StringVar(&f.contents, "bundle-contents", contentsKeep, "bundle CRDs and install strategies: keep (what the catalog carries), pull (read the bundle images of the kept bundles that lack them) or drop")
+	fl.StringArrayVar(&f.imageSources, "bundle-image-source", nil, "FROM=TO: read bundle images under FROM (a registry, repository or image reference) from TO (a mirror prefix, or for one image an OCI layout folder or docker-archive tarball); repeatable")
+	fl.StringVar(&f.cacheDir, "cache-dir", defaultCacheDir(), `where pulled bundle contents are cached by image digest ("" for no cache)`)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
 }
@@ -104,6 +136,22 @@ Exit status: 0 success, 1 when any error was found (nothing is written then), 2 
 func runExtract(ctx context.Context, f extractFlags, stdin io.Reader, stdout, stderr io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	switch f.contents {
+	case contentsKeep, contentsPull, contentsDrop:
+	default:
+		return usageError{fmt.Errorf("--bundle-contents %q: must be keep, pull or drop%s", f.contents, suggest.DidYouMean(f.contents, []string{contentsKeep, contentsPull, contentsDrop}))}
+	}
+	var rewrites []image.Rewrite
+	for _, s := range f.imageSources {
+		r, err := image.ParseRewrite(s)
+		if err != nil {
+			return usageError{fmt.Errorf("--bundle-image-source %w", err)}
+		}
+		rewrites = append(rewrites, r)
+	}
+	if len(rewrites) > 0 && f.contents != contentsPull {
+		return usageError{errors.New("--bundle-image-source needs --bundle-contents pull")}
 	}
 	wanted, origin, err := wantedPackages(f, stdin)
 	if err != nil {
@@ -151,6 +199,9 @@ func runExtract(ctx context.Context, f extractFlags, stdin io.Reader, stdout, st
 		if len(missing) > 0 {
 			return fmt.Errorf("%s: packages not in the catalog: %s", f.from, strings.Join(missing, "; "))
 		}
+	}
+	if err := bundleContents(ctx, f, cat, rewrites, stderr, warn); err != nil {
+		return err
 	}
 	meta := catalog.SnapshotMeta{Name: f.name, Source: info.SnapshotSource()}
 	if meta.Name == "" {

@@ -24,29 +24,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/internal/image"
+	"github.com/odlm-render/odlm-render/internal/testtools"
 )
 
 const keycloakBundle = "../../testdata/bundles/keycloak-operator-26.7.1"
 
-// bundleImage builds the registry+v1 image of a real bundle folder (manifests/ and
-// metadata/ in one layer, the labels of its bundle.Dockerfile), as operator-sdk does.
 func bundleImage(t *testing.T, dir string, extra ...v1.Layer) v1.Image {
-	t.Helper()
-	entries := append(treeEntries(t, filepath.Join(dir, "manifests"), "manifests/"), treeEntries(t, filepath.Join(dir, "metadata"), "metadata/")...)
-	img, err := mutate.AppendLayers(empty.Image, append([]v1.Layer{layer(t, entries...)}, extra...)...)
-	require.NoError(t, err)
-	cfg, err := img.ConfigFile()
-	require.NoError(t, err)
-	cfg = cfg.DeepCopy()
-	cfg.Config.Labels = map[string]string{
-		"operators.operatorframework.io.bundle.mediatype.v1": "registry+v1",
-		"operators.operatorframework.io.bundle.manifests.v1": "manifests/",
-		"operators.operatorframework.io.bundle.metadata.v1":  "metadata/",
-		"operators.operatorframework.io.bundle.package.v1":   "keycloak-operator",
-	}
-	img, err = mutate.ConfigFile(img, cfg)
-	require.NoError(t, err)
-	return img
+	return testtools.BundleImage(t, dir, "keycloak-operator", extra...)
 }
 
 // countingRegistry is go-containerregistry's in-process registry, counting blob reads.

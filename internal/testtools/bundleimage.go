@@ -1,0 +1,92 @@
+package testtools
+
+import (
+	"archive/tar"
+	"bytes"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+)
+
+// BundleImage builds the registry+v1 image of a bundle folder (its manifests/ and metadata/
+// in one layer, with the labels operator-sdk's bundle.Dockerfile sets), then the extra
+// layers. The same folder always gives the same image digest.
+func BundleImage(t testing.TB, dir, pkg string, extra ...v1.Layer) v1.Image {
+	t.Helper()
+	var entries []TarEntry
+	for _, sub := range []string{"manifests", "metadata"} {
+		root := filepath.Join(dir, sub)
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, p)
+			entries = append(entries, TarEntry{Name: sub + "/" + filepath.ToSlash(rel), Body: string(data)})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	img, err := mutate.AppendLayers(empty.Image, append([]v1.Layer{Layer(t, entries...)}, extra...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = cfg.DeepCopy()
+	cfg.Config.Labels = map[string]string{
+		"operators.operatorframework.io.bundle.mediatype.v1": "registry+v1",
+		"operators.operatorframework.io.bundle.manifests.v1": "manifests/",
+		"operators.operatorframework.io.bundle.metadata.v1":  "metadata/",
+		"operators.operatorframework.io.bundle.package.v1":   pkg,
+	}
+	if img, err = mutate.ConfigFile(img, cfg); err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// TarEntry is a regular file of a test layer.
+type TarEntry struct {
+	Name, Body string
+}
+
+// Layer is an uncompressed layer of the entries, in order, with zero times.
+func Layer(t testing.TB, entries ...TarEntry) v1.Layer {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, e := range entries {
+		h := &tar.Header{Name: e.Name, Mode: 0o644, Size: int64(len(e.Body)), Typeflag: tar.TypeReg, ModTime: time.Unix(0, 0)}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(e.Body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
