@@ -149,6 +149,7 @@ func render(fsys fs.FS, display, configName string, opts Options) Output {
 	if cfg != nil {
 		c.checkGalaxy(cfg)
 		c.checkVarReferences(cfg)
+		c.checkCRDs(cfg)
 		out.Objects = cfg.objects(opts)
 		manifest.Sort(out.Objects)
 	}

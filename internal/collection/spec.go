@@ -39,6 +39,7 @@ type Resource struct {
 	// Line is where the entry starts in the operator-config.
 	Line     int
 	kindLine int
+	field    string // its path in the operator-config
 }
 
 // Var is one entry of a resource's `vars`: a field of the custom resource's spec.
@@ -55,6 +56,9 @@ type Var struct {
 
 	field    string // its path in the operator-config
 	nameLine int
+	// defaultLine and defaultText are where the default is and how it is written
+	defaultLine int
+	defaultText string
 }
 
 // Icon is one entry of `icon`.

@@ -332,11 +332,6 @@ func (c *checker) checkGroup(f *fields, group string) {
 		c.errorf(f.values["name"], "name", "API group %q (<name>.<domain>) is longer than 253 characters", group)
 		return
 	}
-	for _, reserved := range []string{"k8s.io", "kubernetes.io"} {
-		if group == reserved || strings.HasSuffix(group, "."+reserved) {
-			c.errorf(f.values["domain"], "domain", "API group %q is under %s, which Kubernetes reserves: the API server refuses its CRDs", group, reserved)
-		}
-	}
 }
 
 // CRDVersion turns a semantic version into a Kubernetes version name (a DNS-1035 label):
@@ -354,12 +349,7 @@ func (c *checker) version(f *fields) (string, string) {
 		c.errorf(n, "version", "%q is not a semantic version (semver.org: MAJOR.MINOR.PATCH, such as 1.0.0): %v", s, err)
 		return "", ""
 	}
-	apiVersion := CRDVersion(s)
-	if len(validation.IsDNS1035Label(apiVersion)) > 0 {
-		c.errorf(n, "version", "%q makes the CRD version %q, longer than the 63 characters of a Kubernetes version name", s, apiVersion)
-		return "", ""
-	}
-	return s, apiVersion
+	return s, CRDVersion(s)
 }
 
 var resourceKeys = []string{"kind", "displayName", "description", "playbook", "finalizer", "vars", "hideResource"}
@@ -406,14 +396,12 @@ func (c *checker) resource(it *yaml.Node, field string) (Resource, bool) {
 	if f == nil {
 		return Resource{}, false
 	}
-	r := Resource{Line: resolve(it).Line}
+	r := Resource{Line: resolve(it).Line, field: field}
 	kind, kn := c.str(f, "kind", true)
 	if kn != nil {
 		switch {
 		case !pascalCaseRe.MatchString(kind):
 			c.errorf(kn, manifest.Field(field, "kind"), "%q is not PascalCase (such as SomeMiddleware): an upper-case letter, then letters and digits", kind)
-		case len(kind) > 59:
-			c.errorf(kn, manifest.Field(field, "kind"), "%q is longer than 59 characters: its list kind would exceed the 63 characters of a Kubernetes name", kind)
 		default:
 			r.Kind, r.kindLine = kind, kn.Line
 			r.Singular = strings.ToLower(kind)
@@ -540,7 +528,7 @@ func (c *checker) variable(n *yaml.Node, field string) (Var, bool) {
 			c.errorf(rn, manifest.Field(field, "kindReference"), "%q is not a kind (PascalCase, such as SomeMiddleware)", ref)
 		}
 	}
-	v.Default = c.defaultValue(f, v)
+	v.Default = c.defaultValue(f, &v)
 	return v, true
 }
 
@@ -573,11 +561,11 @@ func (c *checker) options(f *fields, typ string) []string {
 	return out
 }
 
-var integerRe = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
-
-// defaultValue checks a var's default against its type and options and returns it as a
-// value tree scalar (nil when there is none).
-func (c *checker) defaultValue(f *fields, v Var) any {
+// defaultValue returns a var's default as a value tree scalar (nil when there is none):
+// numbers and booleans written as strings are taken as the number or boolean. Whether the
+// value fits the var's type and options is the API server's CRD validation's to say
+// (checkCRDs), as the import creates the CRD with this default.
+func (c *checker) defaultValue(f *fields, v *Var) any {
 	n, ok := f.values["default"]
 	if !ok {
 		return nil
@@ -593,37 +581,26 @@ func (c *checker) defaultValue(f *fields, v Var) any {
 		return nil
 	}
 	text := r.Value
+	v.defaultLine, v.defaultText = lineOf(n), text
 	switch v.Type {
-	case TypeString, TypePassword:
-		if len(v.Options) > 0 && !slices.Contains(v.Options, text) {
-			c.errorf(n, field, "%q is not one of the options (%s)", text, strings.Join(v.Options, ", "))
-			return nil
-		}
-		if v.Type == TypePassword && (len(text) > 253 || !secretNameRe.MatchString(text)) {
+	case TypeString:
+		return text
+	case TypePassword:
+		if len(text) > 253 || !secretNameRe.MatchString(text) {
 			c.errorf(n, field, "%q is not a Secret name (a password variable holds the name of a Secret)", text)
 			return nil
 		}
 		return text
 	case TypeNumber, TypeInteger:
-		var num json.Number
 		if r.ShortTag() == "!!int" || r.ShortTag() == "!!float" {
-			val, err := manifest.NodeValue(r)
-			num, _ = val.(json.Number)
-			if err != nil {
-				num = ""
+			if val, err := manifest.NodeValue(r); err == nil {
+				return val
 			}
 		} else if val, err := manifest.DecodeJSONValue([]byte(text)); err == nil {
-			num, _ = val.(json.Number)
+			if num, ok := val.(json.Number); ok {
+				return num
+			}
 		}
-		if num == "" {
-			c.errorf(n, field, "%q is not a number", text)
-			return nil
-		}
-		if v.Type == TypeInteger && !integerRe.MatchString(string(num)) {
-			c.errorf(n, field, "%q is not an integer", text)
-			return nil
-		}
-		return num
 	case TypeBoolean:
 		switch {
 		case r.ShortTag() == "!!bool":
@@ -633,9 +610,12 @@ func (c *checker) defaultValue(f *fields, v Var) any {
 		case r.ShortTag() == "!!str" && (text == "true" || text == "false"):
 			return text == "true"
 		}
-		c.errorf(n, field, "%q is not true or false", text)
 	}
-	return nil
+	val, err := manifest.NodeValue(r)
+	if err != nil {
+		return text
+	}
+	return val
 }
 
 var ruleKeys = []string{"apiGroups", "resources", "resourceNames", "verbs", "nonResourceURLs"}

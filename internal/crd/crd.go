@@ -22,6 +22,7 @@ import (
 	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
+	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
@@ -340,8 +341,11 @@ func reason(e *field.Error) string {
 	switch e.Type {
 	case field.ErrorTypeTypeInvalid, field.ErrorTypeInvalid:
 		// the details of go-openapi repeat the path: "spec.x in body must be of type string: \"integer\""
-		detail = strings.TrimPrefix(detail, e.Field+" in body ")
+		if i := strings.Index(detail, " in body "); i >= 0 && !strings.Contains(detail[:i], " ") {
+			detail = detail[i+len(" in body "):]
+		}
 	}
+	detail = strings.TrimSuffix(detail, " in ") // go-openapi's "… in <path>" with no path
 	if detail == "" {
 		return e.Type.String()
 	}
@@ -523,4 +527,42 @@ func (d *Definition) FieldsAt(apiVersion, path string) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// ValidateDefinition runs the API server's validation of a CustomResourceDefinition on
+// create (apiextensions.k8s.io/v1 or v1beta1): names, versions, a structural schema,
+// defaults that the schema accepts, CEL rules that compile. Problems name the CRD's fields.
+func ValidateDefinition(obj map[string]any) (problems []Problem, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			problems, err = nil, fmt.Errorf("the API server's code failed validating this CRD (%s)", panicKind(p))
+		}
+	}()
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	apiVersion, _ := obj["apiVersion"].(string)
+	var in runtime.Object
+	switch apiVersion {
+	case apiextensionsv1.SchemeGroupVersion.String():
+		in = &apiextensionsv1.CustomResourceDefinition{}
+	case apiextensionsv1beta1.SchemeGroupVersion.String():
+		in = &apiextensionsv1beta1.CustomResourceDefinition{}
+	default:
+		return nil, fmt.Errorf("apiVersion %q is not a CustomResourceDefinition version (apiextensions.k8s.io/v1)", apiVersion)
+	}
+	if err := json.Unmarshal(raw, in); err != nil {
+		return nil, fmt.Errorf("reading the CRD: %w", err)
+	}
+	scheme.Default(in)
+	internal := &apiextensions.CustomResourceDefinition{}
+	if err := scheme.Convert(in, internal, nil); err != nil {
+		return nil, fmt.Errorf("reading the CRD: %w", err)
+	}
+	for _, e := range apiextensionsvalidation.ValidateCustomResourceDefinition(context.Background(), internal) {
+		problems = append(problems, Problem{Field: e.Field, Reason: reason(e)})
+	}
+	slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Field, b.Field) })
+	return slices.Compact(problems), nil
 }
