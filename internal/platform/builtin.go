@@ -9,7 +9,6 @@ package platform
 import (
 	"embed"
 	"fmt"
-	"io/fs"
 	"slices"
 	"sync"
 
@@ -58,45 +57,85 @@ func (b *Builtin) Serves(version string) bool { return slices.Contains(b.Version
 //go:embed openshift/*.yaml
 var openshiftFiles embed.FS
 
-// OpenShiftCRDs are the CRDs of OpenShift's APIs, parsed once.
-var OpenShiftCRDs = sync.OnceValues(func() ([]*crd.Definition, error) {
-	names, err := fs.Glob(openshiftFiles, "openshift/*.yaml")
-	if err != nil {
-		return nil, err
-	}
-	var out []*crd.Definition
-	for _, n := range names {
-		data, err := openshiftFiles.ReadFile(n)
+// platformCRD is a CRD of the platform, parsed on first use (OLM's CSV CRD alone is a
+// megabyte of schema: a render that emits no such object never reads it).
+type platformCRD struct {
+	group, kind string
+	load        func() (*crd.Definition, error)
+	once        sync.Once
+	def         *crd.Definition
+	err         error
+}
+
+func (p *platformCRD) get() (*crd.Definition, error) {
+	p.once.Do(func() { p.def, p.err = p.load() })
+	return p.def, p.err
+}
+
+func olmCRD(kind string, f func() *apiextensionsv1.CustomResourceDefinition) *platformCRD {
+	return &platformCRD{group: "operators.coreos.com", kind: kind, load: func() (*crd.Definition, error) {
+		in := f()
+		d, err := crd.FromV1(in)
+		if err != nil {
+			return nil, fmt.Errorf("OLM's %s: %w", in.Name, err)
+		}
+		return d, nil
+	}}
+}
+
+func openshiftCRD(group, kind, file string) *platformCRD {
+	return &platformCRD{group: group, kind: kind, load: func() (*crd.Definition, error) {
+		data, err := openshiftFiles.ReadFile("openshift/" + file)
 		if err != nil {
 			return nil, err
 		}
 		var m map[string]any
 		if err := yaml.Unmarshal(data, &m); err != nil {
-			return nil, fmt.Errorf("%s: %w", n, err)
+			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 		d, err := crd.Parse(m)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", n, err)
+			return nil, fmt.Errorf("%s: %w", file, err)
 		}
-		out = append(out, d)
-	}
-	return out, nil
-})
+		return d, nil
+	}}
+}
 
-// OLMCRDs are OLM v0's CRDs (Subscription, OperatorGroup, CatalogSource,
-// ClusterServiceVersion…), as operator-framework/api ships them, parsed once.
-var OLMCRDs = sync.OnceValues(func() ([]*crd.Definition, error) {
-	var out []*crd.Definition
-	for _, c := range []func() *apiextensionsv1.CustomResourceDefinition{
-		olmcrds.CatalogSource, olmcrds.ClusterServiceVersion, olmcrds.InstallPlan, olmcrds.OperatorGroup,
-		olmcrds.Operator, olmcrds.Subscription, olmcrds.OperatorCondition, olmcrds.OLMConfig,
-	} {
-		in := c()
-		d, err := crd.FromV1(in)
-		if err != nil {
-			return nil, fmt.Errorf("OLM's %s: %w", in.Name, err)
+// platformCRDs are OLM v0's CRDs (operator-framework/api's) and OpenShift's.
+var platformCRDs = []*platformCRD{
+	olmCRD("CatalogSource", olmcrds.CatalogSource),
+	olmCRD("ClusterServiceVersion", olmcrds.ClusterServiceVersion),
+	olmCRD("InstallPlan", olmcrds.InstallPlan),
+	olmCRD("OperatorGroup", olmcrds.OperatorGroup),
+	olmCRD("Operator", olmcrds.Operator),
+	olmCRD("Subscription", olmcrds.Subscription),
+	olmCRD("OperatorCondition", olmcrds.OperatorCondition),
+	olmCRD("OLMConfig", olmcrds.OLMConfig),
+	openshiftCRD("route.openshift.io", "Route", "routes.crd.yaml"),
+	openshiftCRD("console.openshift.io", "ConsoleCLIDownload", "consoleclidownloads.crd.yaml"),
+	openshiftCRD("console.openshift.io", "ConsoleLink", "consolelinks.crd.yaml"),
+	openshiftCRD("console.openshift.io", "ConsoleNotification", "consolenotifications.crd.yaml"),
+	openshiftCRD("console.openshift.io", "ConsoleQuickStart", "consolequickstarts.crd.yaml"),
+	openshiftCRD("console.openshift.io", "ConsoleYAMLSample", "consoleyamlsamples.crd.yaml"),
+}
+
+// LookupCRD returns the platform's CRD of a group and kind (OLM's or OpenShift's), parsing
+// it on first use; ok is false when the platform has none.
+func LookupCRD(group, kind string) (def *crd.Definition, ok bool, err error) {
+	for _, p := range platformCRDs {
+		if p.group == group && p.kind == kind {
+			def, err = p.get()
+			return def, true, err
 		}
-		out = append(out, d)
 	}
-	return out, nil
-})
+	return nil, false, nil
+}
+
+// CRDKinds are the kinds of the platform's CRDs, for did-you-means.
+func CRDKinds() []string {
+	out := make([]string, 0, len(platformCRDs))
+	for _, p := range platformCRDs {
+		out = append(out, p.kind)
+	}
+	return out
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"reflect"
 	"slices"
@@ -104,25 +105,30 @@ func TestLookups(t *testing.T) {
 	}
 	_, ok := LookupBuiltin("route.openshift.io", "Route")
 	assert.False(t, ok, "OpenShift's kinds are CRDs here")
-	crds, err := OpenShiftCRDs()
-	require.NoError(t, err)
+	// every platform CRD parses, and serves the group and kind the table says
+	for _, p := range platformCRDs {
+		d, ok, err := LookupCRD(p.group, p.kind)
+		require.True(t, ok)
+		require.NoError(t, err, p.kind)
+		assert.Equal(t, p.group, d.Group)
+		assert.Equal(t, p.kind, d.Kind)
+	}
 	scope := map[string]bool{}
-	for _, d := range crds {
-		scope[d.Kind] = d.Namespaced
+	for _, k := range []string{"Route", "ConsoleLink", "ConsoleYAMLSample", "Subscription", "Operator"} {
+		group := "console.openshift.io"
+		switch k {
+		case "Route":
+			group = "route.openshift.io"
+		case "Subscription", "Operator":
+			group = "operators.coreos.com"
+		}
+		d, _, _ := LookupCRD(group, k)
+		scope[k] = d.Namespaced
 	}
-	assert.Equal(t, map[string]bool{"Route": true, "ConsoleLink": false, "ConsoleYAMLSample": false, "ConsoleCLIDownload": false,
-		"ConsoleNotification": false, "ConsoleQuickStart": false}, scope)
-}
-
-func TestOLMCRDs(t *testing.T) {
-	crds, err := OLMCRDs()
+	assert.Equal(t, map[string]bool{"Route": true, "ConsoleLink": false, "ConsoleYAMLSample": false, "Subscription": true, "Operator": false}, scope)
+	files, err := fs.Glob(openshiftFiles, "openshift/*.yaml")
 	require.NoError(t, err)
-	kinds := map[string]bool{}
-	for _, d := range crds {
-		assert.Equal(t, "operators.coreos.com", d.Group)
-		kinds[d.Kind] = d.Namespaced
-	}
-	assert.Equal(t, true, kinds["Subscription"])
-	assert.Equal(t, false, kinds["Operator"])
-	assert.Len(t, kinds, 8)
+	assert.Len(t, files, 6, "every embedded CRD is in the table")
+	_, ok, _ = LookupCRD("example.com", "Widget")
+	assert.False(t, ok)
 }

@@ -259,16 +259,6 @@ func (r *run) indexServedKinds() {
 		}
 		add(def, string(origin), false)
 	}
-	for _, list := range []func() ([]*crd.Definition, error){platform.OLMCRDs, platform.OpenShiftCRDs} {
-		defs, err := list()
-		if err != nil {
-			r.warnOnce("platform-crds", diag.Errorf(nil, "", "internal: the platform's CRDs cannot be read: %v", err))
-			continue
-		}
-		for _, def := range defs {
-			add(def, "platform", false)
-		}
-	}
 	for k, s := range r.served {
 		if elsewhere[k] {
 			s.fromBundle = false
@@ -328,10 +318,24 @@ func (r *run) servedKindOf(apiVersion, kind string) *servedKind {
 	if b, ok := platform.LookupBuiltin(group, kind); ok {
 		return &servedKind{builtin: b, where: "Kubernetes"}
 	}
-	if r.served == nil {
+	if s := r.served[group+"|"+kind]; s != nil {
+		return s
+	}
+	// the platform's CRDs (OLM's, OpenShift's), parsed on first use
+	def, ok, err := platform.LookupCRD(group, kind)
+	if !ok {
 		return nil
 	}
-	return r.served[group+"|"+kind]
+	if err != nil {
+		r.warnOnce("platform-crd|"+group+"|"+kind, diag.Errorf(nil, "", "internal: the platform's CRD of %s %s cannot be read: %v", group, kind, err))
+		return nil
+	}
+	if r.served == nil {
+		r.served = map[string]*servedKind{}
+	}
+	s := &servedKind{def: def, where: "platform"}
+	r.served[group+"|"+kind] = s
+	return s
 }
 
 // clusterScoped reports a kind whose objects have no namespace (the API server drops one).
@@ -474,6 +478,7 @@ func (r *run) notServed(o *manifest.Object, a schemaAnchor, once func(string, di
 			kinds = append(kinds, s.def.Kind)
 		}
 	}
+	kinds = append(kinds, platform.CRDKinds()...)
 	slices.Sort(kinds)
 	r.add(diag.Errorf(a.about, a.kindField(), "%s: no CRD or built-in type serves %s %s: the API server refuses it (the render knows the CRDs of the bundles it installs, the inputs, the snapshot and the live cluster)%s",
 		o.Ref(), o.APIVersion(), o.Kind(), suggest.DidYouMean(o.Kind(), slices.Compact(kinds))))
