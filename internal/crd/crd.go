@@ -8,15 +8,16 @@
 package crd
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
@@ -46,7 +47,14 @@ type Definition struct {
 	servedOrder   []string
 	preserveAll   bool
 	deprecatedMsg map[string]string
+	// checked remembers the problems of objects that needed no pruning, by their content
+	// without name and namespace (a fleet's objects differ in little else); see Check
+	checked sync.Map
+	cached  atomic.Int64
 }
+
+// maxCachedChecks bounds what a Definition remembers.
+const maxCachedChecks = 4096
 
 // version is what one served version checks with; it is built on first use.
 type version struct {
@@ -267,6 +275,24 @@ func (d *Definition) Check(obj map[string]any) (res Result, err error) {
 	if err := v.build(); err != nil {
 		return res, fmt.Errorf("%s %s: %w", d.Name, ver, err)
 	}
+	// an object the server keeps as it is gets the same answer as any other with the same
+	// content but its name and namespace, unless root CEL rules may read those
+	key := ""
+	if v.schema == nil || len(v.schema.XValidations) == 0 {
+		key = checkKey(ver, obj)
+	}
+	if key != "" {
+		if p, ok := d.checked.Load(key); ok {
+			res.Problems = p.([]Problem)
+			return res, nil
+		}
+	}
+	defer func() {
+		if err == nil && key != "" && len(res.Pruned) == 0 && sameMap(res.Object, obj) && d.cached.Load() < maxCachedChecks {
+			d.cached.Add(1)
+			d.checked.Store(key, res.Problems)
+		}
+	}()
 	var u any
 	u, err = unstructured(obj)
 	if err != nil {
@@ -288,10 +314,9 @@ func (d *Definition) Check(obj map[string]any) (res Result, err error) {
 	}
 	var nulls bool
 	if v.structural != nil && !d.preserveAll {
-		before, _ := json.Marshal(um)
+		before := countNulls(um)
 		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(um, v.structural)
-		after, _ := json.Marshal(um)
-		nulls = !bytes.Equal(before, after)
+		nulls = countNulls(um) != before
 	}
 	slices.Sort(pruned)
 	res.Pruned = slices.Compact(pruned)
@@ -565,4 +590,53 @@ func ValidateDefinition(obj map[string]any) (problems []Problem, err error) {
 	}
 	slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Field, b.Field) })
 	return slices.Compact(problems), nil
+}
+
+// checkKey is an object's content without its name and namespace, with its version.
+func checkKey(ver string, obj map[string]any) string {
+	md, _ := obj["metadata"].(map[string]any)
+	rest := make(map[string]any, len(obj))
+	for k, v := range obj {
+		rest[k] = v
+	}
+	if md != nil {
+		m := make(map[string]any, len(md))
+		for k, v := range md {
+			if k != "name" && k != "namespace" {
+				m[k] = v
+			}
+		}
+		rest["metadata"] = m
+	}
+	b, err := json.Marshal(rest)
+	if err != nil {
+		return ""
+	}
+	return ver + "\x00" + string(b)
+}
+
+// sameMap reports whether two maps are the same map (not a copy).
+func sameMap(a, b map[string]any) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// countNulls counts the null values of a tree.
+func countNulls(v any) int {
+	switch x := v.(type) {
+	case nil:
+		return 1
+	case map[string]any:
+		n := 0
+		for _, e := range x {
+			n += countNulls(e)
+		}
+		return n
+	case []any:
+		n := 0
+		for _, e := range x {
+			n += countNulls(e)
+		}
+		return n
+	}
+	return 0
 }

@@ -61,6 +61,8 @@ func (r *run) renderOperands() {
 		}
 		last = fp
 	}
+	// the API server's checks, on what the passes settled on (schemas.go)
+	r.checkEmitted()
 	r.reportPending()
 }
 
@@ -78,7 +80,6 @@ func (r *run) renderOperandsOnce() {
 			r.renderWant(w, doneServices)
 		}
 	}
-	r.checkEmitted()
 }
 
 func (r *run) renderWant(w *want, doneServices map[string]bool) {

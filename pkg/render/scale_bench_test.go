@@ -2,6 +2,8 @@ package render_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -26,13 +28,43 @@ const scaleOperators = 3
 func BenchmarkRenderScale(b *testing.B) {
 	cat, err := catalog.Load("../../testdata/catalogs")
 	require.NoError(b, err)
+	validated, err := catalog.Load("../../testdata/catalogs")
+	require.NoError(b, err)
+	withContents(b, validated)
 	for _, v := range []struct {
 		name  string
+		cat   *catalog.Catalog
 		fleet func(testing.TB, int) []*manifest.Object
-	}{{"requests", fleet}, {"nested", nestedFleet}} {
+	}{{"requests", cat, fleet}, {"nested", cat, nestedFleet}, {"validated", validated, fleet}} {
 		for _, n := range []int{10, 100, 1000, 10000} {
-			benchScale(b, cat, v.name, n, v.fleet)
+			benchScale(b, v.cat, v.name, n, v.fleet)
 		}
+	}
+}
+
+// withContents gives the channel heads of kube-green and nfs-provisioner-operator the
+// contents of their real bundles (testdata/bundles), so that the render checks their
+// SleepInfos and NFSProvisioners against the real CRDs: the "validated" fleets measure what
+// that costs against "requests".
+func withContents(tb testing.TB, cat *catalog.Catalog) {
+	tb.Helper()
+	for pkg, dir := range map[string]string{"kube-green": "kube-green-0.7.1", "nfs-provisioner-operator": "nfs-provisioner-operator-0.0.9"} {
+		root := filepath.Join("../../testdata/bundles", dir, "manifests")
+		entries, err := os.ReadDir(root)
+		require.NoError(tb, err)
+		var files []catalog.ManifestFile
+		for _, e := range entries {
+			data, err := os.ReadFile(filepath.Join(root, e.Name()))
+			require.NoError(tb, err)
+			files = append(files, catalog.ManifestFile{Name: e.Name(), Data: data})
+		}
+		c, err := catalog.ContentsFromManifests(files)
+		require.NoError(tb, err)
+		p, ok := cat.Package(pkg)
+		require.True(tb, ok, pkg)
+		head, err := p.HeadBundle("")
+		require.NoError(tb, err)
+		head.Contents = c
 	}
 }
 
