@@ -12,7 +12,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/crd"
 )
 
-func load(t *testing.T, path string) *crd.Definition {
+func load(t testing.TB, path string) *crd.Definition {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)

@@ -32,6 +32,11 @@ func fixedCatalog(t testing.TB) *catalog.Catalog {
 			"../../testdata/catalogs/community/kube-green",
 			"../../testdata/catalogs/community/nfs-provisioner-operator",
 		}, nil)
+		if fuzzCatalogErr == nil {
+			// the heads carry their real bundles' CRDs: emitted SleepInfos and
+			// NFSProvisioners go through the API server's checks
+			withContents(t, fuzzCatalog)
+		}
 	})
 	require.NoError(t, fuzzCatalogErr)
 	return fuzzCatalog
