@@ -6,7 +6,11 @@
 # `make test`. The comparison lives in bench/, a separate Go module, so that
 # the product does not depend on operator-registry.
 #
-#   scripts/bench-catalog.sh [-copies 10] [-runs 3] [-shared DIR] [-work DIR] [-packages a,b,c]
+#   scripts/bench-catalog.sh [-copies 10] [-runs 3] [-shared DIR] [-work DIR] [-packages a,b,c] [-old DIR]
+#
+# -old DIR adds a catalog of the older shape (every bundle manifest an olm.bundle.object:
+# community-operators-prod's catalogs/v4.16, for one), whose CRDs and install strategies
+# extract keeps as bundle contents.
 set -euo pipefail
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod
 root=$(cd "$(dirname "$0")/.." && pwd)

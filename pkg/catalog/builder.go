@@ -361,11 +361,29 @@ func (b *Builder) Catalog() (*Catalog, error) {
 			continue
 		}
 		errs = append(errs, validatePackage(p)...)
+		keepHeadContents(p)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return &Catalog{packages: b.packages, ignored: b.ignored}, nil
+}
+
+// keepHeadContents drops the contents of every bundle that heads no channel: OLM installs
+// the heads once converged, and the CRDs of older versions only made catalogs of the older
+// shape (and their snapshots) many times larger.
+func keepHeadContents(p *Package) {
+	heads := map[string]bool{}
+	for _, ch := range p.Channels {
+		if h, err := ch.Head(); err == nil {
+			heads[h] = true
+		}
+	}
+	for name, bu := range p.Bundles {
+		if !heads[name] {
+			bu.Contents = nil
+		}
+	}
 }
 
 // firstSource picks a blob of an undefined package to point the user at.

@@ -47,7 +47,9 @@ type Bundle struct {
 	// olm.bundle.object and olm.csv.metadata are not kept.
 	Properties []Property
 	// Contents are the CRDs and install strategy the bundle's manifests carry: from its
-	// olm.bundle.object properties, a snapshot, or its pulled image. Nil when unknown.
+	// olm.bundle.object properties, a snapshot, or its pulled image. Nil when unknown, and
+	// for every bundle that heads no channel (a loaded catalog keeps the heads' only: they are
+	// what OLM installs once converged).
 	Contents *Contents
 }
 

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzCompactJSON: valid JSON compacts as json.Compact does; invalid JSON
@@ -31,4 +34,33 @@ func FuzzCompactJSON(f *testing.F) {
 			t.Fatalf("invalid %q was changed to %q", s, got)
 		}
 	})
+}
+
+func TestPeekObjectHead(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want objectHead
+		ok   bool
+	}{
+		{`{"apiVersion":"v1","kind":"Service","metadata":{"labels":{"name":"x"},"name":"svc"},"spec":{"name":"y"}}`, head("v1", "Service", "svc"), true},
+		{` { "kind" : "CustomResourceDefinition" , "metadata" : { "name" : "a.b" } , "apiVersion" : "apiextensions.k8s.io/v1" } `, head("apiextensions.k8s.io/v1", "CustomResourceDefinition", "a.b"), true},
+		{`{"kind":"X","metadata":{"name":1}}`, objectHead{}, false},
+		{`{"kind":"X"`, objectHead{}, false},
+		{`[1]`, objectHead{}, false},
+	} {
+		got, ok := peekObjectHead([]byte(tc.in))
+		assert.Equal(t, tc.ok, ok, tc.in)
+		if tc.ok {
+			assert.Equal(t, tc.want, got, tc.in)
+			var full objectHead
+			require.NoError(t, json.Unmarshal([]byte(tc.in), &full))
+			assert.Equal(t, full, got, "the peek agrees with encoding/json")
+		}
+	}
+}
+
+func head(apiVersion, kind, name string) objectHead {
+	h := objectHead{APIVersion: apiVersion, Kind: kind}
+	h.Metadata.Name = name
+	return h
 }

@@ -25,6 +25,8 @@ type Contents struct {
 	// CRDs are the bundle's CustomResourceDefinition manifests as compact JSON, sorted by
 	// name. CRD decodes one.
 	CRDs []json.RawMessage
+	// crdNames are the CRDs' names, in the same order (read once)
+	crdNames []string
 	// Permissions and ClusterPermissions are the install strategy's: the rules OLM grants
 	// each service account, namespaced and cluster-wide.
 	Permissions        []v1alpha1.StrategyDeploymentPermissions
@@ -62,6 +64,9 @@ func (c *Contents) CRD(i int) (map[string]any, error) {
 
 // CRDName returns the metadata.name of the i-th CRD without decoding all of it.
 func (c *Contents) CRDName(i int) string {
+	if i < len(c.crdNames) {
+		return c.crdNames[i]
+	}
 	return objectHeadOf(c.CRDs[i]).Metadata.Name
 }
 
@@ -75,6 +80,9 @@ type objectHead struct {
 }
 
 func objectHeadOf(raw []byte) objectHead {
+	if h, ok := peekObjectHead(raw); ok {
+		return h
+	}
 	var h objectHead
 	_ = json.Unmarshal(raw, &h) // every stored manifest was decoded once already
 	return h
@@ -114,9 +122,13 @@ type contentsBuilder struct {
 // add takes one decoded manifest. The CSV is parsed; CRDs are kept whole; the rest by
 // reference.
 func (cb *contentsBuilder) add(raw []byte) error {
-	var h objectHead
-	if err := json.Unmarshal(raw, &h); err != nil {
-		return fmt.Errorf("data: invalid JSON manifest: %w", err)
+	// the head is peeked; the whole is validated by what reads it next (the CSV's decode, the
+	// CRD's compaction), or here for the other manifests
+	h, ok := peekObjectHead(raw)
+	if !ok || (h.Kind != "ClusterServiceVersion" && !isCRD(h) && !json.Valid(raw)) {
+		if err := json.Unmarshal(raw, &h); err != nil {
+			return fmt.Errorf("data: invalid JSON manifest: %w", err)
+		}
 	}
 	switch {
 	case h.Kind == "ClusterServiceVersion":
@@ -142,6 +154,7 @@ func (cb *contentsBuilder) add(raw []byte) error {
 			return fmt.Errorf("%s: %w", kindCRD, err)
 		}
 		cb.c.CRDs = append(cb.c.CRDs, bytes.Clone(buf.Bytes()))
+		cb.c.crdNames = append(cb.c.crdNames, h.Metadata.Name)
 	default:
 		cb.c.Objects = append(cb.c.Objects, ObjectRef{APIVersion: h.APIVersion, Kind: h.Kind, Name: h.Metadata.Name})
 	}
@@ -151,9 +164,16 @@ func (cb *contentsBuilder) add(raw []byte) error {
 // contents returns what was gathered, in a canonical order.
 func (cb *contentsBuilder) contents() *Contents {
 	c := cb.c
-	slices.SortStableFunc(c.CRDs, func(a, b json.RawMessage) int {
-		return strings.Compare(objectHeadOf(a).Metadata.Name, objectHeadOf(b).Metadata.Name)
-	})
+	order := make([]int, len(c.CRDs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(c.crdNames[a], c.crdNames[b]) })
+	crds, names := make([]json.RawMessage, len(order)), make([]string, len(order))
+	for i, o := range order {
+		crds[i], names[i] = c.CRDs[o], c.crdNames[o]
+	}
+	c.CRDs, c.crdNames = crds, names
 	slices.SortStableFunc(c.Objects, func(a, b ObjectRef) int {
 		return strings.Compare(a.APIVersion+"\x00"+a.Kind+"\x00"+a.Name, b.APIVersion+"\x00"+b.Kind+"\x00"+b.Name)
 	})
@@ -226,6 +246,7 @@ func decodeSnapshotContents(m map[string]any) (*Contents, error) {
 			return nil, fmt.Errorf("crds element %d: kind %q is not a %s", i, h.Kind, kindCRD)
 		}
 		c.CRDs = append(c.CRDs, raw)
+		c.crdNames = append(c.crdNames, objectHeadOf(raw).Metadata.Name)
 	}
 	for key, dst := range map[string]*[]v1alpha1.StrategyDeploymentPermissions{"permissions": &c.Permissions, "clusterPermissions": &c.ClusterPermissions} {
 		v, ok := m[key]

@@ -147,3 +147,78 @@ func skipJSONString(d []byte, i int) (int, bool) {
 	}
 	return i, false
 }
+
+// peekObjectHead reads the apiVersion, kind and metadata.name of a JSON manifest without
+// decoding the rest (a bundle's CRDs are most of an older catalog's bytes). ok is false
+// for anything it does not follow; the caller then decodes.
+func peekObjectHead(d []byte) (objectHead, bool) {
+	var h objectHead
+	ok := scanJSONObject(d, 0, func(key []byte, d []byte, i int) (int, bool) {
+		switch string(key) {
+		case "apiVersion", "kind":
+			val, j, ok := jsonSimpleString(d, i)
+			if !ok {
+				return 0, false
+			}
+			if string(key) == "kind" {
+				h.Kind = string(val)
+			} else {
+				h.APIVersion = string(val)
+			}
+			return j, true
+		case "metadata":
+			end, ok := skipJSONValue(d, i)
+			if !ok {
+				return 0, false
+			}
+			if !scanJSONObject(d[:end], i, func(key []byte, d []byte, i int) (int, bool) {
+				if string(key) == "name" {
+					val, j, ok := jsonSimpleString(d, i)
+					h.Metadata.Name = string(val)
+					return j, ok
+				}
+				return skipJSONValue(d, i)
+			}) {
+				return 0, false
+			}
+			return end, true
+		}
+		return skipJSONValue(d, i)
+	})
+	return h, ok
+}
+
+// scanJSONObject walks the members of the object at d[i:], calling member with each key
+// and the index of its value; member returns the index after the value.
+func scanJSONObject(d []byte, i int, member func(key []byte, d []byte, i int) (int, bool)) bool {
+	i = skipJSONSpace(d, i)
+	if i >= len(d) || d[i] != '{' {
+		return false
+	}
+	i++
+	for {
+		i = skipJSONSpace(d, i)
+		if i < len(d) && d[i] == '}' {
+			return true
+		}
+		key, j, ok := jsonSimpleString(d, i)
+		if !ok {
+			return false
+		}
+		i = skipJSONSpace(d, j)
+		if i >= len(d) || d[i] != ':' {
+			return false
+		}
+		if i, ok = member(key, d, skipJSONSpace(d, i+1)); !ok {
+			return false
+		}
+		i = skipJSONSpace(d, i)
+		switch {
+		case i < len(d) && d[i] == ',':
+			i++
+		case i < len(d) && d[i] == '}':
+		default:
+			return false
+		}
+	}
+}

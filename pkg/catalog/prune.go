@@ -56,14 +56,34 @@ type pruned struct {
 	// scalars a byte at a time and alm-examples are most of what is left.
 	examples   *string
 	examplesAt int
+	// objects are the base64 data of olm.bundle.object properties, taken out likewise (the
+	// parser reads their megabytes of plain scalars a byte at a time)
+	objects []stashedObject
 }
 
-// restore puts the alm-examples back into the converted document.
+// stashedObject is the data of the olm.bundle.object at properties[at].
+type stashedObject struct {
+	at   int
+	data string
+}
+
+// restore puts the alm-examples and bundle objects back into the converted document.
 func (p *pruned) restore(m map[string]any) bool {
+	props, _ := m["properties"].([]any)
+	for _, o := range p.objects {
+		if o.at >= len(props) {
+			return false
+		}
+		prop, _ := props[o.at].(map[string]any)
+		value, _ := prop["value"].(map[string]any)
+		if value["data"] != objectPlaceholder {
+			return false
+		}
+		value["data"] = o.data
+	}
 	if p.examples == nil {
 		return true
 	}
-	props, _ := m["properties"].([]any)
 	if p.examplesAt >= len(props) {
 		return false
 	}
@@ -77,7 +97,24 @@ func (p *pruned) restore(m map[string]any) bool {
 	return true
 }
 
-const examplesPlaceholder = "odlm-render:alm-examples"
+const (
+	examplesPlaceholder = "odlm-render:alm-examples"
+	objectPlaceholder   = "odlm-render:bundle-object"
+)
+
+// plainBase64 returns the value of a line's plain scalar when it is base64 text alone.
+func plainBase64(v []byte) (string, bool) {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return "", false
+	}
+	for _, c := range v {
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=') {
+			return "", false
+		}
+	}
+	return string(v), true
+}
 
 // prune returns the document without the subtrees described above (and the
 // relatedImages of a bundle when dropRelated is set: the Builder does not
@@ -234,6 +271,16 @@ func prune(data []byte, schema string, dropRelated bool) *pruned {
 				out = append(out, almExamples+": "+examplesPlaceholder+"\n"...)
 				result.examples, result.examplesAt = &text, itemIdx
 				pos = blockEnd
+				continue
+			}
+		case schema == schemaBundle && seq < 0 && len(stack) == 2 && string(key) == "data" &&
+			stack[0].key == "properties" && stack[0].col == 0 && stack[1].key == "value" && stack[1].col == itemCol &&
+			col > itemCol && string(itemType) == propBundleObject:
+			if text, ok := plainBase64(value); ok {
+				drop(start, end)
+				out = append(out, data[start:start+n]...)
+				out = append(out, "data: "+objectPlaceholder+"\n"...)
+				result.objects = append(result.objects, stashedObject{at: itemIdx, data: text})
 				continue
 			}
 		case schema == schemaBundle && seq < 0 && len(stack) == 3 && !keptAnnotation(string(key)) &&

@@ -205,6 +205,7 @@ func FuzzPrune(f *testing.F) {
 	f.Add([]byte("schema: olm.package\nname: p\nicon:\n  base64data: AAAA\n  mediatype: image/svg+xml\ndefaultChannel: s\n"))
 	f.Add([]byte("schema: olm.bundle\nproperties:\n- type: olm.csv.metadata\n  value:\n    annotations:\n      alm-examples: |+\n\n        [1,\n\n          2]\n\n      b: c\n    displayName: D\n"))
 	f.Add([]byte("schema: olm.bundle\nname: b\npackage: p\nproperties:\n- type: olm.csv.metadata\n  value:\n    description: |\n      x\n    annotations: {a: b}\n"))
+	f.Add([]byte("schema: olm.bundle\nname: b\npackage: p\nproperties:\n- type: olm.package\n  value: {packageName: p, version: 1.0.0}\n- type: olm.bundle.object\n  value:\n    data: eyJhcGlWZXJzaW9uIjogInYxIiwgImtpbmQiOiAiU2VydmljZSIsICJtZXRhZGF0YSI6IHsibmFtZSI6ICJzIn19\n- type: olm.bundle.object\n  value:\n    data: eyJhcGlWZXJzaW9uIjogIm9wZXJhdG9ycy5jb3Jlb3MuY29tL3YxYWxwaGExIiwgImtpbmQiOiAiQ2x1c3RlclNlcnZpY2VWZXJzaW9uIiwgIm1ldGFkYXRhIjogeyJuYW1lIjogImIiLCAiYW5ub3RhdGlvbnMiOiB7ImFsbS1leGFtcGxlcyI6ICJbXSJ9fSwgInNwZWMiOiB7ImRpc3BsYXlOYW1lIjogIkQifX0= # a comment\n- value:\n    data: eyJhcGlWZXJzaW9uIjogInYxIiwgImtpbmQiOiAiU2VydmljZSIsICJtZXRhZGF0YSI6IHsibmFtZSI6ICJzIn19\n  type: olm.bundle.object\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, schema := range []string{schemaBundle, schemaPackage} {
 			cut := prune(data, schema, true)

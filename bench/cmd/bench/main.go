@@ -36,6 +36,8 @@ func main() {
 	runs := flag.Int("runs", 3, "runs of each measurement (the median is reported)")
 	pkgs := flag.String("packages", "kube-green,nvidia-network-operator,victoriametrics-operator", "the packages of the small extract")
 	work := flag.String("work", "", "folder for the synthetic catalog and the snapshots (default: a temporary folder, removed)")
+	old := flag.String("old", "", "also measure a catalog of the older shape (every bundle manifest an olm.bundle.object, such as community-operators-prod's catalogs/v4.16), whose bundle contents extract keeps")
+	oldPkgs := flag.String("old-packages", "kube-green,shipwright-operator,ecr-secret-operator", "the packages of the small extract of -old")
 	flag.Parse()
 	if *bin == "" {
 		fail(fmt.Errorf("-bin is required"))
@@ -77,6 +79,10 @@ func main() {
 			synSmall = append(synSmall, p+suffix(err != nil, mid)) // the community copy, else the certified one
 		}
 		sets = append(sets, dataset{name: fmt.Sprintf("synthetic %dx (1 folder, %s)", *copies, size(syn)), dirs: []string{syn}, small: synSmall})
+	}
+
+	if *old != "" {
+		sets = append(sets, dataset{name: fmt.Sprintf("older shape, contents kept (1 folder, %s)", size(*old)), dirs: []string{*old}, small: strings.Split(*oldPkgs, ",")})
 	}
 
 	out := filepath.Join(*work, "out")
