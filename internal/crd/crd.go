@@ -260,6 +260,15 @@ var ErrVersionNotServed = errors.New("version not served")
 // version must be served; unknown fields are pruned (metadata's too); the pruned object is
 // validated. An error is a CRD the server could not serve (not a problem of obj).
 func (d *Definition) Check(obj map[string]any) (res Result, err error) {
+	return d.check(obj, false)
+}
+
+// CheckDefaulted is Check whose Object also carries the defaults the server writes.
+func (d *Definition) CheckDefaulted(obj map[string]any) (res Result, err error) {
+	return d.check(obj, true)
+}
+
+func (d *Definition) check(obj map[string]any, defaults bool) (res Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			res, err = Result{Object: obj}, fmt.Errorf("the API server's validation code failed on this object (%s)", panicKind(p))
@@ -278,7 +287,7 @@ func (d *Definition) Check(obj map[string]any) (res Result, err error) {
 	// an object the server keeps as it is gets the same answer as any other with the same
 	// content but its name and namespace, unless root CEL rules may read those
 	key := ""
-	if v.schema == nil || len(v.schema.XValidations) == 0 {
+	if !defaults && (v.schema == nil || len(v.schema.XValidations) == 0) {
 		key = checkKey(ver, obj)
 	}
 	if key != "" {
@@ -328,6 +337,9 @@ func (d *Definition) Check(obj map[string]any) (res Result, err error) {
 	vm := um
 	if v.structural != nil {
 		structuraldefaulting.Default(vm, v.structural)
+		if defaults {
+			res.Object = restoreNumbers(runtime.DeepCopyJSON(vm), obj)
+		}
 	}
 	var errs field.ErrorList
 	if v.validator != nil {
@@ -473,6 +485,13 @@ func restore(pruned, orig any) any {
 	}
 	switch orig.(type) {
 	case map[string]any, []any, nil:
+		// a value the server added (a default): numbers as the render holds them
+		switch x := pruned.(type) {
+		case int64:
+			return json.Number(strconv.FormatInt(x, 10))
+		case float64:
+			return json.Number(strconv.FormatFloat(x, 'g', -1, 64))
+		}
 		return pruned
 	}
 	return orig

@@ -106,6 +106,7 @@ type Case struct {
 	KubeVersion        string `yaml:"kubeVersion"`
 	Ordering           string `yaml:"ordering"`
 	NoOLM              bool   `yaml:"noOLM"`
+	CRDDefaults        bool   `yaml:"crdDefaults"`
 }
 
 // SnapshotPaths returns the case's snapshot paths.

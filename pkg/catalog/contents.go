@@ -358,3 +358,19 @@ func ContentsFromManifests(files []ManifestFile) (*Contents, error) {
 	}
 	return cb.contents(), nil
 }
+
+// UnmarshalJSON reads Contents as encoding/json writes them (a cache of pulled contents),
+// with the CRDs' names read once, as the other readers do.
+func (c *Contents) UnmarshalJSON(data []byte) error {
+	type plain Contents
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	*c = Contents(p)
+	c.crdNames = make([]string, len(c.CRDs))
+	for i, raw := range c.CRDs {
+		c.crdNames[i] = objectHeadOf(raw).Metadata.Name
+	}
+	return nil
+}

@@ -52,6 +52,9 @@ type Options struct {
 	// NoOLM renders what ODLM's no-OLM controller creates: tracking ConfigMaps instead of
 	// Subscriptions and OperatorGroups, alm-examples from the operator Deployment.
 	NoOLM bool `json:"noOLM,omitempty" flag:"no-olm" help:"render what ODLM's no-OLM controller creates: tracking ConfigMaps instead of Subscriptions and OperatorGroups, alm-examples from the operator Deployment (inputs or a snapshot)"`
+	// CRDDefaults writes the defaults of their CRDs into the custom resources the render
+	// emits, as the API server stores them; without it the server applies them.
+	CRDDefaults bool `json:"crdDefaults,omitempty" flag:"crd-defaults" help:"write the defaults of their CRDs into the custom resources the render emits, as the API server stores them (by default the server applies them)"`
 }
 
 // Option describes one field of Options as the front doors name it.

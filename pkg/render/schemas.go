@@ -403,7 +403,11 @@ func (r *run) checkEmitted() {
 		if s.def == nil {
 			continue
 		}
-		res, err := s.def.Check(o.Map)
+		check := s.def.Check
+		if r.opts.CRDDefaults {
+			check = s.def.CheckDefaulted
+		}
+		res, err := check(o.Map)
 		if err != nil {
 			if errors.Is(err, crd.ErrVersionNotServed) {
 				continue // answered above
