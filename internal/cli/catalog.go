@@ -157,6 +157,7 @@ func runExtract(ctx context.Context, f extractFlags, stdin io.Reader, stdout, st
 	if err != nil {
 		return err
 	}
+	catalog.TuneGCForExtract()
 	b := catalog.NewBuilder(catalog.LoadOptions{Packages: wanted})
 
 	var layerBytes atomic.Int64

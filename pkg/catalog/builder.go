@@ -380,8 +380,16 @@ func keepHeadContents(p *Package) {
 		}
 	}
 	for name, bu := range p.Bundles {
-		if !heads[name] {
+		switch {
+		case !heads[name]:
 			bu.Contents = nil
+		case bu.Contents != nil:
+			// kept: unpacked, in the form a snapshot writes and reads (stored CRDs are valid
+			// JSON, compacted when read, so this cannot fail; if it did, the bundle's
+			// contents would be unknown rather than wrong)
+			if bu.Contents.canonicalize() != nil {
+				bu.Contents = nil
+			}
 		}
 	}
 }

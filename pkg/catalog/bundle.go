@@ -187,7 +187,7 @@ func decodeBundle(src Source, pkg string, blob map[string]any, relatedImages boo
 			raw, err := decodeBundleObject(value)
 			if err == nil {
 				if objects == nil {
-					objects = &contentsBuilder{}
+					objects = &contentsBuilder{pack: true}
 				}
 				err = objects.add(raw)
 			}

@@ -3,6 +3,8 @@ package catalog
 import (
 	"errors"
 	"maps"
+	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 )
@@ -45,6 +47,19 @@ type LoadOptions struct {
 	// Rendering does not need them, so they are dropped by default: they
 	// are a fifth of what a loaded catalog would otherwise hold.
 	RelatedImages bool
+}
+
+// ExtractGCPercent is the garbage collector setting catalog extraction runs with (see
+// TuneGCForExtract): a load is memory-bound, and collecting twice as often keeps its peak
+// about 15% lower for about 10% more time (scripts/bench-catalog.sh).
+const ExtractGCPercent = 50
+
+// TuneGCForExtract sets ExtractGCPercent, unless the user set GOGC. Front doors that extract
+// catalogs call it once.
+func TuneGCForExtract() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(ExtractGCPercent)
+	}
 }
 
 // Load reads files and folders (recursively). Several paths form one

@@ -2,12 +2,16 @@ package catalog
 
 import (
 	"bytes"
+	"compress/flate"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -27,6 +31,12 @@ type Contents struct {
 	CRDs []json.RawMessage
 	// crdNames are the CRDs' names, in the same order (read once)
 	crdNames []string
+	// canonical is set when the CRDs are canonicalJSON (read from a snapshot, or kept for
+	// a channel head)
+	canonical bool
+	// packed holds the CRDs deflated while a catalog loads (CRDs is nil then): most bundles
+	// head no channel, and their CRDs are dropped once the channels are known
+	packed [][]byte
 	// Permissions and ClusterPermissions are the install strategy's: the rules OLM grants
 	// each service account, namespaced and cluster-wide.
 	Permissions        []v1alpha1.StrategyDeploymentPermissions
@@ -113,10 +123,12 @@ type csvInstall struct {
 	} `json:"install"`
 }
 
-// contentsBuilder gathers a bundle's olm.bundle.object manifests.
+// contentsBuilder gathers a bundle's olm.bundle.object manifests; pack deflates the CRDs
+// (see Contents.packed).
 type contentsBuilder struct {
-	c   Contents
-	csv *csvObject
+	c    Contents
+	csv  *csvObject
+	pack bool
 }
 
 // add takes one decoded manifest. The CSV is parsed; CRDs are kept whole; the rest by
@@ -153,7 +165,15 @@ func (cb *contentsBuilder) add(raw []byte) error {
 		if err := json.Compact(&buf, raw); err != nil {
 			return fmt.Errorf("%s: %w", kindCRD, err)
 		}
-		cb.c.CRDs = append(cb.c.CRDs, bytes.Clone(buf.Bytes()))
+		if cb.pack {
+			packed, err := deflate(buf.Bytes())
+			if err != nil {
+				return fmt.Errorf("%s: %w", kindCRD, err)
+			}
+			cb.c.packed = append(cb.c.packed, packed)
+		} else {
+			cb.c.CRDs = append(cb.c.CRDs, bytes.Clone(buf.Bytes()))
+		}
 		cb.c.crdNames = append(cb.c.crdNames, h.Metadata.Name)
 	default:
 		cb.c.Objects = append(cb.c.Objects, ObjectRef{APIVersion: h.APIVersion, Kind: h.Kind, Name: h.Metadata.Name})
@@ -164,16 +184,29 @@ func (cb *contentsBuilder) add(raw []byte) error {
 // contents returns what was gathered, in a canonical order.
 func (cb *contentsBuilder) contents() *Contents {
 	c := cb.c
-	order := make([]int, len(c.CRDs))
+	order := make([]int, len(c.crdNames))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(c.crdNames[a], c.crdNames[b]) })
-	crds, names := make([]json.RawMessage, len(order)), make([]string, len(order))
+	names := make([]string, len(order))
 	for i, o := range order {
-		crds[i], names[i] = c.CRDs[o], c.crdNames[o]
+		names[i] = c.crdNames[o]
 	}
-	c.CRDs, c.crdNames = crds, names
+	if cb.pack {
+		packed := make([][]byte, len(order))
+		for i, o := range order {
+			packed[i] = c.packed[o]
+		}
+		c.packed = packed
+	} else {
+		crds := make([]json.RawMessage, len(order))
+		for i, o := range order {
+			crds[i] = c.CRDs[o]
+		}
+		c.CRDs = crds
+	}
+	c.crdNames = names
 	slices.SortStableFunc(c.Objects, func(a, b ObjectRef) int {
 		return strings.Compare(a.APIVersion+"\x00"+a.Kind+"\x00"+a.Name, b.APIVersion+"\x00"+b.Kind+"\x00"+b.Name)
 	})
@@ -184,13 +217,20 @@ func (cb *contentsBuilder) contents() *Contents {
 // OLM writes it in a CSV. crds is always written, so that known-but-empty contents stay
 // known.
 func snapshotContents(c *Contents) (record, error) {
+	// each CRD one line of canonical JSON (a YAML flow mapping): CRDs are machine data of
+	// hundreds of kB, which block style would make several times larger and slower to write
 	crds := make([]any, 0, len(c.CRDs))
-	for i := range c.CRDs {
-		m, err := c.CRD(i)
-		if err != nil {
-			return nil, fmt.Errorf("CRD %d: %w", i, err)
+	for i, raw := range c.CRDs {
+		if !c.canonical { // a Contents made by a caller, not by Load
+			m, err := c.CRD(i)
+			if err == nil {
+				raw, err = canonicalJSON(m)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("CRD %d: %w", i, err)
+			}
 		}
-		crds = append(crds, m)
+		crds = append(crds, jsonFlow(raw))
 	}
 	r := record{{"crds", crds}}
 	for _, f := range []struct {
@@ -238,7 +278,7 @@ func decodeSnapshotContents(m map[string]any) (*Contents, error) {
 		return nil, err
 	}
 	for i, crd := range crds {
-		raw, err := manifest.MarshalJSON(jsonValue(crd))
+		raw, err := canonicalJSON(jsonValue(crd))
 		if err != nil {
 			return nil, fmt.Errorf("crds element %d: %w", i, err)
 		}
@@ -257,6 +297,7 @@ func decodeSnapshotContents(m map[string]any) (*Contents, error) {
 			return nil, fmt.Errorf("%s: %w", key, err)
 		}
 	}
+	c.canonical = true
 	deps, err := optList(m, "deployments")
 	if err != nil {
 		return nil, err
@@ -373,4 +414,101 @@ func (c *Contents) UnmarshalJSON(data []byte) error {
 		c.crdNames[i] = objectHeadOf(raw).Metadata.Name
 	}
 	return nil
+}
+
+// canonicalize rewrites the CRDs as canonicalJSON, once (Builder.Catalog, before anyone
+// reads them).
+func (c *Contents) canonicalize() error {
+	if c.packed != nil {
+		c.CRDs = make([]json.RawMessage, len(c.packed))
+		for i, p := range c.packed {
+			raw, err := inflate(p)
+			if err != nil {
+				return fmt.Errorf("CRD %d: %w", i, err)
+			}
+			c.CRDs[i] = raw
+		}
+		c.packed = nil
+	}
+	if c.canonical {
+		return nil
+	}
+	for i := range c.CRDs {
+		m, err := c.CRD(i)
+		if err != nil {
+			return fmt.Errorf("CRD %d: %w", i, err)
+		}
+		if c.CRDs[i], err = canonicalJSON(m); err != nil {
+			return fmt.Errorf("CRD %d: %w", i, err)
+		}
+	}
+	c.canonical = true
+	return nil
+}
+
+// canonicalJSON is the compact JSON of a value tree, keys sorted, with every character a
+// YAML reader would not take literally inside a double-quoted scalar escaped (\uXXXX): the
+// text is then the same JSON and a valid YAML flow collection, and reading it back and
+// writing it again gives the same bytes.
+func canonicalJSON(v any) (json.RawMessage, error) {
+	raw, err := manifest.MarshalJSON(v)
+	if err != nil {
+		return nil, err
+	}
+	clean := true
+	for _, c := range raw {
+		if c >= 0x80 {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return raw, nil
+	}
+	out := make([]byte, 0, len(raw)+16)
+	for i := 0; i < len(raw); {
+		r, size := utf8.DecodeRune(raw[i:])
+		if r >= 0x80 && (!yamlPrintable(r) || r == 0xFEFF) {
+			if r > 0xFFFF {
+				r1, r2 := utf16.EncodeRune(r)
+				out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+			} else {
+				out = fmt.Appendf(out, `\u%04x`, r)
+			}
+		} else {
+			out = append(out, raw[i:i+size]...)
+		}
+		i += size
+	}
+	return out, nil
+}
+
+// deflate and inflate pack CRD text while a catalog loads (fast compression: CRD JSON
+// shrinks about tenfold).
+func deflate(b []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	w, _ := deflaters.Get().(*flate.Writer)
+	if w == nil {
+		var err error
+		if w, err = flate.NewWriter(&buf, flate.BestSpeed); err != nil {
+			return nil, err
+		}
+	} else {
+		w.Reset(&buf)
+	}
+	defer deflaters.Put(w)
+	if _, err := w.Write(b); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return bytes.Clone(buf.Bytes()), nil
+}
+
+// deflaters reuses flate writers (each holds about a megabyte of state).
+var deflaters sync.Pool
+
+func inflate(b []byte) ([]byte, error) {
+	return io.ReadAll(flate.NewReader(bytes.NewReader(b)))
 }

@@ -66,7 +66,7 @@ func (w *yamlWriter) value(v any, indent int, afterKey bool) error {
 			}
 		}
 		return nil
-	case map[string]any, []any, jsonNull:
+	case map[string]any, []any, jsonNull, jsonFlow:
 		return w.json(v, indent, afterKey)
 	case flowRecord:
 		w.sep(afterKey)
@@ -112,6 +112,10 @@ func (w *yamlWriter) value(v any, indent int, afterKey bool) error {
 	return nil
 }
 
+// jsonFlow is canonical JSON text written as it is: a YAML flow collection (see
+// canonicalJSON).
+type jsonFlow []byte
+
 // jsonNull marks a generic JSON tree as a record field's value: nil is then
 // a JSON null (in records nil means "leave the field out").
 type jsonNull struct{ v any }
@@ -121,6 +125,11 @@ func (w *yamlWriter) json(v any, indent int, afterKey bool) error {
 	switch x := v.(type) {
 	case jsonNull:
 		return w.json(x.v, indent, afterKey)
+	case jsonFlow:
+		w.sep(afterKey)
+		w.buf = append(w.buf, x...)
+		w.buf = append(w.buf, '\n')
+		return nil
 	case map[string]any:
 		if len(x) == 0 {
 			w.put(" {}\n", afterKey)

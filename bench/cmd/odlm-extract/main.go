@@ -34,6 +34,7 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	catalog.TuneGCForExtract() // as odlm-render catalog extract does
 	var keep []string
 	if *pkgs != "" {
 		keep = strings.Split(*pkgs, ",")
