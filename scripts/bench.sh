@@ -8,7 +8,9 @@
 # 1. go test -bench BenchmarkRenderScale: N OperandRequests × 3 operands (kube-green,
 #    nfs-provisioner-operator, nvidia-network-operator from testdata/catalogs), N = 10 … 10000:
 #    ns, B and allocs per op and per operand; linearity = per-operand time at 10000 / at 100;
-#    and the same fleet with every request nested one level (an OperandConfig resource that is
+#    the same fleet with the real CRDs of kube-green and nfs-provisioner-operator on the
+#    catalog's heads (validated: what the API server's checks cost), and the same fleet with
+#    every request nested one level (an OperandConfig resource that is
 #    an OperandRequest), compared per emitted object.
 # 2. kustomize build (pinned, scripts/tools.sh) of ~2,000 objects, RUNS times each (medians,
 #    wall and CPU): the fleet through bin/odlm-render-fn as an exec transformer and as a
@@ -249,6 +251,11 @@ if run go; then
       for (i = 3; i < NF; i++) { if ($(i+1) == "ns/emitted") nne[n] = $i; if ($(i+1) == "emitted") nem[n] = $i }
       norder[++nk] = n
     }
+    /^BenchmarkRenderScale\/validated=/ {
+      split($1, a, /[=-]/); n = a[2]
+      for (i = 3; i < NF; i++) { if ($(i+1) == "ns/op") vns[n] = $i }
+      vorder[++vk] = n
+    }
     /^BenchmarkRenderScale\/requests=/ {
       split($1, a, /[=-]/); n = a[2]
       for (i = 3; i < NF; i++) { if ($(i+1) == "ns/op") ns[n] = $i; if ($(i+1) == "B/op") by[n] = $i; if ($(i+1) == "allocs/op") al[n] = $i; if ($(i+1) == "objects") ob[n] = $i; if ($(i+1) == "ns/emitted") ne[n] = $i; if ($(i+1) == "emitted") em[n] = $i }
@@ -260,6 +267,12 @@ if run go; then
         for (j = 1; j <= nk; j++) { n = norder[j]
           printf "%-40s %14d %14.0f %14d %14.0f %10.2f\n", "N=" n " requests", em[n], ne[n], nem[n], nne[n], nne[n]/ne[n] }
         if (nne[10000] && ne[10000]) { r = nne[10000]/ne[10000]; printf "RATIO nested / flat, ns per emitted object at N=10000: %.2f  (target <= 1.5) %s\n\n", r, (r <= 1.5 ? "OK" : "FAIL") }
+      }
+      if (vk) {
+        printf "%-40s %14s %14s %10s\n", "CRD checks (validated vs requests)", "requests ns/op", "validated ns/op", "ratio"
+        for (j = 1; j <= vk; j++) { n = vorder[j]
+          printf "%-40s %14.0f %14.0f %10.2f\n", "N=" n " requests", ns[n], vns[n], vns[n]/ns[n] }
+        if (vns[10000] && ns[10000]) { r = vns[10000]/ns[10000]; printf "RATIO validated / unvalidated render at N=10000: %.2f  (target <= 1.3) %s\n\n", r, (r <= 1.3 ? "OK" : "FAIL") }
       }
       printf "%-40s %14s %12s %12s %12s %12s %14s\n", "render (go test -bench)", "ns/op", "B/op", "allocs/op", "ns/operand", "B/operand", "allocs/operand"
       for (j = 1; j <= k; j++) { n = order[j]; m = n * ops
