@@ -18,20 +18,26 @@ import (
 
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apiextensionsscheme "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/scheme"
+	aggregatorclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
+	aggregatorscheme "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset/scheme"
 )
 
 var update = flag.Bool("update", false, "rewrite builtin_table.go from client-go")
 
 // TestBuiltinTableIsClientGos derives the built-in kinds and their scope from client-go's
 // typed clientset: a kind is namespaced exactly when its client takes a namespace
-// (CoreV1().Pods(namespace) against CoreV1().Nodes()). builtin_table.go is that answer,
-// generated (-update) so that the binaries need not link every typed client.
+// (CoreV1().Pods(namespace) against CoreV1().Nodes()); kube-aggregator's and
+// apiextensions-apiserver's clientsets add APIService and CustomResourceDefinition.
+// builtin_table.go is that answer, generated (-update) so that the binaries need not link
+// every typed client; TestBuiltinsAreWhatTheAPIServerServes checks it against a real
+// kube-apiserver.
 func TestBuiltinTableIsClientGos(t *testing.T) {
 	schemes := runtime.NewScheme()
 	require.NoError(t, scheme.AddToScheme(schemes))
 	require.NoError(t, apiextensionsscheme.AddToScheme(schemes))
+	require.NoError(t, aggregatorscheme.AddToScheme(schemes))
 	var kinds []builtinKind
-	for _, clientset := range []reflect.Type{reflect.TypeFor[kubernetes.Interface](), reflect.TypeFor[apiextensionsclient.Interface]()} {
+	for _, clientset := range []reflect.Type{reflect.TypeFor[kubernetes.Interface](), reflect.TypeFor[apiextensionsclient.Interface](), reflect.TypeFor[aggregatorclient.Interface]()} {
 		for i := range clientset.NumMethod() {
 			gv := clientset.Method(i).Type
 			if gv.NumIn() != 0 || gv.NumOut() != 1 || gv.Out(0).Kind() != reflect.Interface {
@@ -43,16 +49,27 @@ func TestBuiltinTableIsClientGos(t *testing.T) {
 				if m.NumOut() != 1 || m.Out(0).Kind() != reflect.Interface {
 					continue
 				}
+				// the kind's type: what Get returns, or Create for create-only kinds (reviews)
 				get, ok := m.Out(0).MethodByName("Get")
+				if !ok {
+					get, ok = m.Out(0).MethodByName("Create")
+				}
 				if !ok || get.Type.NumOut() != 2 || get.Type.Out(0).Kind() != reflect.Pointer {
 					continue
 				}
 				namespaced := m.NumIn() == 1 && m.In(0).Kind() == reflect.String
-				obj := reflect.New(get.Type.Out(0).Elem()).Interface().(runtime.Object)
-				gvks, _, err := schemes.ObjectKinds(obj)
-				require.NoError(t, err)
-				for _, k := range gvks {
-					kinds = append(kinds, builtinKind{k.Group, k.Version, k.Kind, namespaced})
+				types := []reflect.Type{get.Type.Out(0).Elem()}
+				// Binding has no client of its own: Pods(namespace).Bind creates one
+				if bind, ok := m.Out(0).MethodByName("Bind"); ok && bind.Type.NumIn() == 3 && bind.Type.In(1).Kind() == reflect.Pointer {
+					types = append(types, bind.Type.In(1).Elem())
+				}
+				for _, typ := range types {
+					obj := reflect.New(typ).Interface().(runtime.Object)
+					gvks, _, err := schemes.ObjectKinds(obj)
+					require.NoError(t, err)
+					for _, k := range gvks {
+						kinds = append(kinds, builtinKind{k.Group, k.Version, k.Kind, namespaced})
+					}
 				}
 			}
 		}

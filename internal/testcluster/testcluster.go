@@ -296,6 +296,24 @@ func (c *Cluster) DryRunCreate(obj map[string]any) error {
 	return err
 }
 
+// DryRunCreateStored is DryRunCreate with the server's default field validation for
+// clients that do not ask (unknown fields are dropped, not refused), returning the object
+// as the server would store it: pruned and defaulted.
+func (c *Cluster) DryRunCreateStored(obj map[string]any) (map[string]any, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	u := &unstructured.Unstructured{Object: obj}
+	ri, err := c.client(ctx, u.GroupVersionKind(), u.GetNamespace(), true)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := ri.Create(ctx, u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Ignore"})
+	if err != nil {
+		return nil, err
+	}
+	return stored.Object, nil
+}
+
 func (c *Cluster) apply(obj *unstructured.Unstructured) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
