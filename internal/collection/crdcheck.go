@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/odlm-render/odlm-render/internal/crd"
+	"github.com/odlm-render/odlm-render/internal/crd/definition"
 	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 )
@@ -35,7 +35,7 @@ func (c *checker) checkCRDs(cfg *Config) {
 			r.Kind, r.Plural, r.Singular = "StandIn", "standins", "standin"
 		}
 		obj := stand.crd(r)
-		problems, err := crd.ValidateDefinition(obj)
+		problems, err := definition.Validate(obj)
 		if err != nil {
 			c.add(diag.Error, c.file, r.Line, r.field, "internal: the CRD of %s cannot be checked: %v", r.field, err)
 			continue

@@ -23,7 +23,6 @@ import (
 	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
-	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
@@ -354,7 +353,7 @@ func (d *Definition) check(obj map[string]any, defaults bool) (res Result, err e
 		}
 	}
 	for _, e := range errs {
-		res.Problems = append(res.Problems, Problem{Field: e.Field, Reason: reason(e)})
+		res.Problems = append(res.Problems, Problem{Field: e.Field, Reason: Reason(e)})
 	}
 	slices.SortStableFunc(res.Problems, func(a, b Problem) int { return strings.Compare(a.Field, b.Field) })
 	res.Problems = slices.Compact(res.Problems)
@@ -373,7 +372,8 @@ func blocking(errs field.ErrorList) bool {
 }
 
 // reason is a field error without its value.
-func reason(e *field.Error) string {
+// Reason is a field error without its value (which may be a secret), in the server's words.
+func Reason(e *field.Error) string {
 	detail := e.Detail
 	switch e.Type {
 	case field.ErrorTypeTypeInvalid, field.ErrorTypeInvalid:
@@ -392,7 +392,7 @@ func reason(e *field.Error) string {
 func describe(errs field.ErrorList) string {
 	var parts []string
 	for _, e := range errs {
-		parts = append(parts, e.Field+": "+reason(e))
+		parts = append(parts, e.Field+": "+Reason(e))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -571,44 +571,6 @@ func (d *Definition) FieldsAt(apiVersion, path string) []string {
 	}
 	slices.Sort(names)
 	return names
-}
-
-// ValidateDefinition runs the API server's validation of a CustomResourceDefinition on
-// create (apiextensions.k8s.io/v1 or v1beta1): names, versions, a structural schema,
-// defaults that the schema accepts, CEL rules that compile. Problems name the CRD's fields.
-func ValidateDefinition(obj map[string]any) (problems []Problem, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			problems, err = nil, fmt.Errorf("the API server's code failed validating this CRD (%s)", panicKind(p))
-		}
-	}()
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		return nil, err
-	}
-	apiVersion, _ := obj["apiVersion"].(string)
-	var in runtime.Object
-	switch apiVersion {
-	case apiextensionsv1.SchemeGroupVersion.String():
-		in = &apiextensionsv1.CustomResourceDefinition{}
-	case apiextensionsv1beta1.SchemeGroupVersion.String():
-		in = &apiextensionsv1beta1.CustomResourceDefinition{}
-	default:
-		return nil, fmt.Errorf("apiVersion %q is not a CustomResourceDefinition version (apiextensions.k8s.io/v1)", apiVersion)
-	}
-	if err := json.Unmarshal(raw, in); err != nil {
-		return nil, fmt.Errorf("reading the CRD: %w", err)
-	}
-	scheme.Default(in)
-	internal := &apiextensions.CustomResourceDefinition{}
-	if err := scheme.Convert(in, internal, nil); err != nil {
-		return nil, fmt.Errorf("reading the CRD: %w", err)
-	}
-	for _, e := range apiextensionsvalidation.ValidateCustomResourceDefinition(context.Background(), internal) {
-		problems = append(problems, Problem{Field: e.Field, Reason: reason(e)})
-	}
-	slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Field, b.Field) })
-	return slices.Compact(problems), nil
 }
 
 // checkKey is an object's content without its name and namespace, with its version.

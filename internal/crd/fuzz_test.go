@@ -43,8 +43,7 @@ func FuzzCheck(f *testing.F) {
 		}
 		after, _ := json.Marshal(m)
 		require.JSONEq(t, string(before), string(after), "Check modified its input")
-		// the text as a CRD: parsing and the server's CRD validation never panic
+		// the text as a CRD: parsing never panics
 		_, _ = crd.Parse(m)
-		_, _ = crd.ValidateDefinition(m)
 	})
 }
