@@ -79,6 +79,16 @@ func Parse(obj map[string]any) (d *Definition, err error) {
 			d, err = nil, fmt.Errorf("the API server's code failed reading this CRD (%s)", panicKind(p))
 		}
 	}()
+	internal, err := Internal(obj)
+	if err != nil {
+		return nil, err
+	}
+	return fromInternal(internal)
+}
+
+// Internal reads a CustomResourceDefinition manifest (apiextensions.k8s.io/v1 or v1beta1)
+// into the API server's internal type, defaulted as the server defaults it.
+func Internal(obj map[string]any) (*apiextensions.CustomResourceDefinition, error) {
 	raw, err := json.Marshal(obj)
 	if err != nil {
 		return nil, err
@@ -96,7 +106,16 @@ func Parse(obj map[string]any) (d *Definition, err error) {
 	if err := json.Unmarshal(raw, in); err != nil {
 		return nil, fmt.Errorf("reading the CRD: %w", err)
 	}
-	return fromTyped(in)
+	return toInternal(in)
+}
+
+func toInternal(in runtime.Object) (*apiextensions.CustomResourceDefinition, error) {
+	scheme.Default(in)
+	internal := &apiextensions.CustomResourceDefinition{}
+	if err := scheme.Convert(in, internal, nil); err != nil {
+		return nil, fmt.Errorf("reading the CRD: %w", err)
+	}
+	return internal, nil
 }
 
 // FromV1 reads a typed CustomResourceDefinition (as operator-framework/api's crds package
@@ -111,11 +130,14 @@ func fromTyped(in runtime.Object) (d *Definition, err error) {
 			d, err = nil, fmt.Errorf("the API server's code failed reading this CRD (%s)", panicKind(p))
 		}
 	}()
-	scheme.Default(in)
-	internal := &apiextensions.CustomResourceDefinition{}
-	if err := scheme.Convert(in, internal, nil); err != nil {
-		return nil, fmt.Errorf("reading the CRD: %w", err)
+	internal, err := toInternal(in)
+	if err != nil {
+		return nil, err
 	}
+	return fromInternal(internal)
+}
+
+func fromInternal(internal *apiextensions.CustomResourceDefinition) (d *Definition, err error) {
 	spec := internal.Spec
 	d = &Definition{
 		Name:          internal.Name,

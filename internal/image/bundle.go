@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
@@ -118,21 +117,13 @@ func (p *BundlePuller) Pull(ctx context.Context, ref string) (*catalog.Contents,
 		c, err := p.read(ctx, img, &info)
 		return c, info, err
 	}
-	timeout := p.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, _ := p.withTimeout(ctx)
 	defer cancel()
 	r, err := name.ParseReference(source)
 	if err != nil {
 		return nil, info, fmt.Errorf("%s: %w", source, err)
 	}
-	keychain := p.Keychain
-	if keychain == nil {
-		keychain = authn.DefaultKeychain
-	}
-	ropts := append([]remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(keychain), remote.WithPlatform(platform(p.Options))}, p.Remote...)
+	ropts := p.remoteOptions(ctx)
 	digest := want
 	if d, ok := r.(name.Digest); ok {
 		digest = d.DigestStr()

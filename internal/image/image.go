@@ -180,23 +180,13 @@ func Load(ctx context.Context, source string, b *catalog.Builder, opts Options) 
 		}
 		return loadImage(ctx, img, source, b, opts, info)
 	}
-	timeout := opts.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, timeout := opts.withTimeout(ctx)
 	defer cancel()
 	r, err := name.ParseReference(ref)
 	if err != nil {
 		return info, fmt.Errorf("%s: %w", ref, err)
 	}
-	keychain := opts.Keychain
-	if keychain == nil {
-		keychain = authn.DefaultKeychain
-	}
-	ropts := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(keychain), remote.WithPlatform(platform(opts))}
-	ropts = append(ropts, opts.Remote...)
-	img, err := remote.Image(r, ropts...)
+	img, err := remote.Image(r, opts.remoteOptions(ctx)...)
 	if err != nil {
 		if ctx.Err() != nil {
 			return info, fmt.Errorf("%s: %w (timeout %s)", ref, err, timeout)
@@ -211,6 +201,26 @@ func Load(ctx context.Context, source string, b *catalog.Builder, opts Options) 
 		err = fmt.Errorf("%w (timeout %s)", err, timeout)
 	}
 	return info, err
+}
+
+// withTimeout bounds a registry read by Timeout (default DefaultTimeout).
+func (opts Options) withTimeout(ctx context.Context) (context.Context, context.CancelFunc, time.Duration) {
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	return ctx, cancel, timeout
+}
+
+// remoteOptions are the registry options of every read: the context, the keychain (default
+// the docker config and its helpers), the platform, and Remote.
+func (opts Options) remoteOptions(ctx context.Context) []remote.Option {
+	keychain := opts.Keychain
+	if keychain == nil {
+		keychain = authn.DefaultKeychain
+	}
+	return append([]remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(keychain), remote.WithPlatform(platform(opts))}, opts.Remote...)
 }
 
 func platform(opts Options) v1.Platform {

@@ -5,26 +5,14 @@ package definition
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
-	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/odlm-render/odlm-render/internal/crd"
 )
-
-var scheme = func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	apiextensionsinstall.Install(s)
-	return s
-}()
 
 // Validate runs the API server's validation of a CustomResourceDefinition on
 // create (apiextensions.k8s.io/v1 or v1beta1): names, versions, a structural schema,
@@ -35,27 +23,9 @@ func Validate(obj map[string]any) (problems []crd.Problem, err error) {
 			problems, err = nil, fmt.Errorf("the API server's code failed validating this CRD (%s)", fmt.Sprintf("%T", p))
 		}
 	}()
-	raw, err := json.Marshal(obj)
+	internal, err := crd.Internal(obj)
 	if err != nil {
 		return nil, err
-	}
-	apiVersion, _ := obj["apiVersion"].(string)
-	var in runtime.Object
-	switch apiVersion {
-	case apiextensionsv1.SchemeGroupVersion.String():
-		in = &apiextensionsv1.CustomResourceDefinition{}
-	case apiextensionsv1beta1.SchemeGroupVersion.String():
-		in = &apiextensionsv1beta1.CustomResourceDefinition{}
-	default:
-		return nil, fmt.Errorf("apiVersion %q is not a CustomResourceDefinition version (apiextensions.k8s.io/v1)", apiVersion)
-	}
-	if err := json.Unmarshal(raw, in); err != nil {
-		return nil, fmt.Errorf("reading the CRD: %w", err)
-	}
-	scheme.Default(in)
-	internal := &apiextensions.CustomResourceDefinition{}
-	if err := scheme.Convert(in, internal, nil); err != nil {
-		return nil, fmt.Errorf("reading the CRD: %w", err)
 	}
 	for _, e := range apiextensionsvalidation.ValidateCustomResourceDefinition(context.Background(), internal) {
 		problems = append(problems, crd.Problem{Field: e.Field, Reason: crd.Reason(e)})
