@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+
 	"github.com/odlm-render/odlm-render/internal/api"
 	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/crd"
@@ -144,8 +146,13 @@ func (r *run) addBundleState(namespace string, b *catalog.Bundle) {
 	if b.Contents == nil {
 		return
 	}
-	csv := manifest.New(csvObject(namespace, b))
-	r.bundleState[csv.Ref().Key()] = csv
+	m, err := csvObject(namespace, b)
+	if err != nil {
+		r.warnOnce("bundle-csv|"+b.Name, diag.Warnf(nil, "", "bundle %s: its ClusterServiceVersion cannot be made readable: %v", b.Name, err))
+	} else {
+		csv := manifest.New(m)
+		r.bundleState[csv.Ref().Key()] = csv
+	}
 	for i := range b.Contents.CRDs {
 		m, err := b.Contents.CRD(i)
 		if err != nil {
@@ -162,15 +169,10 @@ func (r *run) addBundleState(namespace string, b *catalog.Bundle) {
 // csvObject is the ClusterServiceVersion OLM holds once a bundle is installed, as far as the
 // bundle says: name, OLM's annotations, display name, install modes, owned and required CRDs,
 // install strategy (permissions, deployments by name), and the Succeeded phase.
-func csvObject(namespace string, b *catalog.Bundle) map[string]any {
+func csvObject(namespace string, b *catalog.Bundle) (map[string]any, error) {
 	ann := map[string]any{}
 	for k, v := range b.Annotations {
-		if k != "alm-examples" {
-			ann[k] = v
-		}
-	}
-	if text, ok := b.Annotations["alm-examples"]; ok {
-		ann["alm-examples"] = text
+		ann[k] = v
 	}
 	md := map[string]any{"name": b.CSVName, "namespace": namespace}
 	if len(ann) > 0 {
@@ -181,7 +183,10 @@ func csvObject(namespace string, b *catalog.Bundle) map[string]any {
 		spec["version"] = b.Version
 	}
 	if len(b.InstallModes) > 0 {
-		v, _ := manifest.ToValue(b.InstallModes)
+		v, err := manifest.ToValue(b.InstallModes)
+		if err != nil {
+			return nil, err
+		}
 		spec["installModes"] = v
 	}
 	c := b.Contents
@@ -198,11 +203,15 @@ func csvObject(namespace string, b *catalog.Bundle) map[string]any {
 		deps = append(deps, map[string]any{"name": d})
 	}
 	strategy := map[string]any{"deployments": deps}
-	if len(c.Permissions) > 0 {
-		strategy["permissions"], _ = manifest.ToValue(c.Permissions)
-	}
-	if len(c.ClusterPermissions) > 0 {
-		strategy["clusterPermissions"], _ = manifest.ToValue(c.ClusterPermissions)
+	for key, perms := range map[string][]v1alpha1.StrategyDeploymentPermissions{"permissions": c.Permissions, "clusterPermissions": c.ClusterPermissions} {
+		if len(perms) == 0 {
+			continue
+		}
+		v, err := manifest.ToValue(perms)
+		if err != nil {
+			return nil, err
+		}
+		strategy[key] = v
 	}
 	spec["install"] = map[string]any{"strategy": "deployment", "spec": strategy}
 	return map[string]any{
@@ -211,7 +220,7 @@ func csvObject(namespace string, b *catalog.Bundle) map[string]any {
 		"metadata":   md,
 		"spec":       spec,
 		"status":     map[string]any{"phase": "Succeeded"},
-	}
+	}, nil
 }
 
 // indexServedKinds builds r.served: the CRDs of installed bundles first, then the CRDs the
@@ -361,10 +370,7 @@ func (a schemaAnchor) at(path string) string {
 	if rest, ok := strings.CutPrefix(path, "spec."); ok {
 		return a.field + "." + rest
 	}
-	if path == "spec" {
-		return a.field
-	}
-	return a.field
+	return a.field // spec itself, or outside it: the field that holds the spec
 }
 
 // checkEmitted runs the API server's checks on every custom resource the pass emitted (spec
@@ -392,7 +398,7 @@ func (r *run) checkEmitted() {
 		}
 		if !slices.Contains(s.versions(), versionOf(o.APIVersion())) {
 			r.add(diag.Errorf(a.about, a.kindField(), "%s: %s serves %s %s in version %s, not %s: the API server refuses it%s",
-				o.Ref(), s.where, s.group(o), o.Kind(), strings.Join(s.versions(), ", "), versionOf(o.APIVersion()), suggest.DidYouMean(versionOf(o.APIVersion()), s.versions())))
+				o.Ref(), s.where, groupName(o), o.Kind(), strings.Join(s.versions(), ", "), versionOf(o.APIVersion()), suggest.DidYouMean(versionOf(o.APIVersion()), s.versions())))
 			continue
 		}
 		if !s.namespaced() {
@@ -436,7 +442,8 @@ func (a schemaAnchor) kindField() string {
 	return a.field
 }
 
-func (s *servedKind) group(o *manifest.Object) string {
+// groupName names an object's API group in messages.
+func groupName(o *manifest.Object) string {
 	if o.Group() == "" {
 		return "core"
 	}
