@@ -123,15 +123,7 @@ func manifestPath(m any, path ...any) any {
 // YAML files) as a pulled image holds it.
 func TestContentsFromManifests(t *testing.T) {
 	dir := "../../testdata/bundles/keycloak-operator-26.7.1/manifests"
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	var files []catalog.ManifestFile
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		require.NoError(t, err)
-		files = append(files, catalog.ManifestFile{Name: e.Name(), Data: data})
-	}
-	c, err := catalog.ContentsFromManifests(files)
+	c, err := catalog.ContentsFromFolder(dir)
 	require.NoError(t, err)
 	var names []string
 	for i := range c.CRDs {
@@ -144,6 +136,10 @@ func TestContentsFromManifests(t *testing.T) {
 
 	_, err = catalog.ContentsFromManifests([]catalog.ManifestFile{{Name: "x.yaml", Data: []byte("kind: [")}})
 	assert.ErrorContains(t, err, "x.yaml: document 1")
-	_, err = catalog.ContentsFromManifests(files[1:2])
+	crdOnly, err := os.ReadFile(filepath.Join(dir, "keycloaks.k8s.keycloak.org-v1.crd.yml"))
+	require.NoError(t, err)
+	_, err = catalog.ContentsFromManifests([]catalog.ManifestFile{{Name: "crd.yml", Data: crdOnly}})
+	assert.ErrorContains(t, err, "no ClusterServiceVersion")
+	_, err = catalog.ContentsFromFolder(t.TempDir())
 	assert.ErrorContains(t, err, "no ClusterServiceVersion")
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -511,4 +513,35 @@ var deflaters sync.Pool
 
 func inflate(b []byte) ([]byte, error) {
 	return io.ReadAll(flate.NewReader(bytes.NewReader(b)))
+}
+
+// ContentsFromFolder reads a bundle's manifests folder on disk (registry+v1: the
+// `manifests/` of an unpacked bundle image or of an operator repository's bundle), its YAML
+// and JSON files, as ContentsFromManifests does.
+func ContentsFromFolder(dir string) (*Contents, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []ManifestFile
+	for _, e := range entries {
+		switch strings.ToLower(filepath.Ext(e.Name())) {
+		case ".yaml", ".yml", ".json":
+		default:
+			continue
+		}
+		if !e.Type().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, ManifestFile{Name: e.Name(), Data: data})
+	}
+	c, err := ContentsFromManifests(files)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return c, nil
 }

@@ -2,7 +2,6 @@ package render_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -49,16 +48,7 @@ func BenchmarkRenderScale(b *testing.B) {
 func withContents(tb testing.TB, cat *catalog.Catalog) {
 	tb.Helper()
 	for pkg, dir := range map[string]string{"kube-green": "kube-green-0.7.1", "nfs-provisioner-operator": "nfs-provisioner-operator-0.0.9"} {
-		root := filepath.Join("../../testdata/bundles", dir, "manifests")
-		entries, err := os.ReadDir(root)
-		require.NoError(tb, err)
-		var files []catalog.ManifestFile
-		for _, e := range entries {
-			data, err := os.ReadFile(filepath.Join(root, e.Name()))
-			require.NoError(tb, err)
-			files = append(files, catalog.ManifestFile{Name: e.Name(), Data: data})
-		}
-		c, err := catalog.ContentsFromManifests(files)
+		c, err := catalog.ContentsFromFolder(filepath.Join("../../testdata/bundles", dir, "manifests"))
 		require.NoError(tb, err)
 		p, ok := cat.Package(pkg)
 		require.True(tb, ok, pkg)
