@@ -49,7 +49,7 @@ func TestGoldenCasesThroughTheCLI(t *testing.T) {
 					args = append(args, f.flag)
 				}
 			}
-			args = append(args, "--kube-version="+c.KubeVersion, "--ordering="+c.Ordering)
+			args = append(args, "--kube-version="+c.KubeVersion, "--ordering="+c.Ordering, "--olm="+c.OLM)
 			code, out, stderr := run(t, "", args...)
 			stderr = strings.ReplaceAll(stderr, c.Dir+"/", "")
 			errs := c.ExpectedResults(t, "error")

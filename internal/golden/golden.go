@@ -107,6 +107,7 @@ type Case struct {
 	Ordering           string `yaml:"ordering"`
 	NoOLM              bool   `yaml:"noOLM"`
 	CRDDefaults        bool   `yaml:"crdDefaults"`
+	OLM                string `yaml:"olm"`
 }
 
 // SnapshotPaths returns the case's snapshot paths.

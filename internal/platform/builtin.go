@@ -1,6 +1,7 @@
 // Package platform owns what a cluster serves before any operator is installed: Kubernetes'
 // built-in kinds, with their versions and scope (generated from client-go's typed clients,
-// builtin_table.go), OLM v0's CRDs (operator-framework/api's), and OpenShift's own APIs that users' configurations use (Route and the
+// builtin_table.go), OLM v0's CRDs (operator-framework/api's), OLM v1's (olmv1/, copied from
+// operator-framework/operator-controller v1.11.0), and OpenShift's own APIs that users' configurations use (Route and the
 // console kinds), as the CustomResourceDefinitions openshift/api publishes for them
 // (openshift/, copied from openshift/api@2a3d739). It answers "is this kind served, is it
 // namespaced"; internal/crd checks objects against the CRDs.
@@ -54,7 +55,7 @@ func LookupBuiltin(group, kind string) (*Builtin, bool) {
 // Serves reports whether the kind has a version.
 func (b *Builtin) Serves(version string) bool { return slices.Contains(b.Versions, version) }
 
-//go:embed openshift/*.yaml
+//go:embed openshift/*.yaml olmv1/*.yaml
 var openshiftFiles embed.FS
 
 // platformCRD is a CRD of the platform, parsed on first use (OLM's CSV CRD alone is a
@@ -85,7 +86,7 @@ func olmCRD(kind string, f func() *apiextensionsv1.CustomResourceDefinition) *pl
 
 func openshiftCRD(group, kind, file string) *platformCRD {
 	return &platformCRD{group: group, kind: kind, load: func() (*crd.Definition, error) {
-		data, err := openshiftFiles.ReadFile("openshift/" + file)
+		data, err := openshiftFiles.ReadFile(file)
 		if err != nil {
 			return nil, err
 		}
@@ -111,12 +112,15 @@ var platformCRDs = []*platformCRD{
 	olmCRD("Subscription", olmcrds.Subscription),
 	olmCRD("OperatorCondition", olmcrds.OperatorCondition),
 	olmCRD("OLMConfig", olmcrds.OLMConfig),
-	openshiftCRD("route.openshift.io", "Route", "routes.crd.yaml"),
-	openshiftCRD("console.openshift.io", "ConsoleCLIDownload", "consoleclidownloads.crd.yaml"),
-	openshiftCRD("console.openshift.io", "ConsoleLink", "consolelinks.crd.yaml"),
-	openshiftCRD("console.openshift.io", "ConsoleNotification", "consolenotifications.crd.yaml"),
-	openshiftCRD("console.openshift.io", "ConsoleQuickStart", "consolequickstarts.crd.yaml"),
-	openshiftCRD("console.openshift.io", "ConsoleYAMLSample", "consoleyamlsamples.crd.yaml"),
+	openshiftCRD("route.openshift.io", "Route", "openshift/routes.crd.yaml"),
+	openshiftCRD("console.openshift.io", "ConsoleCLIDownload", "openshift/consoleclidownloads.crd.yaml"),
+	openshiftCRD("console.openshift.io", "ConsoleLink", "openshift/consolelinks.crd.yaml"),
+	openshiftCRD("console.openshift.io", "ConsoleNotification", "openshift/consolenotifications.crd.yaml"),
+	openshiftCRD("console.openshift.io", "ConsoleQuickStart", "openshift/consolequickstarts.crd.yaml"),
+	openshiftCRD("console.openshift.io", "ConsoleYAMLSample", "openshift/consoleyamlsamples.crd.yaml"),
+	// OLM v1's (operator-framework/operator-controller v1.11.0, standard CRDs)
+	openshiftCRD("olm.operatorframework.io", "ClusterExtension", "olmv1/olm.operatorframework.io_clusterextensions.yaml"),
+	openshiftCRD("olm.operatorframework.io", "ClusterCatalog", "olmv1/olm.operatorframework.io_clustercatalogs.yaml"),
 }
 
 // LookupCRD returns the platform's CRD of a group and kind (OLM's or OpenShift's), parsing

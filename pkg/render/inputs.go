@@ -107,6 +107,8 @@ type run struct {
 	served          map[string]*servedKind
 	crdCache        map[crdCacheKey]parsedCRD
 	schemaAnchors   map[*manifest.Object]schemaAnchor
+	// extensionOf is the ClusterExtension each Subscription became (olmv1.go)
+	extensionOf map[*manifest.Object]*manifest.Object
 }
 
 func newRun(in Inputs, opts Options) *run {

@@ -55,6 +55,8 @@ type Options struct {
 	// CRDDefaults writes the defaults of their CRDs into the custom resources the render
 	// emits, as the API server stores them; without it the server applies them.
 	CRDDefaults bool `json:"crdDefaults,omitempty" flag:"crd-defaults" help:"write the defaults of their CRDs into the custom resources the render emits, as the API server stores them (by default the server applies them)"`
+	// OLM is OLMv0 (default) or OLMv1: what installs the operators.
+	OLM string `json:"olm,omitempty" flag:"olm" enum:"v0,v1" default:"v0" help:"what installs the operators: v0 (Subscriptions, OperatorGroups, CatalogSources) or v1 (operator-controller's ClusterExtensions and catalogd's ClusterCatalogs)"`
 }
 
 // Option describes one field of Options as the front doors name it.

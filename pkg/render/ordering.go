@@ -59,7 +59,8 @@ func (r *run) waveOf(o *manifest.Object) int {
 		return waveCatalogSource
 	case o.Group() == olmGroup && o.Kind() == "OperatorGroup":
 		return waveOperatorGroup
-	case o.Group() == olmGroup && o.Kind() == "Subscription":
+	case o.Group() == olmGroup && o.Kind() == "Subscription",
+		o.Group() == olmV1Group && o.Kind() == kindClusterExtension:
 		return waveSubscription
 	case r.copies[o]:
 		return waveBindInfo
@@ -115,11 +116,18 @@ func (r *run) kptDependsOn(o *manifest.Object, objs []*manifest.Object) {
 			case d.Group() == olmGroup && d.Kind() == "CatalogSource" &&
 				d.Namespace() == o.String("spec", "sourceNamespace") && d.Name() == o.String("spec", "source"):
 				deps = append(deps, dependsOnRef(d))
+			case d.Group() == olmV1Group && d.Kind() == kindClusterCatalog && o.Kind() == kindClusterExtension &&
+				d.Name() == o.String("spec", "source", "catalog", "selector", "matchLabels", clusterCatalogNameLabel):
+				deps = append(deps, dependsOnRef(d))
 			}
 		}
 	case waveOperand:
 		if sub, ok := r.operatorOf[o]; ok && sub.obj != nil {
-			deps = append(deps, dependsOnRef(sub.obj))
+			if ce, ok := r.extensionOf[sub.obj]; ok {
+				deps = append(deps, dependsOnRef(ce))
+			} else {
+				deps = append(deps, dependsOnRef(sub.obj))
+			}
 		}
 	}
 	if len(deps) == 0 {

@@ -39,6 +39,9 @@ func (r *run) output() Output {
 			generated = append(generated, o)
 		}
 	}
+	if r.opts.OLM == OLMv1 && !r.opts.NoOLM {
+		generated, r.extensionOf = r.toOLMv1(generated)
+	}
 	for _, o := range generated {
 		out.Generated[o] = true
 	}

@@ -1,0 +1,211 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/naming"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+)
+
+// OLM versions the render writes for (Options.OLM).
+const (
+	// OLMv0 writes Subscriptions, OperatorGroups and CatalogSources (the default).
+	OLMv0 = "v0"
+	// OLMv1 writes operator-controller's ClusterExtensions and catalogd's ClusterCatalogs.
+	OLMv1 = "v1"
+)
+
+// OLM v1's API (operator-framework/operator-controller v1.11.0, whose CRDs are
+// internal/platform/olmv1).
+const (
+	olmV1Group           = "olm.operatorframework.io"
+	olmV1APIVersion      = olmV1Group + "/v1"
+	kindClusterExtension = "ClusterExtension"
+	kindClusterCatalog   = "ClusterCatalog"
+	// clusterCatalogNameLabel is the label catalogd sets on every ClusterCatalog: its name
+	clusterCatalogNameLabel = "olm.operatorframework.io/metadata.name"
+)
+
+// toOLMv1 turns the OLM v0 objects the render made into OLM v1's: each Subscription the
+// render creates becomes a ClusterExtension (cluster-scoped, named after it) installing the
+// same package from the same catalog (a ClusterCatalog named after the CatalogSource),
+// channel and, with Pin, version; OperatorGroups have no OLM v1 counterpart and are left
+// out; emitted CatalogSources become ClusterCatalogs. Operands, resources and bind-info
+// copies do not depend on the OLM version. A bundle OLM v1 cannot install is an error
+// naming why. It returns the objects to emit and, for ordering, each Subscription's
+// ClusterExtension.
+func (r *run) toOLMv1(generated []*manifest.Object) ([]*manifest.Object, map[*manifest.Object]*manifest.Object) {
+	extensionOf := map[*manifest.Object]*manifest.Object{}
+	planOf := map[*manifest.Object]*subscriptionPlan{}
+	for _, p := range r.subscriptions {
+		if p.obj != nil && p.existing == nil {
+			planOf[p.obj] = p
+		}
+	}
+	names := map[string]*manifest.Object{}
+	var out []*manifest.Object
+	droppedGroups := 0
+	for _, o := range generated {
+		switch {
+		case o.Group() == olmGroup && o.Kind() == "Subscription":
+			p, ok := planOf[o]
+			if !ok {
+				out = append(out, o) // an input ODLM updates: it stays what it is
+				continue
+			}
+			ce := r.clusterExtension(p)
+			if ce == nil {
+				continue
+			}
+			if prev, dup := names[ce.Name()]; dup {
+				about, field := p.about()
+				r.add(diag.Errorf(about, field, "ClusterExtension %s would install %s and %s: OLM v1's extensions are cluster-scoped, so Subscriptions of the same name in two namespaces cannot both become one",
+					ce.Name(), describeExtension(prev), describeExtension(ce)))
+				continue
+			}
+			names[ce.Name()] = ce
+			extensionOf[o] = ce
+			out = append(out, ce)
+		case o.Group() == olmGroup && o.Kind() == "OperatorGroup":
+			droppedGroups++
+		case o.Group() == olmGroup && o.Kind() == "CatalogSource":
+			out = append(out, clusterCatalog(o))
+		default:
+			out = append(out, o)
+		}
+	}
+	if droppedGroups > 0 {
+		r.add(diag.Infof(nil, "", "OLM v1 has no OperatorGroups: the %d the render would write for OLM v0 are left out", droppedGroups))
+	}
+	return out, extensionOf
+}
+
+func describeExtension(ce *manifest.Object) string {
+	return fmt.Sprintf("package %s into namespace %s", ce.String("spec", "source", "catalog", "packageName"), ce.String("spec", "namespace"))
+}
+
+// clusterExtension is the ClusterExtension of a Subscription the render creates, or nil
+// after an error.
+func (r *run) clusterExtension(p *subscriptionPlan) *manifest.Object {
+	sub := p.obj
+	about, field := p.about()
+	pkgName := sub.String("spec", "name")
+	catalogSpec := map[string]any{"packageName": pkgName}
+	if ch := sub.String("spec", "channel"); ch != "" {
+		catalogSpec["channels"] = []any{ch}
+	}
+	if src := sub.String("spec", "source"); src != "" {
+		catalogSpec["selector"] = map[string]any{"matchLabels": map[string]any{clusterCatalogNameLabel: src}}
+	}
+	if b := r.installedBundleOf(p); b != nil {
+		if !r.installableByOLMv1(p, b) {
+			return nil
+		}
+		if r.opts.Pin && b.Version != "" {
+			catalogSpec["version"] = b.Version
+		}
+	} else if r.catalog != nil {
+		r.add(diag.Warnf(about, field, "package %s: the bundle OLM v1 would install is not known, so whether it can (AllNamespaces install mode, no dependencies) is not checked", pkgName))
+	}
+	if manifest.Get(sub.Map, "spec", "config") != nil && len(p.contributions) > 0 {
+		e := p.contributions[0].entry
+		r.add(diag.Warnf(e.registry.obj, e.field("subscriptionConfig"), "OLM v1 has no subscription config (environment, resources, node selector of the operator's pods): it is left out of ClusterExtension %s", sub.Name()))
+	}
+	ce := manifest.New(map[string]any{
+		"apiVersion": olmV1APIVersion,
+		"kind":       kindClusterExtension,
+		"metadata": map[string]any{
+			"name":   sub.Name(),
+			"labels": map[string]any{naming.ControlLabel: "true"},
+		},
+		"spec": map[string]any{
+			"namespace": sub.Namespace(),
+			"source": map[string]any{
+				"sourceType": "Catalog",
+				"catalog":    catalogSpec,
+			},
+		},
+	})
+	ce.Source = sub.Source
+	return ce
+}
+
+// installedBundleOf is the bundle a plan's Subscription installs once converged.
+func (r *run) installedBundleOf(p *subscriptionPlan) *catalog.Bundle {
+	for _, ib := range r.installed {
+		if ib.plan == p {
+			return ib.bundle
+		}
+	}
+	return nil
+}
+
+// installableByOLMv1 reports whether OLM v1 (standard) can install a bundle for the plan:
+// registry+v1 bundles that support the AllNamespaces install mode and declare no
+// dependencies (operator-controller's documented limitations). An OperatorGroup that would
+// confine the operator to namespaces is not kept: OLM v1 installs it for all of them.
+func (r *run) installableByOLMv1(p *subscriptionPlan, b *catalog.Bundle) bool {
+	about, field := p.about()
+	var why []string
+	all := slices.ContainsFunc(b.InstallModes, func(m catalog.InstallMode) bool {
+		return m.Type == v1alpha1.InstallModeTypeAllNamespaces && m.Supported
+	})
+	if !all {
+		why = append(why, "it does not support the AllNamespaces install mode (OLM v1 installs SingleNamespace and OwnNamespace bundles only behind its experimental watchNamespace configuration)")
+	}
+	for _, q := range b.RequiredPackages {
+		why = append(why, fmt.Sprintf("it requires package %s (olm.package.required): OLM v1 resolves no dependencies", q.PackageName))
+	}
+	for _, g := range b.RequiredGVKs {
+		why = append(why, fmt.Sprintf("it requires %s/%s %s (olm.gvk.required): OLM v1 resolves no dependencies", g.Group, g.Version, g.Kind))
+	}
+	for _, prop := range b.Properties {
+		if prop.Type == "olm.constraint" {
+			why = append(why, "it declares an olm.constraint: OLM v1 resolves no dependencies")
+		}
+	}
+	if len(why) > 0 {
+		r.add(diag.Errorf(about, field, "OLM v1 cannot install bundle %s: %s", b.Name, strings.Join(why, "; ")))
+		return false
+	}
+	if og := r.operatorGroupIn(p.namespace); og != nil {
+		if targets, _ := manifest.Get(og.Map, "spec", "targetNamespaces").([]any); len(targets) > 0 {
+			r.add(diag.Warnf(about, field, "OLM v1 installs %s for all namespaces: the OLM v0 OperatorGroup would confine it to %v", b.Name, targets))
+		}
+	}
+	return true
+}
+
+func (r *run) operatorGroupIn(namespace string) *manifest.Object {
+	for _, og := range r.operatorGroups {
+		if og.Namespace() == namespace {
+			return og
+		}
+	}
+	return nil
+}
+
+// clusterCatalog is the ClusterCatalog serving what a CatalogSource serves: its image, named
+// after it (Subscriptions' sources become ClusterExtensions' catalog selectors by that name).
+func clusterCatalog(cs *manifest.Object) *manifest.Object {
+	spec := map[string]any{
+		"source": map[string]any{
+			"type":  "Image",
+			"image": map[string]any{"ref": cs.String("spec", "image")},
+		},
+	}
+	obj := manifest.New(map[string]any{
+		"apiVersion": olmV1APIVersion,
+		"kind":       kindClusterCatalog,
+		"metadata":   map[string]any{"name": cs.Name()},
+		"spec":       spec,
+	})
+	obj.Source = cs.Source
+	return obj
+}
