@@ -112,6 +112,16 @@ var cases = map[string]want{
 	"operator.ibm.com_OperandBindInfo/updating":             {"Progressing", "Updating"},
 	"operator.ibm.com_OperandBindInfo/completed":            {"Healthy", "Shared with cp4i, ibm-common-services"},
 	"operator.ibm.com_OperandBindInfo/failed":               {"Degraded", "OperandBindInfo failed to share its Secrets and ConfigMaps"},
+
+	// ClusterExtension (OLM v1): Healthy once installed with nothing rolling out.
+	"olm.operatorframework.io_ClusterExtension/no_status":                  {"Progressing", "Waiting for operator-controller to resolve the ClusterExtension"},
+	"olm.operatorframework.io_ClusterExtension/installing":                 {"Progressing", "Installing: RollingOut Installing bundle kube-green.v0.7.1"},
+	"olm.operatorframework.io_ClusterExtension/succeeded":                  {"Healthy", "kube-green.v0.7.1 (0.7.1) is installed"},
+	"olm.operatorframework.io_ClusterExtension/upgrading":                  {"Progressing", "kube-green.v0.7.1 (0.7.1) is installed; RollingOut: Upgrading to kube-green.v0.7.2"},
+	"olm.operatorframework.io_ClusterExtension/blocked":                    {"Degraded", "Blocked: bundle kube-green.v0.7.1 does not support AllNamespaces install mode"},
+	"olm.operatorframework.io_ClusterExtension/retrying":                   {"Progressing", `Installing: Retrying no bundles found for package "kube-green" matching version "0.9.0"`},
+	"olm.operatorframework.io_ClusterExtension/progress_deadline_exceeded": {"Degraded", "Rollout did not finish in time: rollout of kube-green.v0.7.1 exceeded its deadline"},
+	"olm.operatorframework.io_ClusterExtension/deprecated":                 {"Healthy", "kube-green.v0.7.1 (0.7.1) is installed; deprecated: channel alpha is deprecated, use stable"},
 }
 
 // required are the cases every check must have, and the Subscription's from the issue.
@@ -126,6 +136,7 @@ var required = map[string][]string{
 	"operator.ibm.com_OperandRegistry":           {"running", "failed"},
 	"operator.ibm.com_OperandConfig":             {"running", "failed"},
 	"operator.ibm.com_OperandBindInfo":           {"completed", "failed"},
+	"olm.operatorframework.io_ClusterExtension":  {"installing", "succeeded", "upgrading", "blocked"},
 }
 
 // loadObject reads a testdata object the way Argo CD gets it: decoded JSON.
@@ -150,6 +161,7 @@ func TestChecks(t *testing.T) {
 		names = append(names, c.Group+"/"+c.Kind)
 	}
 	assert.Equal(t, []string{
+		"olm.operatorframework.io/ClusterExtension",
 		"operator.ibm.com/OperandBindInfo",
 		"operator.ibm.com/OperandConfig",
 		"operator.ibm.com/OperandRegistry",
