@@ -48,6 +48,7 @@ func TestBuiltinsAreWhatTheAPIServerServes(t *testing.T) {
 				continue
 			}
 			assert.Equal(t, r.Namespaced, b.Namespaced, "scope of %s %s", l.GroupVersion, r.Kind)
+			assert.Equal(t, r.Name, b.Plural, "resource name of %s %s", l.GroupVersion, r.Kind)
 			assert.True(t, b.Serves(version), "%s %s: the table lacks version %s", group, r.Kind, version)
 			checked++
 		}

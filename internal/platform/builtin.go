@@ -22,14 +22,16 @@ import (
 
 // builtinKind is a kind the API server serves without a CRD.
 type builtinKind struct {
-	group, version, kind string
-	namespaced           bool
+	group, version, kind, plural string
+	namespaced                   bool
 }
 
 // Builtin is a Kubernetes built-in kind: the versions client-go knows for it and its scope.
 type Builtin struct {
 	Versions   []string
 	Namespaced bool
+	// Plural is the resource name (configmaps), as RBAC rules name it.
+	Plural string
 }
 
 var builtins = sync.OnceValue(func() map[string]*Builtin {
@@ -38,7 +40,7 @@ var builtins = sync.OnceValue(func() map[string]*Builtin {
 		key := k.group + "|" + k.kind
 		b, ok := out[key]
 		if !ok {
-			b = &Builtin{Namespaced: k.namespaced}
+			b = &Builtin{Namespaced: k.namespaced, Plural: k.plural}
 			out[key] = b
 		}
 		b.Versions = append(b.Versions, k.version)
