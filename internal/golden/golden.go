@@ -98,16 +98,17 @@ type Case struct {
 	// BindInfoSecrets is copy, external-secrets or skip.
 	BindInfoSecrets string `yaml:"bindinfoSecrets"`
 
-	Pin                bool   `yaml:"pin"`
-	ManualApproval     bool   `yaml:"manualApproval"`
-	CheckPins          bool   `yaml:"checkPins"`
-	FailOnDeprecated   bool   `yaml:"failOnDeprecated"`
-	EmitCatalogSources bool   `yaml:"emitCatalogSources"`
-	KubeVersion        string `yaml:"kubeVersion"`
-	Ordering           string `yaml:"ordering"`
-	NoOLM              bool   `yaml:"noOLM"`
-	CRDDefaults        bool   `yaml:"crdDefaults"`
-	OLM                string `yaml:"olm"`
+	Pin                 bool   `yaml:"pin"`
+	ManualApproval      bool   `yaml:"manualApproval"`
+	CheckPins           bool   `yaml:"checkPins"`
+	FailOnDeprecated    bool   `yaml:"failOnDeprecated"`
+	EmitCatalogSources  bool   `yaml:"emitCatalogSources"`
+	KubeVersion         string `yaml:"kubeVersion"`
+	Ordering            string `yaml:"ordering"`
+	NoOLM               bool   `yaml:"noOLM"`
+	CRDDefaults         bool   `yaml:"crdDefaults"`
+	OLM                 string `yaml:"olm"`
+	OLMv1ServiceAccount bool   `yaml:"olmV1ServiceAccount"`
 }
 
 // SnapshotPaths returns the case's snapshot paths.

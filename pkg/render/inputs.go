@@ -107,8 +107,10 @@ type run struct {
 	served          map[string]*servedKind
 	crdCache        map[crdCacheKey]parsedCRD
 	schemaAnchors   map[*manifest.Object]schemaAnchor
-	// extensionOf is the ClusterExtension each Subscription became (olmv1.go)
+	// extensionOf is the ClusterExtension each Subscription became, and installers the
+	// objects that grant its installer ServiceAccount what it needs (olmv1.go)
 	extensionOf map[*manifest.Object]*manifest.Object
+	installers  map[*manifest.Object]bool
 }
 
 func newRun(in Inputs, opts Options) *run {
@@ -138,6 +140,7 @@ func newRun(in Inputs, opts Options) *run {
 		producers:      map[*manifest.Object]producer{},
 		crdCache:       map[crdCacheKey]parsedCRD{},
 		schemaAnchors:  map[*manifest.Object]schemaAnchor{},
+		installers:     map[*manifest.Object]bool{},
 	}
 }
 

@@ -72,6 +72,10 @@ func (r *run) toOLMv1(generated []*manifest.Object) ([]*manifest.Object, map[*ma
 			names[ce.Name()] = ce
 			extensionOf[o] = ce
 			out = append(out, ce)
+			for _, obj := range r.withInstaller(p, ce) {
+				r.installers[obj] = true
+				out = append(out, obj)
+			}
 		case o.Group() == olmGroup && o.Kind() == "OperatorGroup":
 			droppedGroups++
 		case o.Group() == olmGroup && o.Kind() == "CatalogSource":

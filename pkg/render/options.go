@@ -57,6 +57,9 @@ type Options struct {
 	CRDDefaults bool `json:"crdDefaults,omitempty" flag:"crd-defaults" help:"write the defaults of their CRDs into the custom resources the render emits, as the API server stores them (by default the server applies them)"`
 	// OLM is OLMv0 (default) or OLMv1: what installs the operators.
 	OLM string `json:"olm,omitempty" flag:"olm" enum:"v0,v1" default:"v0" help:"what installs the operators: v0 (Subscriptions, OperatorGroups, CatalogSources) or v1 (operator-controller's ClusterExtensions and catalogd's ClusterCatalogs)"`
+	// OLMv1ServiceAccount names an installer ServiceAccount in each ClusterExtension and
+	// writes the RBAC installing its bundle needs (operator-controller before v1.11).
+	OLMv1ServiceAccount bool `json:"olmV1ServiceAccount,omitempty" flag:"olm-v1-service-account" help:"with olm v1: name an installer ServiceAccount in each ClusterExtension and write the RBAC installing its bundle needs, derived from the bundle (operator-controller before v1.11 installs with it)"`
 }
 
 // Option describes one field of Options as the front doors name it.
@@ -123,6 +126,13 @@ func (o Options) Validate() error {
 		for _, opt := range OptionList() {
 			if opt.Field == "ManualApproval" {
 				errs = append(errs, &OptionError{Option: opt, Value: "true", Msg: "goes with pin (--pin): it makes the pinned version a lock"})
+			}
+		}
+	}
+	if o.OLMv1ServiceAccount && o.OLM != OLMv1 {
+		for _, opt := range OptionList() {
+			if opt.Field == "OLMv1ServiceAccount" {
+				errs = append(errs, &OptionError{Option: opt, Value: "true", Msg: "goes with olm v1 (--olm v1): it is the installer of a ClusterExtension"})
 			}
 		}
 	}

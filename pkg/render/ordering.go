@@ -57,7 +57,7 @@ func (r *run) waveOf(o *manifest.Object) int {
 	switch {
 	case o.Group() == olmGroup && o.Kind() == "CatalogSource":
 		return waveCatalogSource
-	case o.Group() == olmGroup && o.Kind() == "OperatorGroup":
+	case o.Group() == olmGroup && o.Kind() == "OperatorGroup", r.installers[o]:
 		return waveOperatorGroup
 	case o.Group() == olmGroup && o.Kind() == "Subscription",
 		o.Group() == olmV1Group && o.Kind() == kindClusterExtension:

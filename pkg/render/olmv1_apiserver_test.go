@@ -1,0 +1,203 @@
+package render_test
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/testcluster"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/pkg/render"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testcluster.Stop()
+	os.Exit(code)
+}
+
+// TestInstallerRBACIsSufficientAndMinimal applies the installer ServiceAccount and RBAC that
+// `--olm v1 --olm-v1-service-account` derives for kube-green's real bundle to the real
+// kube-apiserver the tests run, and asks the server, as that ServiceAccount, for everything
+// installing the bundle takes (listed here from the bundle's contents, apart from the
+// derivation): dry-run creates of the CRD, the bundle's objects, the operator's ServiceAccount
+// and Deployment, and of the roles and bindings granting the CSV's permissions (which RBAC
+// allows only to a holder of those permissions), and SubjectAccessReviews for reading,
+// updating and deleting each of them by name. All succeed; and with any one rule of the
+// ClusterRole or the Role removed, at least one fails.
+func TestInstallerRBACIsSufficientAndMinimal(t *testing.T) {
+	c := testcluster.Start(t)
+	in, opts := loadCase(t, casesDir+"/olm-v1-installer-rbac")
+	out := render.Render(in, opts)
+	require.False(t, out.Results.HasErrors(), "%v", out.Results)
+	var installer []*manifest.Object
+	var clusterRole, role *manifest.Object
+	for _, o := range out.Objects {
+		if strings.HasSuffix(o.Name(), "-installer") {
+			installer = append(installer, o)
+			switch o.Kind() {
+			case "ClusterRole":
+				clusterRole = o
+			case "Role":
+				role = o
+			}
+		}
+	}
+	require.NotNil(t, clusterRole)
+	require.NotNil(t, role)
+	namespace := role.Namespace()
+	user := "system:serviceaccount:" + namespace + ":kube-green-installer"
+	groups := []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"}
+	c.Apply(t, fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata: {name: %s}\n", namespace))
+	for _, o := range installer {
+		apply(t, c, o.Map)
+	}
+
+	pkg, _ := in.Catalog.Package("kube-green")
+	head, err := pkg.HeadBundle("alpha")
+	require.NoError(t, err)
+	prereqs, creates, accesses := installWork(t, head.Contents, namespace)
+	for _, o := range prereqs {
+		apply(t, c, o)
+	}
+
+	missing := func() []string {
+		var out []string
+		for _, obj := range creates {
+			if err := c.DryRunCreateAs(user, groups, obj); err != nil {
+				out = append(out, fmt.Sprintf("create %s %s: %v", obj["kind"], manifest.New(obj).Name(), err))
+			}
+		}
+		for _, a := range accesses {
+			ok, err := c.Allowed(user, groups, a)
+			require.NoError(t, err)
+			if !ok {
+				out = append(out, a.String())
+			}
+		}
+		return out
+	}
+	settle := func(want func([]string) bool) []string {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			got := missing()
+			if want(got) || time.Now().After(deadline) {
+				return got
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	require.Empty(t, settle(func(m []string) bool { return len(m) == 0 }), "the derived RBAC is sufficient")
+
+	for _, r := range []*manifest.Object{clusterRole, role} {
+		rules, _ := r.Map["rules"].([]any)
+		for i := range rules {
+			less := manifest.New(map[string]any{"apiVersion": r.APIVersion(), "kind": r.Kind(), "metadata": r.Map["metadata"],
+				"rules": append(append([]any{}, rules[:i]...), rules[i+1:]...)})
+			apply(t, c, less.Map)
+			got := settle(func(m []string) bool { return len(m) > 0 })
+			assert.NotEmpty(t, got, "%s rule %d (%v) is not needed: nothing fails without it", r.Kind(), i, rules[i])
+			apply(t, c, r.Map)
+			require.Empty(t, settle(func(m []string) bool { return len(m) == 0 }), "restored")
+		}
+	}
+}
+
+func apply(t *testing.T, c *testcluster.Cluster, obj map[string]any) {
+	t.Helper()
+	b, err := manifest.MarshalJSON(obj)
+	require.NoError(t, err)
+	c.Apply(t, string(b))
+}
+
+// installWork lists what installing a bundle's contents takes, as operator-controller does
+// it: the objects it creates, and what it reads, updates and deletes by name.
+func installWork(t *testing.T, ct *catalog.Contents, namespace string) (prereqs, creates []map[string]any, accesses []testcluster.Access) {
+	t.Helper()
+	require.NotNil(t, ct)
+	manage := func(group, resource, ns, name string) {
+		for _, verb := range []string{"get", "update", "patch", "delete"} {
+			accesses = append(accesses, testcluster.Access{Verb: verb, Group: group, Resource: resource, Namespace: ns, Name: name})
+		}
+		for _, verb := range []string{"list", "watch"} {
+			accesses = append(accesses, testcluster.Access{Verb: verb, Group: group, Resource: resource, Namespace: ns})
+		}
+	}
+	for i := range ct.CRDs {
+		crd, err := ct.CRD(i)
+		require.NoError(t, err)
+		creates = append(creates, crd)
+		manage("apiextensions.k8s.io", "customresourcedefinitions", "", ct.CRDName(i))
+	}
+	for _, o := range ct.Objects {
+		md := map[string]any{"name": o.Name}
+		obj := map[string]any{"apiVersion": o.APIVersion, "kind": o.Kind, "metadata": md}
+		switch o.Kind {
+		case "Service":
+			md["namespace"] = namespace
+			obj["spec"] = map[string]any{"ports": []any{map[string]any{"port": int64(443)}}}
+			manage("", "services", namespace, o.Name)
+		case "ClusterRole":
+			obj["rules"] = []any{}
+			manage("rbac.authorization.k8s.io", "clusterroles", "", o.Name)
+		default:
+			t.Fatalf("the test does not know how to make a %s", o.Kind)
+		}
+		creates = append(creates, obj)
+	}
+	var allRules []any
+	accounts := map[string]bool{}
+	for _, p := range append(append([]v1alpha1.StrategyDeploymentPermissions{}, ct.Permissions...), ct.ClusterPermissions...) {
+		accounts[p.ServiceAccountName] = true
+		rules, err := manifest.ToValue(p.Rules)
+		require.NoError(t, err)
+		allRules = append(allRules, rules.([]any)...)
+	}
+	for _, sa := range manifest.SortedKeys(accounts) {
+		creates = append(creates, map[string]any{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]any{"name": sa, "namespace": namespace}})
+		manage("", "serviceaccounts", namespace, sa)
+	}
+	for _, d := range ct.Deployments {
+		labels := map[string]any{"app": d}
+		creates = append(creates, map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": d, "namespace": namespace},
+			"spec": map[string]any{"selector": map[string]any{"matchLabels": labels}, "template": map[string]any{
+				"metadata": map[string]any{"labels": labels},
+				"spec":     map[string]any{"containers": []any{map[string]any{"name": "manager", "image": "example.com/manager:1"}}}}}})
+		manage("apps", "deployments", namespace, d)
+	}
+	// the roles and bindings operator-controller generates, granting the CSV's permissions
+	// (names of its own making: any will do). A binding may name a role only when its
+	// creator holds the role's permissions, so the roles exist (made by the admin, prereqs)
+	// while the bindings are created; a role of the same rules under another name is created
+	// as the installer (RBAC refuses to let anyone grant what they lack)
+	generated := "kube-green.5ae6d1b2"
+	subjects := []any{}
+	for _, sa := range manifest.SortedKeys(accounts) {
+		subjects = append(subjects, map[string]any{"kind": "ServiceAccount", "name": sa, "namespace": namespace})
+	}
+	prereqs = []map[string]any{
+		{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": generated}, "rules": allRules},
+		{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": map[string]any{"name": generated, "namespace": namespace}, "rules": allRules},
+	}
+	creates = append(creates,
+		map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": generated + "-new"}, "rules": allRules},
+		map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": map[string]any{"name": generated + "-new", "namespace": namespace}, "rules": allRules},
+		map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": map[string]any{"name": generated},
+			"roleRef": map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": generated}, "subjects": subjects},
+		map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": map[string]any{"name": generated, "namespace": namespace},
+			"roleRef": map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": generated}, "subjects": subjects},
+	)
+	manage("rbac.authorization.k8s.io", "clusterroles", "", generated)
+	manage("rbac.authorization.k8s.io", "clusterrolebindings", "", generated)
+	manage("rbac.authorization.k8s.io", "roles", namespace, generated)
+	manage("rbac.authorization.k8s.io", "rolebindings", namespace, generated)
+	accesses = append(accesses, testcluster.Access{Verb: "update", Group: "olm.operatorframework.io", Resource: "clusterextensions", Subresource: "finalizers", Name: "kube-green"})
+	return prereqs, creates, accesses
+}

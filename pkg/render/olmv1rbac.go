@@ -1,0 +1,186 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/naming"
+	"github.com/odlm-render/odlm-render/internal/platform"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+)
+
+// The installer of a ClusterExtension (Options.OLMv1ServiceAccount): operator-controller
+// before v1.11 installs a bundle with the permissions of a ServiceAccount the extension
+// names, which must hold everything the install does (operator-controller v1.10's
+// docs/howto/derive-service-account.md): manage the bundle's CRDs and objects, the
+// operator's ServiceAccounts, Deployments, and the roles and bindings it generates, and hold
+// every permission the CSV grants the operator (RBAC refuses to grant what the granter
+// lacks). Names are used where the API allows: create, list and watch cannot be limited to
+// names, and the roles and bindings operator-controller generates have names it derives
+// (<package>.<hash>), so they are not limited either.
+
+// installerRBAC is the ServiceAccount, ClusterRole and ClusterRoleBinding, and the Role and
+// RoleBinding in the install namespace, that install a bundle for a ClusterExtension.
+func (r *run) installerRBAC(ce *manifest.Object, b *catalog.Bundle) ([]*manifest.Object, error) {
+	c := b.Contents
+	if c == nil {
+		return nil, fmt.Errorf("bundle %s: its contents (CRDs, install strategy) are unknown, and the installer's permissions come from them (give a catalog with olm.bundle.object properties, or catalog extract --bundle-contents pull)", b.Name)
+	}
+	name := ce.Name() + "-installer"
+	namespace := ce.String("spec", "namespace")
+	var cluster, local []rbacv1.PolicyRule
+	manage := func(group, resource string, names []string, namespaced bool) {
+		rules := []rbacv1.PolicyRule{{APIGroups: []string{group}, Resources: []string{resource}, Verbs: []string{"create", "list", "watch"}}}
+		managed := rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{resource}, Verbs: []string{"get", "update", "patch", "delete"}}
+		if len(names) > 0 {
+			managed.ResourceNames = slices.Compact(slices.Sorted(slices.Values(names)))
+		}
+		rules = append(rules, managed)
+		if namespaced {
+			local = append(local, rules...)
+		} else {
+			cluster = append(cluster, rules...)
+		}
+	}
+	// the extension's finalizers (clusters with OwnerReferencesPermissionEnforcement)
+	cluster = append(cluster, rbacv1.PolicyRule{APIGroups: []string{olmV1Group}, Resources: []string{"clusterextensions/finalizers"},
+		Verbs: []string{"update"}, ResourceNames: []string{ce.Name()}})
+	// the bundle's CRDs
+	var crds []string
+	for i := range c.CRDs {
+		crds = append(crds, c.CRDName(i))
+	}
+	if len(crds) > 0 {
+		manage("apiextensions.k8s.io", "customresourcedefinitions", crds, false)
+	}
+	// the roles and bindings operator-controller generates from the CSV (names it derives)
+	manage("rbac.authorization.k8s.io", "clusterroles", nil, false)
+	manage("rbac.authorization.k8s.io", "clusterrolebindings", nil, false)
+	manage("rbac.authorization.k8s.io", "roles", nil, true)
+	manage("rbac.authorization.k8s.io", "rolebindings", nil, true)
+	// the operator's ServiceAccounts and Deployments
+	var accounts []string
+	for _, p := range append(slices.Clone(c.Permissions), c.ClusterPermissions...) {
+		accounts = append(accounts, p.ServiceAccountName)
+	}
+	if len(accounts) > 0 {
+		manage("", "serviceaccounts", accounts, true)
+	}
+	if len(c.Deployments) > 0 {
+		manage("apps", "deployments", c.Deployments, true)
+	}
+	// the bundle's other objects, by kind and name
+	byResource := map[string][]string{}
+	scope := map[string]bool{}
+	for _, o := range c.Objects {
+		group, _, found := strings.Cut(o.APIVersion, "/")
+		if !found {
+			group = ""
+		}
+		resource, namespaced, ok := r.resourceOf(group, o.Kind)
+		if !ok {
+			return nil, fmt.Errorf("bundle %s: %s %s: no resource name known for kind %s", b.Name, o.Kind, o.Name, o.Kind)
+		}
+		if group == "rbac.authorization.k8s.io" {
+			continue // managed above, without names (the bundle's own are among them)
+		}
+		k := group + "|" + resource
+		byResource[k] = append(byResource[k], o.Name)
+		scope[k] = namespaced
+	}
+	for _, k := range manifest.SortedKeys(byResource) {
+		group, resource, _ := strings.Cut(k, "|")
+		manage(group, resource, byResource[k], scope[k])
+	}
+	// what the CSV grants the operator, the installer must hold (RBAC's escalation rule)
+	for _, p := range c.ClusterPermissions {
+		cluster = append(cluster, p.Rules...)
+	}
+	for _, p := range c.Permissions {
+		// operator-controller grants these in the install namespace, or cluster-wide when it
+		// installs for all namespaces (what OLM v1 standard does)
+		cluster = append(cluster, p.Rules...)
+	}
+	labels := map[string]any{naming.ControlLabel: "true"}
+	sa := manifest.New(map[string]any{"apiVersion": "v1", "kind": "ServiceAccount",
+		"metadata": map[string]any{"name": name, "namespace": namespace, "labels": labels}})
+	subject := []any{map[string]any{"kind": "ServiceAccount", "name": name, "namespace": namespace}}
+	rulesValue := func(rules []rbacv1.PolicyRule) (any, error) { return manifest.ToValue(dedupeRules(rules)) }
+	clusterRules, err := rulesValue(cluster)
+	if err != nil {
+		return nil, err
+	}
+	out := []*manifest.Object{sa,
+		manifest.New(map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+			"metadata": map[string]any{"name": name, "labels": labels}, "rules": clusterRules}),
+		manifest.New(map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+			"metadata": map[string]any{"name": name, "labels": labels},
+			"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+			"subjects": subject}),
+	}
+	if len(local) > 0 {
+		localRules, err := rulesValue(local)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out,
+			manifest.New(map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+				"metadata": map[string]any{"name": name, "namespace": namespace, "labels": labels}, "rules": localRules}),
+			manifest.New(map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+				"metadata": map[string]any{"name": name, "namespace": namespace, "labels": labels},
+				"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
+				"subjects": subject}))
+	}
+	return out, nil
+}
+
+// resourceOf is the resource name and scope of a kind: built-in, or served by a known CRD.
+func (r *run) resourceOf(group, kind string) (string, bool, bool) {
+	if b, ok := platform.LookupBuiltin(group, kind); ok {
+		return b.Plural, b.Namespaced, true
+	}
+	if s := r.servedKindOf(group+"/v", kind); s != nil && s.def != nil {
+		return s.def.Plural, s.def.Namespaced, true
+	}
+	return "", false, false
+}
+
+// dedupeRules drops rules that repeat an earlier one exactly, keeping the order.
+func dedupeRules(rules []rbacv1.PolicyRule) []rbacv1.PolicyRule {
+	var out []rbacv1.PolicyRule
+	seen := map[string]bool{}
+	for _, rule := range rules {
+		k := fmt.Sprint(rule.APIGroups, rule.Resources, rule.Verbs, rule.ResourceNames, rule.NonResourceURLs)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, rule)
+		}
+	}
+	return out
+}
+
+// withInstaller adds, when asked, the installer ServiceAccount to a ClusterExtension and
+// returns the objects that grant it what the install needs.
+func (r *run) withInstaller(p *subscriptionPlan, ce *manifest.Object) []*manifest.Object {
+	if !r.opts.OLMv1ServiceAccount {
+		return nil
+	}
+	about, field := p.about()
+	b := r.installedBundleOf(p)
+	if b == nil {
+		r.add(diag.Errorf(about, field, "ClusterExtension %s: the bundle it installs is not known, so its installer's permissions cannot be derived (give a catalog)", ce.Name()))
+		return nil
+	}
+	objs, err := r.installerRBAC(ce, b)
+	if err != nil {
+		r.add(diag.Errorf(about, field, "ClusterExtension %s: %v", ce.Name(), err))
+		return nil
+	}
+	manifest.EnsureMap(ce.Map, "spec")["serviceAccount"] = map[string]any{"name": ce.Name() + "-installer"}
+	return objs
+}
