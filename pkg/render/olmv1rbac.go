@@ -97,15 +97,16 @@ func (r *run) installerRBAC(ce *manifest.Object, b *catalog.Bundle) ([]*manifest
 		group, resource, _ := strings.Cut(k, "|")
 		manage(group, resource, byResource[k], scope[k])
 	}
-	// what the CSV grants the operator, the installer must hold (RBAC's escalation rule)
-	for _, p := range c.ClusterPermissions {
-		cluster = append(cluster, p.Rules...)
+	// what the CSV grants the operator, the installer must hold (RBAC's escalation rule);
+	// operator-controller grants `permissions` cluster-wide when it installs for all
+	// namespaces (what OLM v1 standard does). A rule above that these already cover is
+	// dropped: the installer holds nothing twice.
+	var granted []rbacv1.PolicyRule
+	for _, p := range append(slices.Clone(c.ClusterPermissions), c.Permissions...) {
+		granted = append(granted, p.Rules...)
 	}
-	for _, p := range c.Permissions {
-		// operator-controller grants these in the install namespace, or cluster-wide when it
-		// installs for all namespaces (what OLM v1 standard does)
-		cluster = append(cluster, p.Rules...)
-	}
+	cluster = append(uncovered(cluster, granted), granted...)
+	local = uncovered(local, granted)
 	labels := map[string]any{naming.ControlLabel: "true"}
 	sa := manifest.New(map[string]any{"apiVersion": "v1", "kind": "ServiceAccount",
 		"metadata": map[string]any{"name": name, "namespace": namespace, "labels": labels}})
@@ -183,4 +184,50 @@ func (r *run) withInstaller(p *subscriptionPlan, ce *manifest.Object) []*manifes
 	}
 	manifest.EnsureMap(ce.Map, "spec")["serviceAccount"] = map[string]any{"name": ce.Name() + "-installer"}
 	return objs
+}
+
+// uncovered keeps the rules that the granted ones do not already allow in full.
+func uncovered(rules, granted []rbacv1.PolicyRule) []rbacv1.PolicyRule {
+	var out []rbacv1.PolicyRule
+	for _, rule := range rules {
+		if !coveredBy(rule, granted) {
+			out = append(out, rule)
+		}
+	}
+	return out
+}
+
+// coveredBy reports whether every request a resource rule allows is allowed by one of
+// granted: each group, resource and verb, on each of its names (or on any name).
+func coveredBy(rule rbacv1.PolicyRule, granted []rbacv1.PolicyRule) bool {
+	if len(rule.NonResourceURLs) > 0 {
+		return false
+	}
+	names := rule.ResourceNames
+	if len(names) == 0 {
+		names = []string{""} // any name: only a rule without names covers it
+	}
+	for _, g := range rule.APIGroups {
+		for _, res := range rule.Resources {
+			for _, verb := range rule.Verbs {
+				for _, name := range names {
+					if !slices.ContainsFunc(granted, func(by rbacv1.PolicyRule) bool { return allows(by, g, res, verb, name) }) {
+						return false
+					}
+				}
+			}
+		}
+	}
+	return true
+}
+
+func allows(by rbacv1.PolicyRule, group, resource, verb, name string) bool {
+	has := func(list []string, v string) bool { return slices.Contains(list, v) || slices.Contains(list, "*") }
+	if !has(by.APIGroups, group) || !has(by.Resources, resource) || !has(by.Verbs, verb) {
+		return false
+	}
+	if len(by.ResourceNames) == 0 {
+		return true
+	}
+	return name != "" && slices.Contains(by.ResourceNames, name)
 }
