@@ -56,8 +56,8 @@ func TestGoldenCasesThroughTheFunction(t *testing.T) {
 			if c.BindInfoSecrets != "" {
 				fc += "  bindinfoSecrets: " + c.BindInfoSecrets + "\n"
 			}
-			fc += fmt.Sprintf("  pin: %v\n  manualApproval: %v\n  checkPins: %v\n  failOnDeprecated: %v\n  emitCatalogSources: %v\n  kubeVersion: %q\n  ordering: %q\n  noOLM: %v\n  crdDefaults: %v\n  olm: %q\n  olmV1ServiceAccount: %v\n",
-				c.Pin, c.ManualApproval, c.CheckPins, c.FailOnDeprecated, c.EmitCatalogSources, c.KubeVersion, c.Ordering, c.NoOLM, c.CRDDefaults, c.OLM, c.OLMv1ServiceAccount)
+			fc += fmt.Sprintf("  pin: %v\n  manualApproval: %v\n  checkPins: %v\n  failOnDeprecated: %v\n  emitCatalogSources: %v\n  kubeVersion: %q\n  ordering: %q\n  noOLM: %v\n  crdDefaults: %v\n  olm: %q\n  olmV1ServiceAccount: %v\n  olmV1WatchNamespace: %v\n",
+				c.Pin, c.ManualApproval, c.CheckPins, c.FailOnDeprecated, c.EmitCatalogSources, c.KubeVersion, c.Ordering, c.NoOLM, c.CRDDefaults, c.OLM, c.OLMv1ServiceAccount, c.OLMv1WatchNamespace)
 			rl := resourceList(t, c.Input(), fc)
 			t.Chdir(c.Input())
 			out, err := execute(t, rl)

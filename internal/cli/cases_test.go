@@ -44,7 +44,7 @@ func TestGoldenCasesThroughTheCLI(t *testing.T) {
 			for _, f := range []struct {
 				on   bool
 				flag string
-			}{{c.Pin, "--pin"}, {c.ManualApproval, "--manual-approval"}, {c.CheckPins, "--check-pins"}, {c.FailOnDeprecated, "--fail-on-deprecated"}, {c.EmitCatalogSources, "--emit-catalogsources"}, {c.NoOLM, "--no-olm"}, {c.CRDDefaults, "--crd-defaults"}, {c.OLMv1ServiceAccount, "--olm-v1-service-account"}} {
+			}{{c.Pin, "--pin"}, {c.ManualApproval, "--manual-approval"}, {c.CheckPins, "--check-pins"}, {c.FailOnDeprecated, "--fail-on-deprecated"}, {c.EmitCatalogSources, "--emit-catalogsources"}, {c.NoOLM, "--no-olm"}, {c.CRDDefaults, "--crd-defaults"}, {c.OLMv1ServiceAccount, "--olm-v1-service-account"}, {c.OLMv1WatchNamespace, "--olm-v1-watch-namespace"}} {
 				if f.on {
 					args = append(args, f.flag)
 				}

@@ -109,6 +109,7 @@ type Case struct {
 	CRDDefaults         bool   `yaml:"crdDefaults"`
 	OLM                 string `yaml:"olm"`
 	OLMv1ServiceAccount bool   `yaml:"olmV1ServiceAccount"`
+	OLMv1WatchNamespace bool   `yaml:"olmV1WatchNamespace"`
 }
 
 // SnapshotPaths returns the case's snapshot paths.

@@ -45,7 +45,7 @@ func loadCaseOrdered(t testing.TB, dir string, order func([]*manifest.Object)) (
 		render.Options{KeepInputs: cfg.KeepInputs, DefaultNamespace: cfg.Namespace, Sources: sources,
 			Pending: cfg.Pending, Secrets: cfg.Secrets, Explain: cfg.Explain, BindInfoSecrets: cfg.BindInfoSecrets,
 			Pin: cfg.Pin, ManualApproval: cfg.ManualApproval, CheckPins: cfg.CheckPins, FailOnDeprecated: cfg.FailOnDeprecated,
-			EmitCatalogSources: cfg.EmitCatalogSources, KubeVersion: cfg.KubeVersion, Ordering: cfg.Ordering, NoOLM: cfg.NoOLM, CRDDefaults: cfg.CRDDefaults, OLM: cfg.OLM, OLMv1ServiceAccount: cfg.OLMv1ServiceAccount}
+			EmitCatalogSources: cfg.EmitCatalogSources, KubeVersion: cfg.KubeVersion, Ordering: cfg.Ordering, NoOLM: cfg.NoOLM, CRDDefaults: cfg.CRDDefaults, OLM: cfg.OLM, OLMv1ServiceAccount: cfg.OLMv1ServiceAccount, OLMv1WatchNamespace: cfg.OLMv1WatchNamespace}
 }
 
 // resultLines prints results with their severity, with paths relative to the case folder

@@ -107,8 +107,10 @@ func (r *run) clusterExtension(p *subscriptionPlan) *manifest.Object {
 	if src := sub.String("spec", "source"); src != "" {
 		catalogSpec["selector"] = map[string]any{"matchLabels": map[string]any{clusterCatalogNameLabel: src}}
 	}
+	watch := ""
 	if b := r.installedBundleOf(p); b != nil {
-		if !r.installableByOLMv1(p, b) {
+		var ok bool
+		if watch, ok = r.installableByOLMv1(p, b); !ok {
 			return nil
 		}
 		if r.opts.Pin && b.Version != "" {
@@ -136,6 +138,12 @@ func (r *run) clusterExtension(p *subscriptionPlan) *manifest.Object {
 			},
 		},
 	})
+	if watch != "" {
+		manifest.EnsureMap(ce.Map, "spec")["config"] = map[string]any{
+			"configType": "Inline",
+			"inline":     map[string]any{"watchNamespace": watch},
+		}
+	}
 	ce.Source = sub.Source
 	return ce
 }
@@ -150,19 +158,15 @@ func (r *run) installedBundleOf(p *subscriptionPlan) *catalog.Bundle {
 	return nil
 }
 
-// installableByOLMv1 reports whether OLM v1 (standard) can install a bundle for the plan:
-// registry+v1 bundles that support the AllNamespaces install mode and declare no
-// dependencies (operator-controller's documented limitations). An OperatorGroup that would
-// confine the operator to namespaces is not kept: OLM v1 installs it for all of them.
-func (r *run) installableByOLMv1(p *subscriptionPlan, b *catalog.Bundle) bool {
+// installableByOLMv1 reports whether OLM v1 can install a bundle for the plan, and the
+// namespace the operator then watches ("" for all namespaces): registry+v1 bundles that
+// declare no dependencies (operator-controller's documented limitations), for all
+// namespaces, or with Options.OLMv1WatchNamespace (operator-controller's experimental
+// SingleOwnNamespaceInstallSupport) for the one namespace the OLM v0 OperatorGroup targets,
+// when the bundle supports that install mode.
+func (r *run) installableByOLMv1(p *subscriptionPlan, b *catalog.Bundle) (string, bool) {
 	about, field := p.about()
 	var why []string
-	all := slices.ContainsFunc(b.InstallModes, func(m catalog.InstallMode) bool {
-		return m.Type == v1alpha1.InstallModeTypeAllNamespaces && m.Supported
-	})
-	if !all {
-		why = append(why, "it does not support the AllNamespaces install mode (OLM v1 installs SingleNamespace and OwnNamespace bundles only behind its experimental watchNamespace configuration)")
-	}
 	for _, q := range b.RequiredPackages {
 		why = append(why, fmt.Sprintf("it requires package %s (olm.package.required): OLM v1 resolves no dependencies", q.PackageName))
 	}
@@ -174,16 +178,50 @@ func (r *run) installableByOLMv1(p *subscriptionPlan, b *catalog.Bundle) bool {
 			why = append(why, "it declares an olm.constraint: OLM v1 resolves no dependencies")
 		}
 	}
-	if len(why) > 0 {
-		r.add(diag.Errorf(about, field, "OLM v1 cannot install bundle %s: %s", b.Name, strings.Join(why, "; ")))
-		return false
+	supports := func(t v1alpha1.InstallModeType) bool {
+		return slices.ContainsFunc(b.InstallModes, func(m catalog.InstallMode) bool { return m.Type == t && m.Supported })
 	}
+	var targets []any
 	if og := r.operatorGroupIn(p.namespace); og != nil {
-		if targets, _ := manifest.Get(og.Map, "spec", "targetNamespaces").([]any); len(targets) > 0 {
-			r.add(diag.Warnf(about, field, "OLM v1 installs %s for all namespaces: the OLM v0 OperatorGroup would confine it to %v", b.Name, targets))
-		}
+		targets, _ = manifest.Get(og.Map, "spec", "targetNamespaces").([]any)
 	}
-	return true
+	watch, mode := "", v1alpha1.InstallModeTypeAllNamespaces
+	if len(targets) == 1 {
+		watch, _ = targets[0].(string)
+		mode = v1alpha1.InstallModeTypeSingleNamespace
+		if watch == p.namespace {
+			mode = v1alpha1.InstallModeTypeOwnNamespace
+		}
+	} else if len(targets) > 1 {
+		mode = v1alpha1.InstallModeTypeMultiNamespace
+	}
+	all := supports(v1alpha1.InstallModeTypeAllNamespaces)
+	switch {
+	case len(why) > 0:
+	case mode == v1alpha1.InstallModeTypeAllNamespaces && all:
+		return "", true
+	case r.opts.OLMv1WatchNamespace && (mode == v1alpha1.InstallModeTypeOwnNamespace || mode == v1alpha1.InstallModeTypeSingleNamespace) && supports(mode):
+		return watch, true
+	case all:
+		r.add(diag.Warnf(about, field, "OLM v1 installs %s for all namespaces: the OLM v0 OperatorGroup would confine it to %v (%s)%s", b.Name, targets, mode, watchHint(r.opts.OLMv1WatchNamespace, mode)))
+		return "", true
+	case r.opts.OLMv1WatchNamespace:
+		why = append(why, fmt.Sprintf("it supports neither the AllNamespaces install mode nor the %s mode the OLM v0 OperatorGroup asks for (targetNamespaces %v)", mode, targets))
+	default:
+		why = append(why, "it does not support the AllNamespaces install mode (OLM v1 installs SingleNamespace and OwnNamespace bundles only behind its experimental watchNamespace configuration: --olm-v1-watch-namespace)")
+	}
+	r.add(diag.Errorf(about, field, "OLM v1 cannot install bundle %s: %s", b.Name, strings.Join(why, "; ")))
+	return "", false
+}
+
+func watchHint(enabled bool, mode v1alpha1.InstallModeType) string {
+	switch {
+	case mode == v1alpha1.InstallModeTypeMultiNamespace:
+		return ": OLM v1 has no MultiNamespace install"
+	case enabled:
+		return ": the bundle does not support " + string(mode)
+	}
+	return ": --olm-v1-watch-namespace keeps it, where operator-controller's experimental watchNamespace configuration is enabled"
 }
 
 func (r *run) operatorGroupIn(namespace string) *manifest.Object {

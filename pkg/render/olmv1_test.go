@@ -1,11 +1,14 @@
 package render_test
 
 import (
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
 
+	"github.com/odlm-render/odlm-render/internal/crd"
 	"github.com/odlm-render/odlm-render/internal/golden"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/platform"
@@ -27,6 +30,9 @@ func TestOLMv1ObjectsPassOperatorControllersCRDs(t *testing.T) {
 				continue
 			}
 			def, ok, err := platform.LookupCRD(o.Group(), o.Kind())
+			if c.OLMv1WatchNamespace && o.Kind() == "ClusterExtension" {
+				def, ok, err = experimentalClusterExtension(t), true, nil
+			}
 			require.True(t, ok, o.Kind())
 			require.NoError(t, err)
 			res, err := def.Check(o.Map)
@@ -36,5 +42,18 @@ func TestOLMv1ObjectsPassOperatorControllersCRDs(t *testing.T) {
 			checked++
 		}
 	}
-	assert.GreaterOrEqual(t, checked, 3)
+	assert.GreaterOrEqual(t, checked, 8)
+}
+
+// experimentalClusterExtension is operator-controller v1.11.0's experimental ClusterExtension
+// CRD, which serves spec.config (--olm-v1-watch-namespace).
+func experimentalClusterExtension(t *testing.T) *crd.Definition {
+	t.Helper()
+	data, err := os.ReadFile("../../internal/platform/olmv1/experimental/olm.operatorframework.io_clusterextensions.yaml")
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, yaml.Unmarshal(data, &m))
+	def, err := crd.Parse(m)
+	require.NoError(t, err)
+	return def
 }

@@ -60,6 +60,9 @@ type Options struct {
 	// OLMv1ServiceAccount names an installer ServiceAccount in each ClusterExtension and
 	// writes the RBAC installing its bundle needs (operator-controller before v1.11).
 	OLMv1ServiceAccount bool `json:"olmV1ServiceAccount,omitempty" flag:"olm-v1-service-account" help:"with olm v1: name an installer ServiceAccount in each ClusterExtension and write the RBAC installing its bundle needs, derived from the bundle (operator-controller before v1.11 installs with it)"`
+	// OLMv1WatchNamespace installs an operator whose OLM v0 OperatorGroup targets one
+	// namespace for that namespace (spec.config.inline.watchNamespace).
+	OLMv1WatchNamespace bool `json:"olmV1WatchNamespace,omitempty" flag:"olm-v1-watch-namespace" help:"with olm v1: install an operator whose OLM v0 OperatorGroup targets one namespace for that namespace only (config.inline.watchNamespace: operator-controller's experimental SingleOwnNamespaceInstallSupport)"`
 }
 
 // Option describes one field of Options as the front doors name it.
@@ -129,10 +132,17 @@ func (o Options) Validate() error {
 			}
 		}
 	}
-	if o.OLMv1ServiceAccount && o.OLM != OLMv1 {
+	for _, f := range []struct {
+		field string
+		set   bool
+	}{{"OLMv1ServiceAccount", o.OLMv1ServiceAccount}, {"OLMv1WatchNamespace", o.OLMv1WatchNamespace}} {
+		field, set := f.field, f.set
+		if !set || o.OLM == OLMv1 {
+			continue
+		}
 		for _, opt := range OptionList() {
-			if opt.Field == "OLMv1ServiceAccount" {
-				errs = append(errs, &OptionError{Option: opt, Value: "true", Msg: "goes with olm v1 (--olm v1): it is the installer of a ClusterExtension"})
+			if opt.Field == field {
+				errs = append(errs, &OptionError{Option: opt, Value: "true", Msg: "goes with olm v1 (--olm v1): it configures ClusterExtensions"})
 			}
 		}
 	}
