@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/odlm-render/odlm-render/internal/golden"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/testcluster"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
@@ -231,4 +232,42 @@ func installWork(t *testing.T, ct *catalog.Contents, namespace, pkgName string) 
 	manage("rbac.authorization.k8s.io", "rolebindings", namespace, generated)
 	accesses = append(accesses, testcluster.Access{Verb: "update", Group: "olm.operatorframework.io", Resource: "clusterextensions", Subresource: "finalizers", Name: pkgName})
 	return prereqs, creates, accesses
+}
+
+// TestOLMv1ObjectsOnTheAPIServer installs operator-controller v1.11.0's CRDs in the real
+// kube-apiserver and creates every ClusterExtension and ClusterCatalog the OLM v1 golden
+// cases expect in a server-side dry run (strict field validation): the standard CRDs for
+// the standard cases, then the experimental ClusterExtension CRD for watchNamespace.
+func TestOLMv1ObjectsOnTheAPIServer(t *testing.T) {
+	c := testcluster.Start(t)
+	read := func(path string) string {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		return string(data)
+	}
+	const olmv1 = "../../internal/platform/olmv1/"
+	c.Apply(t, read(olmv1+"olm.operatorframework.io_clustercatalogs.yaml"))
+	checked := 0
+	for _, experimental := range []bool{false, true} {
+		if experimental {
+			c.Apply(t, read(olmv1+"experimental/olm.operatorframework.io_clusterextensions.yaml"))
+		} else {
+			c.Apply(t, read(olmv1+"olm.operatorframework.io_clusterextensions.yaml"))
+		}
+		for _, cs := range golden.Cases(t, casesDir) {
+			if cs.OLM != "v1" || cs.OLMv1WatchNamespace != experimental {
+				continue
+			}
+			objs, err := manifest.Decode(cs.Name(), []byte(cs.ExpectedYAML(t)))
+			require.NoError(t, err)
+			for _, o := range objs {
+				if o.Group() != "olm.operatorframework.io" {
+					continue
+				}
+				assert.NoError(t, c.DryRunCreate(o.Map), "%s: %s", cs.Name(), o.Ref())
+				checked++
+			}
+		}
+	}
+	assert.GreaterOrEqual(t, checked, 8)
 }

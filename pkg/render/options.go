@@ -146,6 +146,13 @@ func (o Options) Validate() error {
 			}
 		}
 	}
+	if o.OLM == OLMv1 && o.NoOLM {
+		for _, opt := range OptionList() {
+			if opt.Field == "OLM" {
+				errs = append(errs, &OptionError{Option: opt, Value: o.OLM, Msg: "does not go with no-olm (--no-olm): that mode installs no operator through OLM"})
+			}
+		}
+	}
 	return errors.Join(errs...)
 }
 

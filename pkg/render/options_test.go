@@ -27,6 +27,11 @@ func TestOptionsAreValidatedByTheEngine(t *testing.T) {
 			`option ordering (--ordering): "argo" is not one of argocd, kpt (did you mean "argocd"?)`,
 		}},
 		{"manual approval without pin", render.Options{ManualApproval: true}, []string{`option manualApproval (--manual-approval): goes with pin (--pin): it makes the pinned version a lock`}},
+		{"olm v1 options without olm v1", render.Options{OLMv1ServiceAccount: true, OLMv1WatchNamespace: true}, []string{
+			`option olmV1ServiceAccount (--olm-v1-service-account): goes with olm v1 (--olm v1): it configures ClusterExtensions`,
+			`option olmV1WatchNamespace (--olm-v1-watch-namespace): goes with olm v1 (--olm v1): it configures ClusterExtensions`}},
+		{"olm v1 with no-olm", render.Options{OLM: "v1", NoOLM: true}, []string{`option olm (--olm): does not go with no-olm (--no-olm): that mode installs no operator through OLM`}},
+		{"olm typo", render.Options{OLM: "v2"}, []string{`option olm (--olm): "v2" is not one of v0, v1 (did you mean "v0"?)`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.opts.Validate()
