@@ -44,7 +44,8 @@ func fixedCatalog(t testing.TB) *catalog.Catalog {
 
 // fuzzOptions turns fuzz bits into options, so that every mode is fuzzed: bind-info Secret
 // modes, pending and Secret policies, pins, ordering, no-OLM, CatalogSource emission, kept
-// inputs, explanations; bit 14 moves every other object into a snapshot source.
+// inputs, explanations, OLM v1 (bit 15); bit 14 moves every other object into a snapshot
+// source.
 func fuzzOptions(bits uint16) (render.Options, bool) {
 	opts := render.Options{DefaultNamespace: "default"}
 	opts.BindInfoSecrets = []string{render.BindInfoCopy, render.BindInfoExternalSecrets, render.BindInfoSkip, ""}[bits&3]
@@ -62,6 +63,11 @@ func fuzzOptions(bits uint16) (render.Options, bool) {
 	opts.EmitCatalogSources = bits&(1<<10) != 0
 	opts.KeepInputs = bits&(1<<11) != 0
 	opts.Explain = bits&(1<<12) != 0
+	if bits&(1<<15) != 0 && !opts.NoOLM {
+		// OLM v1, its installer RBAC and watchNamespace (with the CRD checks' defaults)
+		opts.OLM, opts.OLMv1ServiceAccount, opts.OLMv1WatchNamespace = render.OLMv1, true, true
+		opts.CRDDefaults = opts.Explain
+	}
 	if bits&(1<<13) != 0 {
 		opts.KubeVersion = "1.33.4"
 	}
@@ -86,6 +92,7 @@ func FuzzRender(f *testing.F) {
 		f.Add(data, uint16(0))
 		f.Add(data, uint16(i*7919)) // a spread of option sets over the cases
 		f.Add(data, uint16(1|1<<14))
+		f.Add(data, uint16(1<<15|1<<4|1<<7))
 	}
 	f.Fuzz(func(t *testing.T, data string, bits uint16) {
 		docs, err := manifest.Decode("fuzz.yaml", []byte(data))
