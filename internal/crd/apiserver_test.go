@@ -14,11 +14,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/testcluster"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testcluster.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testcluster.Main(m) }
 
 // TestChecksAgreeWithTheAPIServer installs real CRDs (kube-green's SleepInfo, Keycloak's,
 // OpenShift's Route) in the real kube-apiserver the tests run, and creates objects in a

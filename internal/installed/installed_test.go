@@ -2,7 +2,6 @@ package installed
 
 import (
 	"bytes"
-	"os"
 	"strings"
 	"testing"
 
@@ -14,11 +13,7 @@ import (
 )
 
 // TestMain stops the test cluster if this binary started one (see internal/testcluster).
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testcluster.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testcluster.Main(m) }
 
 func decode(t *testing.T, docs ...string) []*manifest.Object {
 	t.Helper()

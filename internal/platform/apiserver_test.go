@@ -1,7 +1,6 @@
 package platform
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -13,11 +12,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/testcluster"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testcluster.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testcluster.Main(m) }
 
 // TestBuiltinsAreWhatTheAPIServerServes asks the real kube-apiserver the tests run which
 // kinds it serves: every built-in one is in the table, with the same scope, and every

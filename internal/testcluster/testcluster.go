@@ -606,3 +606,11 @@ func (c *Cluster) DryRunCreateAs(user string, groups []string, obj map[string]an
 	_, err = ri.Create(ctx, u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	return err
 }
+
+// Main is the TestMain of a package whose tests use Start: it runs them, stops the cluster
+// this binary started, and exits with their status.
+func Main(m *testing.M) {
+	code := m.Run()
+	Stop()
+	os.Exit(code)
+}

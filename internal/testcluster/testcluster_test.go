@@ -3,7 +3,6 @@ package testcluster_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,11 +17,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/testcluster"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testcluster.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testcluster.Main(m) }
 
 func client(t *testing.T, kubeconfig string) *dynamic.DynamicClient {
 	t.Helper()

@@ -19,11 +19,7 @@ import (
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testcluster.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testcluster.Main(m) }
 
 // TestInstallerRBACIsSufficientAndMinimal applies the installer ServiceAccount and RBAC that
 // `--olm v1 --olm-v1-service-account` derives for kube-green's real bundle to the real

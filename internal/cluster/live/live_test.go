@@ -19,11 +19,7 @@ import (
 )
 
 // TestMain stops the test cluster if this binary started one (see internal/testcluster).
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testcluster.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testcluster.Main(m) }
 
 const testCRDs = `
 apiVersion: apiextensions.k8s.io/v1
