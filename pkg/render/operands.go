@@ -29,8 +29,11 @@ func (r *run) renderOperands() {
 	last := ""
 	// reads of an earlier pass are superseded by the next pass's (reader.go)
 	baseReads := maps.Clone(r.reads)
+	// results given once are given once per pass, as a pass starts its results afresh
+	baseWarned := maps.Clone(r.warned)
 	for pass := 1; ; pass++ {
 		r.reads = maps.Clone(baseReads)
+		r.warned = maps.Clone(baseWarned)
 		r.results = r.results[:baseResults:baseResults]
 		r.replaced = make(map[*manifest.Object]*manifest.Object, len(baseReplaced))
 		for k, v := range baseReplaced {

@@ -378,14 +378,6 @@ func (a schemaAnchor) at(path string) string {
 // a warning; values the CRD refuses are errors. Scope: a cluster-scoped object has no
 // namespace.
 func (r *run) checkEmitted() {
-	// once per pass: a pass starts its results afresh
-	said := map[string]bool{}
-	once := func(key string, res diag.Result) {
-		if !said[key] {
-			said[key] = true
-			r.add(res)
-		}
-	}
 	for _, o := range r.renderedList {
 		a, ok := r.schemaAnchors[o]
 		if !ok {
@@ -393,7 +385,7 @@ func (r *run) checkEmitted() {
 		}
 		s := r.servedKindOf(o.APIVersion(), o.Kind())
 		if s == nil {
-			r.notServed(o, a, once)
+			r.notServed(o, a)
 			continue
 		}
 		if !slices.Contains(s.versions(), versionOf(o.APIVersion())) {
@@ -418,7 +410,7 @@ func (r *run) checkEmitted() {
 			if errors.Is(err, crd.ErrVersionNotServed) {
 				continue // answered above
 			}
-			once("crd-check|"+s.def.Name, diag.Warnf(a.about, a.field, "%s is not validated: CRD %s (%s): %v", o.Ref(), s.def.Name, s.where, err))
+			r.warnOnce("crd-check|"+s.def.Name, diag.Warnf(a.about, a.field, "%s is not validated: CRD %s (%s): %v", o.Ref(), s.def.Name, s.where, err))
 			continue
 		}
 		for _, p := range res.Pruned {
@@ -430,7 +422,7 @@ func (r *run) checkEmitted() {
 			r.add(diag.Errorf(a.about, a.at(p.Field), "%s: %s: %s (CRD %s, %s): the API server refuses it", o.Ref(), p.Field, p.Reason, s.def.Name, s.where))
 		}
 		if res.Deprecated != "" {
-			once("deprecated|"+o.APIVersion()+"|"+o.Kind(), diag.Warnf(a.about, a.kindField(), "%s: CRD %s deprecates %s, and the API server warns: %s", o.Ref(), s.def.Name, o.APIVersion(), res.Deprecated))
+			r.warnOnce("deprecated|"+o.APIVersion()+"|"+o.Kind(), diag.Warnf(a.about, a.kindField(), "%s: CRD %s deprecates %s, and the API server warns: %s", o.Ref(), s.def.Name, o.APIVersion(), res.Deprecated))
 		}
 	}
 }
@@ -462,14 +454,14 @@ func lastField(path string) string {
 // notServed reports an object whose kind nothing known serves: an error, unless an
 // operator whose CRDs are unknown may serve it (then the render says once that it is not
 // validated).
-func (r *run) notServed(o *manifest.Object, a schemaAnchor, once func(string, diag.Result)) {
+func (r *run) notServed(o *manifest.Object, a schemaAnchor) {
 	for _, u := range r.unknownInstalls {
 		if u.bundle == nil {
 			continue
 		}
 		for _, g := range u.bundle.ProvidedGVKs {
 			if g.Group == o.Group() && g.Kind == o.Kind() {
-				once("unvalidated|"+u.bundle.Name, diag.Infof(nil, "", "bundle %s: the catalog carries only its CSV metadata, not its CRDs, so the objects of the kinds it serves are not validated (a catalog with olm.bundle.object properties, or catalog extract --bundle-contents pull, gives them)", u.bundle.Name))
+				r.warnOnce("unvalidated|"+u.bundle.Name, diag.Infof(nil, "", "bundle %s: the catalog carries only its CSV metadata, not its CRDs, so the objects of the kinds it serves are not validated (a catalog with olm.bundle.object properties, or catalog extract --bundle-contents pull, gives them)", u.bundle.Name))
 				return
 			}
 		}
@@ -480,7 +472,7 @@ func (r *run) notServed(o *manifest.Object, a schemaAnchor, once func(string, di
 			names = append(names, u.name)
 		}
 		slices.Sort(names)
-		once("unserved|"+o.Group()+"|"+o.Kind(), diag.Warnf(a.about, a.kindField(), "%s: no CRD the render knows serves %s %s, and the CRDs of %s are unknown, so it is not validated", o.Ref(), o.APIVersion(), o.Kind(), strings.Join(slices.Compact(names), ", ")))
+		r.warnOnce("unserved|"+o.Group()+"|"+o.Kind(), diag.Warnf(a.about, a.kindField(), "%s: no CRD the render knows serves %s %s, and the CRDs of %s are unknown, so it is not validated", o.Ref(), o.APIVersion(), o.Kind(), strings.Join(slices.Compact(names), ", ")))
 		return
 	}
 	var kinds []string
