@@ -19,8 +19,8 @@ import (
 // produces, in any order, so the operand phase runs again with the previous pass's objects
 // visible until its output stops changing (ODLM converges the same way, by retrying).
 func (r *run) renderOperands() {
-	r.noteInstallTargets()
 	r.noteInstalledBundles()
+	r.noteInstallTargets()
 	baseResults := len(r.results)
 	baseReplaced := make(map[*manifest.Object]*manifest.Object, len(r.replaced))
 	for k, v := range r.replaced {

@@ -284,27 +284,23 @@ func (r *run) pendingCycle() string {
 	return strings.Join(parts, " waits for ")
 }
 
-// noteInstallTargets records what producedAtRuntime needs: the kinds the bundles being
-// installed provide and the namespaces operators and operands go to.
+// noteInstallTargets records what producedAtRuntime needs: the kinds the bundles the render
+// installs provide (noteInstalledBundles found them) and the namespaces operators and
+// operands go to.
 func (r *run) noteInstallTargets() {
 	r.providedKinds = map[string]bool{}
 	r.installNamespaces = map[string]bool{}
 	for _, p := range r.subscriptions {
-		if p.obj == nil {
-			continue
+		if p.obj != nil {
+			r.installNamespaces[p.namespace] = true
 		}
-		r.installNamespaces[p.namespace] = true
-		if r.catalog == nil {
-			continue
+	}
+	for _, ib := range r.installed {
+		if ib.plan == nil || ib.plan.obj == nil {
+			continue // installed already, not by this render
 		}
-		pkg, ok := r.catalog.Package(p.obj.String("spec", "name"))
-		if !ok {
-			continue
-		}
-		if b, err := pkg.HeadBundle(p.obj.String("spec", "channel")); err == nil {
-			for _, g := range b.ProvidedGVKs {
-				r.providedKinds[g.Group+"|"+g.Kind] = true
-			}
+		for _, g := range ib.bundle.ProvidedGVKs {
+			r.providedKinds[g.Group+"|"+g.Kind] = true
 		}
 	}
 	for k := range r.configs {
