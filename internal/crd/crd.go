@@ -73,22 +73,32 @@ var scheme = func() *runtime.Scheme {
 
 // Parse reads a CustomResourceDefinition manifest (apiextensions.k8s.io/v1, or the v1beta1
 // older bundles carry) as decoded YAML or JSON.
-func Parse(obj map[string]any) (d *Definition, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			d, err = nil, fmt.Errorf("the API server's code failed reading this CRD (%s)", panicKind(p))
-		}
-	}()
-	internal, err := Internal(obj)
+func Parse(obj map[string]any) (*Definition, error) {
+	in, err := typed(obj)
 	if err != nil {
 		return nil, err
 	}
-	return fromInternal(internal)
+	return fromTyped(in)
+}
+
+// FromV1 reads a typed CustomResourceDefinition (as operator-framework/api's crds package
+// gives OLM's).
+func FromV1(in *apiextensionsv1.CustomResourceDefinition) (*Definition, error) {
+	return fromTyped(in.DeepCopy())
 }
 
 // Internal reads a CustomResourceDefinition manifest (apiextensions.k8s.io/v1 or v1beta1)
 // into the API server's internal type, defaulted as the server defaults it.
 func Internal(obj map[string]any) (*apiextensions.CustomResourceDefinition, error) {
+	in, err := typed(obj)
+	if err != nil {
+		return nil, err
+	}
+	return toInternal(in)
+}
+
+// typed decodes a manifest into the CRD type of its apiVersion.
+func typed(obj map[string]any) (runtime.Object, error) {
 	raw, err := json.Marshal(obj)
 	if err != nil {
 		return nil, err
@@ -106,9 +116,10 @@ func Internal(obj map[string]any) (*apiextensions.CustomResourceDefinition, erro
 	if err := json.Unmarshal(raw, in); err != nil {
 		return nil, fmt.Errorf("reading the CRD: %w", err)
 	}
-	return toInternal(in)
+	return in, nil
 }
 
+// toInternal defaults a typed CRD and converts it to the internal type, as the server does.
 func toInternal(in runtime.Object) (*apiextensions.CustomResourceDefinition, error) {
 	scheme.Default(in)
 	internal := &apiextensions.CustomResourceDefinition{}
@@ -116,12 +127,6 @@ func toInternal(in runtime.Object) (*apiextensions.CustomResourceDefinition, err
 		return nil, fmt.Errorf("reading the CRD: %w", err)
 	}
 	return internal, nil
-}
-
-// FromV1 reads a typed CustomResourceDefinition (as operator-framework/api's crds package
-// gives OLM's).
-func FromV1(in *apiextensionsv1.CustomResourceDefinition) (*Definition, error) {
-	return fromTyped(in.DeepCopy())
 }
 
 func fromTyped(in runtime.Object) (d *Definition, err error) {
