@@ -112,7 +112,7 @@ func TestPullBundleContents(t *testing.T) {
 		puller := &image.BundlePuller{}
 		_, _, err := puller.Pull(context.Background(), host+"/nothing/here:1")
 		assert.ErrorContains(t, err, host+"/nothing/here:1")
-		other := bundleImage(t, keycloakBundle, layer(t, entry{name: "manifests/extra.yaml", body: "kind: ConfigMap\napiVersion: v1\nmetadata: {name: x}\n"}))
+		other := bundleImage(t, keycloakBundle, layer(t, entry{Name: "manifests/extra.yaml", Body: "kind: ConfigMap\napiVersion: v1\nmetadata: {name: x}\n"}))
 		otherDir := filepath.Join(t.TempDir(), "oci")
 		lp, err := layout.Write(otherDir, empty.Index)
 		require.NoError(t, err)
@@ -120,7 +120,7 @@ func TestPullBundleContents(t *testing.T) {
 		puller.Rewrites = []image.Rewrite{{From: catalogRef, To: "oci:" + otherDir}}
 		_, _, err = puller.Pull(context.Background(), catalogRef)
 		assert.ErrorContains(t, err, "not "+digest.String()+" that the catalog names")
-		noManifests, err := mutate.AppendLayers(empty.Image, layer(t, entry{name: "metadata/annotations.yaml", body: "annotations: {}\n"}))
+		noManifests, err := mutate.AppendLayers(empty.Image, layer(t, entry{Name: "metadata/annotations.yaml", Body: "annotations: {}\n"}))
 		require.NoError(t, err)
 		nmRef, _ := name.ParseReference(host + "/empty/bundle:1")
 		require.NoError(t, remote.Write(nmRef, noManifests))
@@ -129,7 +129,7 @@ func TestPullBundleContents(t *testing.T) {
 	})
 
 	t.Run("a later layer deletes a manifest", func(t *testing.T) {
-		withWhiteout := bundleImage(t, keycloakBundle, layer(t, entry{name: "manifests/.wh.keycloaksamlclients.k8s.keycloak.org-v1.crd.yml"}))
+		withWhiteout := bundleImage(t, keycloakBundle, layer(t, entry{Name: "manifests/.wh.keycloaksamlclients.k8s.keycloak.org-v1.crd.yml"}))
 		wRef, _ := name.ParseReference(host + "/whiteout/bundle:1")
 		require.NoError(t, remote.Write(wRef, withWhiteout))
 		c, _, err := (&image.BundlePuller{}).Pull(context.Background(), host+"/whiteout/bundle:1")

@@ -28,35 +28,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/internal/image"
+	"github.com/odlm-render/odlm-render/internal/testtools"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
 const realCatalogs = "../../testdata/catalogs"
 
 // entry is one tar entry of a test layer.
-type entry struct {
-	name, body string
-	link       string // a symlink when set
-}
+type entry = testtools.TarEntry
 
 func layer(t *testing.T, entries ...entry) v1.Layer {
 	t.Helper()
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	for _, e := range entries {
-		h := &tar.Header{Name: e.name, Mode: 0o644, Size: int64(len(e.body)), Typeflag: tar.TypeReg, ModTime: time.Unix(0, 0)}
-		if e.link != "" {
-			h.Typeflag, h.Linkname, h.Size = tar.TypeSymlink, e.link, 0
-		}
-		require.NoError(t, tw.WriteHeader(h))
-		_, err := tw.Write([]byte(e.body))
-		require.NoError(t, err)
-	}
-	require.NoError(t, tw.Close())
-	data := buf.Bytes()
-	l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil })
-	require.NoError(t, err)
-	return l
+	return testtools.Layer(t, entries...)
 }
 
 // treeEntries puts the files of a folder under prefix.
@@ -72,7 +55,7 @@ func treeEntries(t *testing.T, dir, prefix string) []entry {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
-		out = append(out, entry{name: prefix + filepath.ToSlash(rel), body: string(data)})
+		out = append(out, entry{Name: prefix + filepath.ToSlash(rel), Body: string(data)})
 		return nil
 	}))
 	return out
@@ -92,15 +75,15 @@ func build(t *testing.T, labels map[string]string, layers ...v1.Layer) v1.Image 
 // deletes), then the FBC under /configs.
 func catalogImage(t *testing.T) v1.Image {
 	base := layer(t,
-		entry{name: "bin/opm", body: "\x7fELF…"},
-		entry{name: "etc/not-a-catalog.yaml", body: "schema: [broken"},
-		entry{name: "configs/stale/catalog.yaml", body: "schema: [broken"},
-		entry{name: "configs/older/catalog.json", body: `{"schema":"olm.package","name":"older"}`},
+		entry{Name: "bin/opm", Body: "\x7fELF…"},
+		entry{Name: "etc/not-a-catalog.yaml", Body: "schema: [broken"},
+		entry{Name: "configs/stale/catalog.yaml", Body: "schema: [broken"},
+		entry{Name: "configs/older/catalog.json", Body: `{"schema":"olm.package","name":"older"}`},
 	)
 	fbc := layer(t, append(treeEntries(t, realCatalogs, "configs/"),
-		entry{name: "configs/.wh.stale"},
-		entry{name: "configs/older/.wh..wh..opq"},
-		entry{name: "configs/README.md", body: "not read"})...)
+		entry{Name: "configs/.wh.stale"},
+		entry{Name: "configs/older/.wh..wh..opq"},
+		entry{Name: "configs/README.md", Body: "not read"})...)
 	return build(t, map[string]string{image.ConfigsLabel: "/configs"}, base, fbc)
 }
 
@@ -228,40 +211,40 @@ func TestImageLayout(t *testing.T) {
 	kubeGreen := treeEntries(t, filepath.Join(realCatalogs, "community", "kube-green"), "data/fbc/kube-green/")
 	t.Run("label names the root", func(t *testing.T) {
 		img := build(t, map[string]string{image.ConfigsLabel: "/data/fbc/"}, layer(t, append(kubeGreen,
-			entry{name: "configs/other/catalog.yaml", body: "schema: [not read"})...))
+			entry{Name: "configs/other/catalog.yaml", Body: "schema: [not read"})...))
 		c, info := loadImage(t, img)
 		assert.Equal(t, "/data/fbc", info.Root)
 		assert.Equal(t, []string{"kube-green"}, c.PackageNames())
 	})
 	t.Run("a later layer replaces a file, an opaque folder empties the root", func(t *testing.T) {
 		img := build(t, nil,
-			layer(t, entry{name: "configs/a/catalog.json", body: `{"schema":"olm.package","name":"a"}`}),
-			layer(t, entry{name: "configs/a/catalog.json", body: `{"schema":"olm.package","name":"b"}`}),
-			layer(t, entry{name: "configs/.wh..wh..opq"}, entry{name: "configs/c.json", body: `{"schema":"olm.package","name":"c"}`}),
+			layer(t, entry{Name: "configs/a/catalog.json", Body: `{"schema":"olm.package","name":"a"}`}),
+			layer(t, entry{Name: "configs/a/catalog.json", Body: `{"schema":"olm.package","name":"b"}`}),
+			layer(t, entry{Name: "configs/.wh..wh..opq"}, entry{Name: "configs/c.json", Body: `{"schema":"olm.package","name":"c"}`}),
 		)
 		c, _ := loadImage(t, img)
 		assert.Equal(t, []string{"c"}, c.PackageNames())
 	})
 	t.Run("whiteout of a folder above the root", func(t *testing.T) {
 		img := build(t, nil,
-			layer(t, entry{name: "configs/a.json", body: `{"schema":"olm.package","name":"a"}`}),
-			layer(t, entry{name: ".wh.configs"}),
-			layer(t, entry{name: "configs/b.json", body: `{"schema":"olm.package","name":"b"}`}),
+			layer(t, entry{Name: "configs/a.json", Body: `{"schema":"olm.package","name":"a"}`}),
+			layer(t, entry{Name: ".wh.configs"}),
+			layer(t, entry{Name: "configs/b.json", Body: `{"schema":"olm.package","name":"b"}`}),
 		)
 		c, _ := loadImage(t, img)
 		assert.Equal(t, []string{"b"}, c.PackageNames())
 	})
 	t.Run("links are skipped with a warning", func(t *testing.T) {
-		img := build(t, nil, layer(t, entry{name: "configs/a.json", body: `{"schema":"olm.package","name":"a"}`},
-			entry{name: "configs/b.json", link: "/elsewhere/b.json"}))
+		img := build(t, nil, layer(t, entry{Name: "configs/a.json", Body: `{"schema":"olm.package","name":"a"}`},
+			entry{Name: "configs/b.json", Link: "/elsewhere/b.json"}))
 		var warnings []string
 		c, _ := loadImageWith(t, img, image.Options{Warn: func(s string) { warnings = append(warnings, s) }})
 		assert.Equal(t, []string{"a"}, c.PackageNames())
 		assert.Equal(t, []string{"/configs/b.json is a link to /elsewhere/b.json: links in a catalog image are not followed; the file is skipped"}, warnings)
 	})
 	t.Run("several platforms: linux/amd64 is read", func(t *testing.T) {
-		amd := build(t, nil, layer(t, entry{name: "configs/a.json", body: `{"schema":"olm.package","name":"amd"}`}))
-		arm := build(t, nil, layer(t, entry{name: "configs/a.json", body: `{"schema":"olm.package","name":"arm"}`}))
+		amd := build(t, nil, layer(t, entry{Name: "configs/a.json", Body: `{"schema":"olm.package","name":"amd"}`}))
+		arm := build(t, nil, layer(t, entry{Name: "configs/a.json", Body: `{"schema":"olm.package","name":"arm"}`}))
 		idx := mutate.AppendManifests(empty.Index,
 			mutate.IndexAddendum{Add: arm, Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: "linux", Architecture: "arm64"}}},
 			mutate.IndexAddendum{Add: amd, Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: "linux", Architecture: "amd64"}}})
@@ -320,13 +303,13 @@ func TestImageErrors(t *testing.T) {
 		source string
 		want   []string
 	}{
-		{"no label, no /configs", archive(build(t, nil, layer(t, entry{name: "usr/share/catalog/a.json", body: "{}"}))),
+		{"no label, no /configs", archive(build(t, nil, layer(t, entry{Name: "usr/share/catalog/a.json", Body: "{}"}))),
 			[]string{"no catalog file (.yaml, .yml, .json) under /configs (the default: the image has no operators.operatorframework.io.index.configs.v1 label)"}},
-		{"label names an empty folder", archive(build(t, map[string]string{image.ConfigsLabel: "/fbc"}, layer(t, entry{name: "configs/a.json", body: "{}"}))),
+		{"label names an empty folder", archive(build(t, map[string]string{image.ConfigsLabel: "/fbc"}, layer(t, entry{Name: "configs/a.json", Body: "{}"}))),
 			[]string{"no catalog file", "under /fbc (label operators.operatorframework.io.index.configs.v1)"}},
-		{"root is a link", archive(build(t, nil, layer(t, entry{name: "configs", link: "/var/fbc"}, entry{name: "var/fbc/a.json", body: "{}"}))),
+		{"root is a link", archive(build(t, nil, layer(t, entry{Name: "configs", Link: "/var/fbc"}, entry{Name: "var/fbc/a.json", Body: "{}"}))),
 			[]string{"which is a link to /var/fbc: links are not followed"}},
-		{"not FBC", archive(build(t, nil, layer(t, entry{name: "configs/a.json", body: `{"apiVersion":"v1","kind":"ConfigMap"}`}))),
+		{"not FBC", archive(build(t, nil, layer(t, entry{Name: "configs/a.json", Body: `{"apiVersion":"v1","kind":"ConfigMap"}`}))),
 			[]string{"img.tar!/configs/a.json:1 (document 0)", `blob has no "schema"`}},
 		{"truncated archive", write("cut.tar", goodBytes[:len(goodBytes)/2]), []string{"cut.tar"}},
 		{"random bytes", write("noise.tar", bytes.Repeat([]byte("noise"), 200)),

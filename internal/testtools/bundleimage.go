@@ -61,9 +61,9 @@ func BundleImage(t testing.TB, dir, pkg string, extra ...v1.Layer) v1.Image {
 	return img
 }
 
-// TarEntry is a regular file of a test layer.
+// TarEntry is a regular file of a test layer, or a symbolic link when Link is set.
 type TarEntry struct {
-	Name, Body string
+	Name, Body, Link string
 }
 
 // Layer is an uncompressed layer of the entries, in order, with zero times.
@@ -73,6 +73,9 @@ func Layer(t testing.TB, entries ...TarEntry) v1.Layer {
 	tw := tar.NewWriter(&buf)
 	for _, e := range entries {
 		h := &tar.Header{Name: e.Name, Mode: 0o644, Size: int64(len(e.Body)), Typeflag: tar.TypeReg, ModTime: time.Unix(0, 0)}
+		if e.Link != "" {
+			h.Typeflag, h.Linkname, h.Size = tar.TypeSymlink, e.Link, 0
+		}
 		if err := tw.WriteHeader(h); err != nil {
 			t.Fatal(err)
 		}
