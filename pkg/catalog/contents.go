@@ -290,7 +290,12 @@ func decodeSnapshotContents(m map[string]any) (*Contents, error) {
 		c.CRDs = append(c.CRDs, raw)
 		c.crdNames = append(c.crdNames, objectHeadOf(raw).Metadata.Name)
 	}
-	for key, dst := range map[string]*[]v1alpha1.StrategyDeploymentPermissions{"permissions": &c.Permissions, "clusterPermissions": &c.ClusterPermissions} {
+	// (fields in a fixed order, so that the first error is always the same)
+	for _, f := range []struct {
+		key string
+		dst *[]v1alpha1.StrategyDeploymentPermissions
+	}{{"permissions", &c.Permissions}, {"clusterPermissions", &c.ClusterPermissions}} {
+		key, dst := f.key, f.dst
 		v, ok := m[key]
 		if !ok || v == nil {
 			continue
@@ -311,45 +316,55 @@ func decodeSnapshotContents(m map[string]any) (*Contents, error) {
 		}
 		c.Deployments = append(c.Deployments, s)
 	}
-	for key, dst := range map[string]*[]CRDRef{"ownedCRDs": &c.OwnedCRDs, "requiredCRDs": &c.RequiredCRDs} {
-		l, err := listOfMaps(m, key)
+	for _, f := range []struct {
+		key string
+		dst *[]CRDRef
+	}{{"ownedCRDs", &c.OwnedCRDs}, {"requiredCRDs", &c.RequiredCRDs}} {
+		recs, err := stringRecords(m, f.key, 1, "name", "version", "kind")
 		if err != nil {
 			return nil, err
 		}
-		for i, e := range l {
-			var ref CRDRef
-			if err = onlyKeys(e, "name", "version", "kind"); err == nil {
-				if ref.Name, err = reqString(e, "name"); err == nil {
-					if ref.Version, err = optString(e, "version"); err == nil {
-						ref.Kind, err = optString(e, "kind")
-					}
-				}
-			}
-			if err != nil {
-				return nil, fmt.Errorf("%s element %d: %w", key, i, err)
-			}
-			*dst = append(*dst, ref)
+		for _, r := range recs {
+			*f.dst = append(*f.dst, CRDRef{Name: r[0], Version: r[1], Kind: r[2]})
 		}
 	}
-	objs, err := listOfMaps(m, "objects")
+	recs, err := stringRecords(m, "objects", 2, "apiVersion", "kind", "name")
 	if err != nil {
 		return nil, err
 	}
-	for i, e := range objs {
-		var ref ObjectRef
-		if err = onlyKeys(e, "apiVersion", "kind", "name"); err == nil {
-			if ref.APIVersion, err = reqString(e, "apiVersion"); err == nil {
-				if ref.Kind, err = reqString(e, "kind"); err == nil {
-					ref.Name, err = optString(e, "name")
-				}
+	for _, r := range recs {
+		c.Objects = append(c.Objects, ObjectRef{APIVersion: r[0], Kind: r[1], Name: r[2]})
+	}
+	return c, nil
+}
+
+// stringRecords reads the list of records at key whose fields are strings: the first
+// required ones must be set, the others may be empty; no other field.
+func stringRecords(m map[string]any, key string, required int, fields ...string) ([][]string, error) {
+	l, err := listOfMaps(m, key)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]string, 0, len(l))
+	for i, e := range l {
+		err := onlyKeys(e, fields...)
+		rec := make([]string, len(fields))
+		for j, f := range fields {
+			if err != nil {
+				break
+			}
+			if j < required {
+				rec[j], err = reqString(e, f)
+			} else {
+				rec[j], err = optString(e, f)
 			}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("objects element %d: %w", i, err)
+			return nil, fmt.Errorf("%s element %d: %w", key, i, err)
 		}
-		c.Objects = append(c.Objects, ref)
+		out = append(out, rec)
 	}
-	return c, nil
+	return out, nil
 }
 
 // strictJSON decodes a value tree into dst through JSON, refusing unknown fields.
