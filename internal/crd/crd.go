@@ -185,12 +185,6 @@ func fromInternal(internal *apiextensions.CustomResourceDefinition) (d *Definiti
 // Versions returns the served versions, in the CRD's order.
 func (d *Definition) Versions() []string { return slices.Clone(d.servedOrder) }
 
-// Serves reports whether the CRD serves a version.
-func (d *Definition) Serves(v string) bool {
-	_, ok := d.served[v]
-	return ok
-}
-
 func (v *version) build() error {
 	v.once.Do(func() {
 		if v.schema == nil {

@@ -10,7 +10,6 @@ package platform
 import (
 	"embed"
 	"fmt"
-	"slices"
 	"sync"
 
 	olmcrds "github.com/operator-framework/api/crds"
@@ -53,9 +52,6 @@ func LookupBuiltin(group, kind string) (*Builtin, bool) {
 	b, ok := builtins()[group+"|"+kind]
 	return b, ok
 }
-
-// Serves reports whether the kind has a version.
-func (b *Builtin) Serves(version string) bool { return slices.Contains(b.Versions, version) }
 
 //go:embed openshift/*.yaml olmv1/*.yaml
 var openshiftFiles embed.FS

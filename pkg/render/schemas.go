@@ -30,11 +30,11 @@ const crdAPIVersion = "apiextensions.k8s.io/v1"
 // originBundle names CRDs and CSVs that installed bundles bring, in explanations.
 const originBundle cluster.Origin = "catalog bundle"
 
-// servedKind is what the render knows serves a group and kind.
+// servedKind is what the render knows serves a group and kind: a CRD, a built-in kind, or,
+// with neither, ODLM's own kinds (namespaced, version v1alpha1).
 type servedKind struct {
 	def     *crd.Definition
 	builtin *platform.Builtin
-	odlm    bool
 	// where names the source of def: "bundle kube-green.v0.7.1", "inputs", "snapshot"…
 	where string
 	// fromBundle is set when the CRD arrives with an operator the render installs and
@@ -322,7 +322,7 @@ func (r *run) servedKindOf(apiVersion, kind string) *servedKind {
 		group = ""
 	}
 	if group == api.Group && slices.Contains(odlmKinds, kind) {
-		return &servedKind{odlm: true, where: "ODLM"}
+		return &servedKind{where: "ODLM"}
 	}
 	if b, ok := platform.LookupBuiltin(group, kind); ok {
 		return &servedKind{builtin: b, where: "Kubernetes"}
