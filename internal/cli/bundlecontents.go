@@ -29,24 +29,18 @@ func defaultCacheDir() string {
 // whose CRDs a render checks against; older bundles matter only for upgrade paths); keep
 // says which heads have none.
 func bundleContents(ctx context.Context, f extractFlags, cat *catalog.Catalog, rewrites []image.Rewrite, stderr io.Writer, warn func(string)) error {
-	var missing []*catalog.Bundle
-	for _, pn := range cat.PackageNames() {
-		p, _ := cat.Package(pn)
-		if f.contents == contentsDrop {
+	if f.contents == contentsDrop {
+		for _, pn := range cat.PackageNames() {
+			p, _ := cat.Package(pn)
 			for _, b := range p.Bundles {
 				b.Contents = nil
 			}
-			continue
 		}
-		for _, cn := range p.ChannelNames() {
-			b, err := p.HeadBundle(cn)
-			if err == nil && b.Contents == nil && !slices.Contains(missing, b) {
-				missing = append(missing, b)
-			}
-		}
+		return nil
 	}
+	missing := cat.HeadsWithoutContents()
 	switch {
-	case len(missing) == 0 || f.contents == contentsDrop:
+	case len(missing) == 0:
 		return nil
 	case f.contents == contentsKeep:
 		names := make([]string, 0, len(missing))

@@ -373,12 +373,7 @@ func (b *Builder) Catalog() (*Catalog, error) {
 // the heads once converged, and the CRDs of older versions only made catalogs of the older
 // shape (and their snapshots) many times larger.
 func keepHeadContents(p *Package) {
-	heads := map[string]bool{}
-	for _, ch := range p.Channels {
-		if h, err := ch.Head(); err == nil {
-			heads[h] = true
-		}
-	}
+	heads := p.heads()
 	for name, bu := range p.Bundles {
 		switch {
 		case !heads[name]:

@@ -159,3 +159,30 @@ func joinOrNone(names []string) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// heads are the names of the bundles that head a channel.
+func (p *Package) heads() map[string]bool {
+	heads := map[string]bool{}
+	for _, ch := range p.Channels {
+		if h, err := ch.Head(); err == nil {
+			heads[h] = true
+		}
+	}
+	return heads
+}
+
+// HeadsWithoutContents returns the channel heads whose contents (CRDs, install strategy)
+// are unknown, by package and bundle name: the bundles whose images a pull would read.
+func (c *Catalog) HeadsWithoutContents() []*Bundle {
+	var out []*Bundle
+	for _, pn := range c.PackageNames() {
+		p := c.packages[pn]
+		heads := p.heads()
+		for _, bn := range p.BundleNames() {
+			if b := p.Bundles[bn]; heads[bn] && b.Contents == nil {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
