@@ -198,6 +198,10 @@ func (r *run) installableByOLMv1(p *subscriptionPlan, b *catalog.Bundle) (string
 	all := supports(v1alpha1.InstallModeTypeAllNamespaces)
 	switch {
 	case len(why) > 0:
+	case len(b.InstallModes) == 0:
+		// the catalog does not say (as the OLM v0 install-mode check, nothing is refused)
+		r.add(diag.Warnf(about, field, "the catalog gives no install modes for %s: OLM v1 installs it for all namespaces, which it refuses if the bundle does not support AllNamespaces", b.Name))
+		return "", true
 	case mode == v1alpha1.InstallModeTypeAllNamespaces && all:
 		return "", true
 	case r.opts.OLMv1WatchNamespace && (mode == v1alpha1.InstallModeTypeOwnNamespace || mode == v1alpha1.InstallModeTypeSingleNamespace) && supports(mode):
