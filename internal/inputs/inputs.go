@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/odlm-render/odlm-render/internal/cluster"
+	"github.com/odlm-render/odlm-render/internal/fileread"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
@@ -96,7 +97,7 @@ func ReadPaths(paths []string, stdin io.Reader) ([]*manifest.Object, error) {
 	var out []*manifest.Object
 	for _, p := range paths {
 		if p == "-" {
-			data, err := io.ReadAll(stdin)
+			data, err := fileread.ReadAll("stdin", stdin)
 			if err != nil {
 				return nil, fmt.Errorf("reading stdin: %w", err)
 			}
@@ -112,7 +113,7 @@ func ReadPaths(paths []string, stdin io.Reader) ([]*manifest.Object, error) {
 			return nil, err
 		}
 		for _, f := range files {
-			data, err := os.ReadFile(f)
+			data, err := fileread.ReadFile(f)
 			if err != nil {
 				return nil, err
 			}
@@ -195,14 +196,11 @@ func LoadCatalog(paths []string, blobs []*manifest.Object) (*catalog.Catalog, er
 		if covered(c) {
 			continue
 		}
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			if data, err := os.ReadFile(p); err == nil {
-				sum := sha256.Sum256(data)
-				if contents[string(sum[:])] {
-					continue
-				}
-				contents[string(sum[:])] = true
+		if sum, ok := fileDigest(p); ok {
+			if contents[sum] {
+				continue
 			}
+			contents[sum] = true
 		}
 		if err := b.AddPath(p); err != nil {
 			return nil, err
@@ -218,6 +216,21 @@ func LoadCatalog(paths []string, blobs []*manifest.Object) (*catalog.Catalog, er
 		}
 	}
 	return b.Catalog()
+}
+
+// fileDigest is the sha256 of a regular file, streamed (catalog files may be large); ok is
+// false for a folder or a file that cannot be read, which AddPath then reads or reports.
+func fileDigest(p string) (string, bool) {
+	f, err := fileread.Open(p)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", false
+	}
+	return string(h.Sum(nil)), true
 }
 
 // canonicalPath is a path's absolute, cleaned, symlink-resolved form (as far as it resolves).
