@@ -356,10 +356,21 @@ func scalarValue(n *yaml.Node) (any, error) {
 		return intNumber(n)
 	case "!!float":
 		return floatNumber(n)
+	case "!!str":
+		if n.Style == 0 && yamlFloatRe.MatchString(n.Value) {
+			// a plain number too large for a float64: yaml.v3 reads it as a string, other
+			// readers of the output as a number or an error (as .inf is refused)
+			return nil, &lineError{n.Line, fmt.Sprintf("number %q cannot be represented in JSON", n.Value)}
+		}
+		return n.Value, nil
 	default:
 		return n.Value, nil
 	}
 }
+
+// yamlFloatRe is YAML 1.2's float syntax (core schema), which yaml.v3 resolves as a string
+// when the value overflows a float64.
+var yamlFloatRe = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
 
 func intNumber(n *yaml.Node) (any, error) {
 	text := strings.ReplaceAll(n.Value, "_", "")
@@ -383,7 +394,7 @@ func intNumber(n *yaml.Node) (any, error) {
 	if neg {
 		i.Neg(i)
 	}
-	return json.Number(i.String()), nil
+	return representable(n, i.String())
 }
 
 var jsonNumberRe = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
@@ -392,13 +403,22 @@ func floatNumber(n *yaml.Node) (any, error) {
 	text := strings.ReplaceAll(n.Value, "_", "")
 	text = strings.TrimPrefix(text, "+")
 	if jsonNumberRe.MatchString(text) {
-		return json.Number(text), nil
+		return representable(n, text)
 	}
 	f, err := strconv.ParseFloat(text, 64)
 	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
 		return nil, &lineError{n.Line, fmt.Sprintf("number %q cannot be represented in JSON", n.Value)}
 	}
 	return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), nil
+}
+
+// representable refuses a number JSON's syntax allows but no decoder of the API server can
+// hold (1e999, a 400-digit integer: both overflow a float64), as .inf is refused.
+func representable(n *yaml.Node, text string) (any, error) {
+	if f, err := strconv.ParseFloat(text, 64); err != nil && math.IsInf(f, 0) {
+		return nil, &lineError{n.Line, fmt.Sprintf("number %q cannot be represented in JSON", n.Value)}
+	}
+	return json.Number(text), nil
 }
 
 // DecodeJSONValue decodes one JSON value with exact numbers.
