@@ -1,60 +1,32 @@
-// Package live owns reading a live cluster, read-only: a kubeconfig connection whose HTTP
-// transport refuses every method but GET, and a cluster.Reader that GETs single objects.
-// Connect is shared with odlm-render installed. It lives apart from internal/cluster so that
-// the KRM function, which never reads a cluster, does not link client-go.
+// Package live owns reading a live cluster, read-only, from an API server it does not
+// trust: a kubeconfig Connection whose HTTP transport refuses every method but GET, follows
+// no redirect and bounds every response body, whose LISTs are bounded in pages, objects and
+// bytes and whose requests share one deadline, with client-go's logs silenced and, on
+// request, credential plugins refused; and a cluster.Reader that GETs single objects and
+// LISTs kinds. Connect is shared with odlm-render installed. It lives apart from
+// internal/cluster so that the KRM function, which never reads a cluster, does not link
+// client-go.
 package live
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
-	"net/url"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
-// DefaultTimeout bounds each request to a live cluster when Options.Timeout is 0.
-const DefaultTimeout = 10 * time.Second
-
-// dialTimeout bounds connecting to the API server, so that an unreachable cluster fails fast.
-const dialTimeout = 3 * time.Second
-
-// Options says which cluster a Reader reads from.
-type Options struct {
-	// Kubeconfig is the kubeconfig file; empty means what kubectl uses ($KUBECONFIG, then
-	// ~/.kube/config, then the in-cluster service account).
-	Kubeconfig string
-	// Context is the kubeconfig context; empty means the current context.
-	Context string
-	// Timeout bounds each request (default DefaultTimeout).
-	Timeout time.Duration
-
-	// WrapTransport, for tests, wraps the HTTP transport under the read-only guard, so it
-	// sees exactly the requests that leave the process.
-	WrapTransport func(http.RoundTripper) http.RoundTripper
-}
-
-// Reader reads objects from a live cluster with GET requests only: one GET per object, plus
-// one discovery GET per group-version (cached) to map a kind to its resource. It never
-// writes: its HTTP transport refuses any other method. Errors never carry object contents.
-// A Reader is safe for concurrent use.
+// Reader reads objects from a live cluster with GET requests only: one GET per object or
+// per LIST page, plus one discovery GET per group-version (cached) to map a kind to its
+// resource, all within its Connection's limits. It never writes: its HTTP transport refuses
+// any other method. Errors never carry object contents. A Reader is safe for concurrent use.
 type Reader struct {
 	conn *Connection
 
@@ -64,73 +36,6 @@ type Reader struct {
 }
 
 var _ cluster.Reader = (*Reader)(nil)
-
-// Connection is a read-only REST client for the cluster of a kubeconfig: its transport
-// refuses every method but GET (a LIST is a GET). The live reader and other read-only
-// commands (odlm-render installed) share it.
-type Connection struct {
-	Client    rest.Interface
-	Server    string // the API server's URL
-	User      string // the kubeconfig user, for messages
-	Namespace string // the context's namespace ("default" when it names none)
-	Timeout   time.Duration
-}
-
-// Connect loads the kubeconfig (as kubectl does when opts.Kubeconfig is empty) and prepares
-// a client. It sends no request.
-func Connect(opts Options) (*Connection, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	where := "kubeconfig"
-	if opts.Kubeconfig != "" {
-		rules.ExplicitPath = opts.Kubeconfig
-		where = "kubeconfig " + opts.Kubeconfig
-	}
-	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: opts.Context})
-	cfg, err := loader.ClientConfig()
-	if err != nil {
-		if clientcmd.IsEmptyConfig(err) {
-			return nil, fmt.Errorf("live cluster: no %s found (set --kubeconfig or $KUBECONFIG, or create ~/.kube/config)", where)
-		}
-		return nil, fmt.Errorf("live cluster: %s: %w", where, err)
-	}
-	namespace, _, err := loader.Namespace()
-	if err != nil || namespace == "" {
-		namespace = "default"
-	}
-	user := ""
-	if raw, err := loader.RawConfig(); err == nil {
-		name := opts.Context
-		if name == "" {
-			name = raw.CurrentContext
-		}
-		if c, ok := raw.Contexts[name]; ok && c != nil {
-			user = c.AuthInfo
-		}
-	}
-	timeout := opts.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	cfg = dynamic.ConfigFor(cfg)                // the dynamic client's JSON-only, scheme-free REST client
-	cfg.AcceptContentTypes = "application/json" // raw JSON, even where CBOR is enabled
-	cfg.Timeout = timeout
-	cfg.QPS, cfg.Burst = 50, 100
-	cfg.WarningHandler = rest.NoWarnings{}
-	dialer := &net.Dialer{Timeout: min(dialTimeout, timeout), KeepAlive: 30 * time.Second}
-	if cfg.Dial == nil && cfg.Proxy == nil {
-		cfg.Dial = dialer.DialContext
-	}
-	if opts.WrapTransport != nil {
-		cfg.Wrap(opts.WrapTransport)
-	}
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return readOnlyTransport{rt} })
-	// like the dynamic client: unversioned, absolute paths per request
-	client, err := rest.UnversionedRESTClientFor(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("live cluster: %s: %w", where, err)
-	}
-	return &Connection{Client: client, Server: cfg.Host, User: user, Namespace: namespace, Timeout: timeout}, nil
-}
 
 // NewReader loads the kubeconfig and prepares a client. It sends no request.
 func NewReader(opts Options) (*Reader, error) {
@@ -179,7 +84,7 @@ func (l *Reader) Get(apiVersion, kind, namespace, name string) (map[string]any, 
 	}
 	segments = append(segments, res.Name, name)
 
-	body, err := l.get(segments...)
+	body, err := l.conn.get(resourceName(gv, res.Name)+" "+where, segments...)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, false, nil
@@ -228,38 +133,19 @@ func (l *Reader) List(apiVersion, kind, namespace string) ([]map[string]any, err
 		where = " in namespace " + namespace
 	}
 	segments = append(segments, res.Name)
-	var out []map[string]any
-	cont := ""
-	for {
-		body, err := l.list(cont, segments...)
-		if err != nil {
-			described, unreachable := l.conn.Describe(err, "list", resourceName(gv, res.Name), where)
-			if unreachable {
-				l.mu.Lock()
-				if l.down == nil {
-					l.down = described
-				}
-				l.mu.Unlock()
-			}
-			return nil, described
+	items, err := l.conn.List(ListRequest{Segments: segments, Resource: resourceName(gv, res.Name), Scope: where, PageSize: listPageSize})
+	if err != nil {
+		described, unreachable := l.conn.Describe(err, "list", resourceName(gv, res.Name), where)
+		if unreachable {
+			l.markDown(described)
 		}
-		v, err := manifest.DecodeJSONValue(body)
-		page, _ := v.(map[string]any)
-		if err != nil || page == nil {
-			return nil, fmt.Errorf("live cluster %s: list %s%s: the response is not a list", l.conn.Server, resourceName(gv, res.Name), where)
-		}
-		items, _ := page["items"].([]any)
-		for _, it := range items {
-			m, ok := it.(map[string]any)
-			if !ok {
-				continue
-			}
+		return nil, described
+	}
+	out := make([]map[string]any, 0, len(items))
+	for _, it := range items {
+		if m, ok := it.(map[string]any); ok {
 			m["apiVersion"], m["kind"] = apiVersion, kind
 			out = append(out, m)
-		}
-		cont, _ = manifest.Get(page, "metadata", "continue").(string)
-		if cont == "" {
-			break
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -272,21 +158,6 @@ func (l *Reader) List(apiVersion, kind, namespace string) ([]map[string]any, err
 	return out, nil
 }
 
-func (l *Reader) list(cont string, segments ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), l.conn.Timeout)
-	defer cancel()
-	req := l.conn.Client.Get().AbsPath(segments...).Param("limit", strconv.Itoa(listPageSize))
-	if cont != "" {
-		req = req.Param("continue", cont)
-	}
-	res := req.Do(ctx)
-	body, err := res.Raw()
-	if err != nil {
-		return nil, res.Error()
-	}
-	return body, nil
-}
-
 // resourceFor maps a kind to the resource serving it, with one discovery request per
 // group-version. A group-version that is not served is asked again next time (a CRD may
 // appear); a served one is cached.
@@ -296,7 +167,7 @@ func (l *Reader) resourceFor(gv schema.GroupVersion, kind string) (metav1.APIRes
 	list, ok := l.resources[key]
 	l.mu.Unlock()
 	if !ok {
-		body, err := l.get(groupVersionPath(gv))
+		body, err := l.conn.get("discovery of "+key, groupVersionPath(gv))
 		if err != nil {
 			if apierrors.IsNotFound(err) {
 				return metav1.APIResource{}, l.notServed(gv, kind)
@@ -330,78 +201,29 @@ type notServedError string
 func (e notServedError) Error() string        { return string(e) }
 func (e notServedError) Is(target error) bool { return target == cluster.ErrNotServed }
 
-func (l *Reader) get(segments ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), l.conn.Timeout)
-	defer cancel()
-	res := l.conn.Client.Get().AbsPath(segments...).Do(ctx)
-	body, err := res.Raw()
-	if err != nil {
-		return nil, res.Error() // the error with the Status the server sent, if any
-	}
-	return body, nil
-}
-
 func (l *Reader) failed() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.down
 }
 
-var forbiddenUser = regexp.MustCompile(`User "([^"]*)"`)
-
 // describe turns a request error into a message that names the server, the resource and the
 // object, never its contents.
 func (l *Reader) describe(err error, resource, where string) error {
 	described, unreachable := l.conn.Describe(err, "get", strings.TrimSpace(resource+" "+where), "")
 	if unreachable {
-		l.mu.Lock()
-		if l.down == nil {
-			l.down = described
-		}
-		l.mu.Unlock()
+		l.markDown(described)
 	}
 	return described
 }
 
-// Describe turns a failed request (verb "get" or "list" of target) into an error that names
-// the server and what the user can do, never object contents. scope completes target in
-// the RBAC message (" in all namespaces"). unreachable reports a request that got no HTTP
-// answer (refused, no route, DNS, TLS, timeout): later ones will fail the same way.
-func (c *Connection) Describe(err error, verb, target, scope string) (described error, unreachable bool) {
-	var status apierrors.APIStatus
-	switch {
-	case apierrors.IsForbidden(err):
-		who := "the kubeconfig user"
-		if m := forbiddenUser.FindStringSubmatch(err.Error()); m != nil {
-			who = fmt.Sprintf("user %q", m[1])
-		} else if c.User != "" {
-			who = fmt.Sprintf("kubeconfig user %q", c.User)
-		}
-		return fmt.Errorf("live cluster %s: forbidden: %s cannot %s %s%s (RBAC)", c.Server, who, verb, target, scope), false
-	case apierrors.IsUnauthorized(err):
-		who := "the kubeconfig credentials"
-		if c.User != "" {
-			who = fmt.Sprintf("the credentials of kubeconfig user %q", c.User)
-		}
-		return fmt.Errorf("live cluster %s: unauthorized: the server rejected %s (expired or wrong token or certificate?)", c.Server, who), false
-	case apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err):
-		return fmt.Errorf("live cluster %s: %s %s: the server timed out", c.Server, verb, target), false
-	case errors.As(err, &status):
-		st := status.Status()
-		return fmt.Errorf("live cluster %s: %s %s: HTTP %d %s: %s", c.Server, verb, target, st.Code, st.Reason, st.Message), false
+// markDown remembers the first unreachable error: later reads fail fast with it.
+func (l *Reader) markDown(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.down == nil {
+		l.down = err
 	}
-	var uerr *url.Error
-	if errors.As(err, &uerr) {
-		err = uerr.Err
-	}
-	msg := err.Error()
-	if strings.HasPrefix(msg, "getting credentials") { // a kubeconfig exec plugin failed
-		return fmt.Errorf("live cluster %s: kubeconfig credentials: %s", c.Server, msg), false
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		msg = fmt.Sprintf("no answer within %s", c.Timeout)
-	}
-	return fmt.Errorf("cluster %s unreachable: %s", c.Server, msg), true
 }
 
 func groupVersionPath(gv schema.GroupVersion) string {
@@ -428,20 +250,3 @@ func checkSegment(what, s string) error {
 	}
 	return nil
 }
-
-// readOnlyTransport refuses every request but GET, so that nothing in this package can
-// write to a cluster, whatever client code is added later.
-type readOnlyTransport struct{ next http.RoundTripper }
-
-func (t readOnlyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method != http.MethodGet {
-		if req.Body != nil {
-			_ = req.Body.Close()
-		}
-		return nil, fmt.Errorf("live cluster reader is read-only: refusing %s %s", req.Method, req.URL.Path)
-	}
-	return t.next.RoundTrip(req)
-}
-
-// WrappedRoundTripper lets client-go see through the wrapper (for connection management).
-func (t readOnlyTransport) WrappedRoundTripper() http.RoundTripper { return t.next }
