@@ -1,7 +1,6 @@
 package installed
 
 import (
-	"context"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -11,15 +10,19 @@ import (
 	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
-// listPageSize is the number of objects asked for per LIST request (continued until done).
-var listPageSize = 500
+// listPageSize is the number of objects asked for per LIST request (continued until done;
+// a variable for tests). A page must fit live.DefaultMaxResponseBytes: ClusterServiceVersions
+// run to hundreds of kilobytes (icons, CRD descriptions), so a page holds 100 of them, not
+// the 500 usual elsewhere.
+var listPageSize = 100
 
 // LiveOptions says which cluster a LiveLister reads (the live reader's options).
 type LiveOptions = live.Options
 
-// LiveLister lists OLM objects of a live cluster with LIST requests (HTTP GET, paginated),
-// the way live.Reader reads single objects: its transport refuses every method but GET,
-// and errors name the server and the resource, never object contents.
+// LiveLister lists OLM objects of a live cluster with LIST requests (HTTP GET, paginated)
+// through a live.Connection: its transport refuses every method but GET, its reads are
+// bounded by the connection's limits (LiveOptions), and errors name the server and the
+// resource, never object contents.
 type LiveLister struct {
 	conn *live.Connection
 }
@@ -103,47 +106,29 @@ func (l *LiveLister) Read(namespaces bool) (Cluster, diag.Results, error) {
 	return c, rs, nil
 }
 
-// list reads every object of a resource in all namespaces, page by page.
+// list reads every object of a resource in all namespaces, page by page, within the
+// connection's limits (pages, objects, bytes, deadline).
 func (l *LiveLister) list(r resource) ([]*manifest.Object, error) {
-	var out []*manifest.Object
-	cont := ""
-	for {
-		req := l.conn.Client.Get().AbsPath(r.path()).Param("limit", fmt.Sprint(listPageSize))
-		if cont != "" {
-			req = req.Param("continue", cont)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), l.conn.Timeout)
-		res := req.Do(ctx)
-		body, err := res.Raw()
-		cancel()
-		if err != nil {
-			return nil, l.describe(res.Error(), r)
-		}
-		v, err := manifest.DecodeJSONValue(body)
-		list, ok := v.(map[string]any)
-		if err != nil || !ok {
-			return nil, fmt.Errorf("live cluster %s: list %s: the response is not a JSON list", l.conn.Server, r.name())
-		}
-		items, _ := list["items"].([]any)
-		for _, it := range items {
-			m, ok := it.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("live cluster %s: list %s: an item is not an object", l.conn.Server, r.name())
-			}
-			// items of built-in lists come without apiVersion and kind
-			if _, ok := m["apiVersion"].(string); !ok {
-				m["apiVersion"] = r.apiVersion()
-			}
-			if _, ok := m["kind"].(string); !ok {
-				m["kind"] = r.kind
-			}
-			out = append(out, manifest.New(m))
-		}
-		cont, _ = manifest.Get(list, "metadata", "continue").(string)
-		if cont == "" {
-			return out, nil
-		}
+	items, err := l.conn.List(live.ListRequest{Segments: []string{r.path()}, Resource: r.name(), Scope: " in all namespaces", PageSize: listPageSize})
+	if err != nil {
+		return nil, l.describe(err, r)
 	}
+	out := make([]*manifest.Object, 0, len(items))
+	for _, it := range items {
+		m, ok := it.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("live cluster %s: list %s: an item is not an object", l.conn.Server, r.name())
+		}
+		// items of built-in lists come without apiVersion and kind
+		if _, ok := m["apiVersion"].(string); !ok {
+			m["apiVersion"] = r.apiVersion()
+		}
+		if _, ok := m["kind"].(string); !ok {
+			m["kind"] = r.kind
+		}
+		out = append(out, manifest.New(m))
+	}
+	return out, nil
 }
 
 // describe turns a request error into a message naming the server and the resource.

@@ -102,8 +102,10 @@ func (l *Reader) Get(apiVersion, kind, namespace, name string) (map[string]any, 
 	return obj, true, nil
 }
 
-// listPageSize is how many objects one LIST page holds (a variable for tests).
-var listPageSize = 500
+// listPageSize is how many objects one LIST page holds (a variable for tests): 100 objects
+// of up to 640 KiB fit a page in DefaultMaxResponseBytes, and DefaultMaxListPages pages
+// hold DefaultMaxListObjects objects.
+var listPageSize = 100
 
 var _ cluster.Lister = (*Reader)(nil)
 
