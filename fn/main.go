@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/odlm-render/odlm-render/internal/fileread"
 	"github.com/odlm-render/odlm-render/internal/version"
 )
 
@@ -40,6 +41,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "odlm-render-fn: unexpected argument %q: the function reads a ResourceList on stdin\n\n%s", args[0], usage)
 			return 2
 		}
+	}
+	if err := fileread.CheckEnv(); err != nil {
+		fmt.Fprintf(stderr, "odlm-render-fn: %v\n", err)
+		return 2
 	}
 	failed, err := process(stdin, stdout, stderr)
 	switch {

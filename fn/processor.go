@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/odlm-render/odlm-render/internal/crash"
 	"io"
-	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/odlm-render/odlm-render/internal/crash"
+	"github.com/odlm-render/odlm-render/internal/fileread"
 
 	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/diag"
@@ -189,6 +191,22 @@ func toResults(rs diag.Results) []krm.Result {
 	return out
 }
 
+// readAnnotatedFile decodes the file an item's path annotation names, if it is a regular file
+// (of at most fileread.MaxBytes) below the working directory, where kustomize and kpt run
+// the function: the annotation is the input's to set, so /dev/zero, a FIFO or a file outside
+// the package gives no line numbers rather than an endless, blocked or foreign read.
+func readAnnotatedFile(path string) []*manifest.Object {
+	if filepath.IsAbs(path) || !fileread.Inside(path, ".") {
+		return nil
+	}
+	data, err := fileread.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	docs, _ := manifest.Decode(path, data)
+	return docs
+}
+
 // fileLines finds, for a result about an item, the line of its field in the user's file: the
 // item's path annotation names the file (relative to where kustomize or kpt runs the
 // function) and its index annotation the document, so the message can read
@@ -201,9 +219,7 @@ func (fl fileLines) of(r diag.Result) int {
 	}
 	docs, ok := fl[r.File]
 	if !ok {
-		if data, err := os.ReadFile(r.File); err == nil {
-			docs, _ = manifest.Decode(r.File, data)
-		}
+		docs = readAnnotatedFile(r.File)
 		fl[r.File] = docs
 	}
 	key, field := r.Object.Key(), r.Field

@@ -20,6 +20,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/cluster/live"
 	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/fileread"
 	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/version"
@@ -47,7 +48,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}()
 	root := newRoot(stdin, stdout, stderr)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := fileread.CheckEnv()
+	if err == nil {
+		err = root.Execute()
+	}
 	if err == nil {
 		return ExitOK
 	}

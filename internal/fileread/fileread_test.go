@@ -106,3 +106,29 @@ func mustParse(t *testing.T, s string) int64 {
 	require.NoError(t, err)
 	return n
 }
+
+func TestInsideFollowsLinks(t *testing.T) {
+	root := t.TempDir()
+	other := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "sub"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "sub", "a.yaml"), nil, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(other, "secret.yaml"), nil, 0o600))
+	require.NoError(t, os.Symlink(filepath.Join(other, "secret.yaml"), filepath.Join(root, "link.yaml")))
+	require.NoError(t, os.Symlink(other, filepath.Join(root, "dir")))
+	for _, tc := range []struct {
+		path   string
+		inside bool
+	}{
+		{filepath.Join(root, "sub", "a.yaml"), true},
+		{filepath.Join(root, "sub"), true},
+		{root, true},
+		{filepath.Join(root, "sub", "..", "..", filepath.Base(other)), false},
+		{filepath.Join(root, "link.yaml"), false},
+		{filepath.Join(root, "dir", "secret.yaml"), false},
+		{filepath.Join(root, "missing.yaml"), false},
+		{other, false},
+	} {
+		assert.Equal(t, tc.inside, fileread.Inside(tc.path, root), tc.path)
+	}
+	assert.True(t, fileread.Inside(filepath.Join(root, "link.yaml"), root, other))
+}

@@ -17,6 +17,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/odlm-render/odlm-render/internal/fileread"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
@@ -69,7 +70,7 @@ type Item struct {
 // Read parses a ResourceList (YAML or JSON). Items that are not mappings, and anything
 // that is not a single ResourceList document, are errors naming the position.
 func Read(r io.Reader) (*ResourceList, error) {
-	data, err := io.ReadAll(r)
+	data, err := fileread.ReadAll(inputName, r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading: %w", inputName, err)
 	}
@@ -166,8 +167,14 @@ func readHeader(conv *manifest.Converter, root *yaml.Node) (*ResourceList, *yaml
 	rl := &ResourceList{}
 	var itemsNode *yaml.Node
 	sawKind := false
+	seen := map[string]bool{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		key, value := root.Content[i], root.Content[i+1]
+		if seen[key.Value] {
+			// which of two functionConfigs or item lists wins is no reader's guess
+			return nil, nil, syntaxError(key.Line, fmt.Sprintf("duplicate key %q", key.Value))
+		}
+		seen[key.Value] = true
 		switch key.Value {
 		case "apiVersion":
 			rl.APIVersion = value.Value

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestPathAnnotationsReadOnlyRegularFilesInThePackage: an item's path annotation names the
+// file the function reads to put line numbers on its results. The ResourceList is input: a
+// path to /dev/zero, a FIFO or a file outside the working directory (where kustomize and kpt
+// run the function) must be neither read nor waited for; the results then carry no line.
+func TestPathAnnotationsReadOnlyRegularFilesInThePackage(t *testing.T) {
+	base := t.TempDir()
+	pkg := filepath.Join(base, "pkg")
+	require.NoError(t, os.Mkdir(pkg, 0o700))
+	request := "apiVersion: operator.ibm.com/v1alpha1\nkind: OperandRequest\nmetadata: {name: app, namespace: apps}\nspec:\n  requests:\n  - registry: nowhere\n    operands: [{name: x}]\n"
+	require.NoError(t, os.WriteFile(filepath.Join(base, "outside.yaml"), []byte(request), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(pkg, "inside.yaml"), []byte(request), 0o600))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(pkg, "fifo.yaml"), 0o600))
+	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(pkg, "zero.yaml")))
+	require.NoError(t, os.Symlink(filepath.Join(base, "outside.yaml"), filepath.Join(pkg, "link.yaml")))
+	t.Chdir(pkg)
+	for _, tc := range []struct {
+		path     string
+		wantLine bool
+	}{
+		{"inside.yaml", true}, // the control: a file of the package gives its line
+		{"fifo.yaml", false},
+		{"zero.yaml", false},
+		{"../outside.yaml", false},
+		{"link.yaml", false},
+		{filepath.Join(pkg, "inside.yaml"), false}, // absolute: not the orchestrator's relative path
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			in := "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" +
+				"- apiVersion: operator.ibm.com/v1alpha1\n  kind: OperandRequest\n  metadata:\n    name: app\n    namespace: apps\n" +
+				"    annotations:\n      config.kubernetes.io/path: '" + tc.path + "'\n      internal.config.kubernetes.io/path: '" + tc.path + "'\n" +
+				"  spec:\n    requests:\n    - registry: nowhere\n      operands: [{name: x}]\n"
+			done := make(chan string, 1)
+			go func() {
+				var out, stderr bytes.Buffer
+				code := run(nil, bytes.NewBufferString(in), &out, &stderr)
+				assert.Equal(t, 1, code)
+				done <- stderr.String()
+			}()
+			select {
+			case stderr := <-done:
+				require.Contains(t, stderr, "OperandRegistry apps/nowhere not found")
+				withLine := regexp.MustCompile(regexp.QuoteMeta(tc.path) + `:[0-9]+: `).MatchString(stderr)
+				assert.Equal(t, tc.wantLine, withLine, stderr)
+			case <-time.After(10 * time.Second):
+				t.Fatal("the function did not end")
+			}
+		})
+	}
+}
