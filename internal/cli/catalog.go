@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -332,10 +333,28 @@ func snapshotName(source string, kind image.Kind) string {
 	return s
 }
 
-// writeFileAtomic writes a file through a temporary file in the same
-// folder, so that a failed write leaves the old file.
+// writeFileAtomic writes a file through a temporary file in the same folder, so that a
+// failed write leaves the old file. Only a new path or a regular file (through its links) is
+// replaced that way: a device, FIFO or anything else that is not a regular file (-o
+// /dev/null, even as root) is written in place, and a folder is refused.
 func writeFileAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	target, mode := path, os.FileMode(0o644)
+	switch fi, err := os.Stat(path); {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return err
+	case fi.IsDir():
+		return fmt.Errorf("%s is a folder: give a file name", path)
+	case !fi.Mode().IsRegular():
+		return writeInPlace(path, write)
+	default:
+		// a link to a regular file: replace the file it points to and keep the link
+		if target, err = filepath.EvalSymlinks(path); err != nil {
+			return err
+		}
+		mode = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*")
 	if err != nil {
 		return err
 	}
@@ -347,8 +366,22 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+	if err := os.Chmod(tmp.Name(), mode); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	return os.Rename(tmp.Name(), target)
+}
+
+// writeInPlace writes to what is not a regular file (a device, a FIFO) as a shell redirection
+// would.
+func writeInPlace(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestWriteFileAtomicReplacesOnlyRegularFiles: `catalog extract -o /dev/null` as root replaced
+// /dev/null with a regular file (a temporary file renamed over it). Only new paths and
+// regular files are replaced; a device or a FIFO is written in place, a link keeps pointing
+// where it did, a folder is refused.
+func TestWriteFileAtomicReplacesOnlyRegularFiles(t *testing.T) {
+	write := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	dir := t.TempDir()
+
+	t.Run("a character device stays a device", func(t *testing.T) {
+		// a link to /dev/null, which the old code replaced as it replaced /dev/null itself
+		// (never /dev/null here: a regression would break the machine the tests run on)
+		target := filepath.Join(dir, "null")
+		require.NoError(t, os.Symlink("/dev/null", target))
+		require.NoError(t, writeFileAtomic(target, write("snapshot")))
+		fi, err := os.Stat(target)
+		require.NoError(t, err)
+		assert.NotZero(t, fi.Mode()&os.ModeCharDevice, "still a character device")
+	})
+	t.Run("a FIFO is written in place", func(t *testing.T) {
+		fifo := filepath.Join(dir, "fifo")
+		require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+		got := make(chan []byte)
+		go func() {
+			f, err := os.Open(fifo)
+			if !assert.NoError(t, err) {
+				got <- nil
+				return
+			}
+			b, _ := io.ReadAll(f)
+			_ = f.Close()
+			got <- b
+		}()
+		require.NoError(t, writeFileAtomic(fifo, write("through the pipe")))
+		assert.Equal(t, "through the pipe", string(<-got))
+		fi, err := os.Lstat(fifo)
+		require.NoError(t, err)
+		assert.NotZero(t, fi.Mode()&os.ModeNamedPipe)
+	})
+	t.Run("a link to a regular file keeps the link and its mode", func(t *testing.T) {
+		real := filepath.Join(dir, "real.yaml")
+		require.NoError(t, os.WriteFile(real, []byte("old"), 0o600))
+		link := filepath.Join(dir, "link.yaml")
+		require.NoError(t, os.Symlink(real, link))
+		require.NoError(t, writeFileAtomic(link, write("new")))
+		fi, err := os.Lstat(link)
+		require.NoError(t, err)
+		assert.NotZero(t, fi.Mode()&os.ModeSymlink)
+		b, err := os.ReadFile(real)
+		require.NoError(t, err)
+		assert.Equal(t, "new", string(b))
+		fi, err = os.Stat(real)
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	})
+	t.Run("a new path is created", func(t *testing.T) {
+		p := filepath.Join(dir, "new.yaml")
+		require.NoError(t, writeFileAtomic(p, write("x")))
+		fi, err := os.Stat(p)
+		require.NoError(t, err)
+		assert.True(t, fi.Mode().IsRegular())
+	})
+	t.Run("a folder is refused", func(t *testing.T) {
+		require.ErrorContains(t, writeFileAtomic(dir, write("x")), "is a folder")
+	})
+}
