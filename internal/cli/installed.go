@@ -22,6 +22,7 @@ type installedFlags struct {
 	kubeconfig  string
 	context     string
 	timeout     time.Duration
+	deadline    time.Duration
 	namespace   string
 	all         bool
 	output      string
@@ -61,6 +62,7 @@ Exit status: 0 success, 1 when any error was found (or a drift with --fail-on-dr
 	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig for --live (default: $KUBECONFIG, then ~/.kube/config)")
 	cmd.Flags().StringVar(&f.context, "context", "", "kubeconfig context for --live (default: the current context)")
 	cmd.Flags().DurationVar(&f.timeout, "live-timeout", live.DefaultTimeout, "timeout of each --live request")
+	cmd.Flags().DurationVar(&f.deadline, "live-deadline", live.DefaultDeadline, "deadline of the whole --live read, all requests together")
 	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "the watched namespace to show (default with --live: the kubeconfig context's); with --against, check only its Subscriptions")
 	cmd.Flags().BoolVarP(&f.all, "all-namespaces", "A", false, "show every namespace")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "table", "output format: table or yaml")
@@ -81,6 +83,8 @@ func checkInstalledFlags(f installedFlags, args []string) error {
 		return usage("--snapshot and --live are exclusive: installed reads one cluster state")
 	case !f.live && (f.kubeconfig != "" || f.context != ""):
 		return usage("--kubeconfig and --context only apply with --live")
+	case f.live && f.deadline <= 0:
+		return usage("--live-deadline must be more than 0 (got %s)", f.deadline)
 	case f.namespace != "" && f.all:
 		return usage("-n and -A are exclusive")
 	case f.output != "table" && f.output != "yaml":
@@ -115,7 +119,7 @@ func runInstalled(f installedFlags, stdin io.Reader, stdout, stderr io.Writer) e
 	)
 	if f.live {
 		var err error
-		lister, err = installed.NewLiveLister(installed.LiveOptions{Kubeconfig: f.kubeconfig, Context: f.context, Timeout: f.timeout})
+		lister, err = installed.NewLiveLister(installed.LiveOptions{Kubeconfig: f.kubeconfig, Context: f.context, Timeout: f.timeout, Deadline: f.deadline})
 		if err != nil {
 			return fmt.Errorf("--live: %w", err)
 		}

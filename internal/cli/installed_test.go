@@ -3,10 +3,14 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -103,6 +107,7 @@ func TestInstalledUsageErrors(t *testing.T) {
 		{"kubeconfig without live", []string{"--snapshot", snap, "-A", "--kubeconfig", "x"}, "--kubeconfig and --context only apply with --live"},
 		{"stdin twice", []string{"--snapshot", "-", "--against", "-"}, `stdin ("-") can be read only once`},
 		{"unknown flag", []string{"--snapshot", snap, "-A", "--nope"}, "unknown flag: --nope"},
+		{"no deadline", []string{"--live", "-A", "--live-deadline", "0s"}, "--live-deadline must be more than 0 (got 0s)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, stderr := runInstalledCmd(t, "", tc.args...)
@@ -111,6 +116,32 @@ func TestInstalledUsageErrors(t *testing.T) {
 			assert.Contains(t, stderr, tc.want)
 		})
 	}
+}
+
+// TestInstalledLiveDeadlineBoundsTheWholeRead: an API server (untrusted: the Argo CD sidecar
+// is shared by every tenant) answering each page within --live-timeout but paging forever
+// holds `installed --live` no longer than --live-deadline.
+func TestInstalledLiveDeadlineBoundsTheWholeRead(t *testing.T) {
+	var requests atomic.Int64
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		n := requests.Add(1)
+		cont := fmt.Sprintf("page-%d", n)
+		if n >= 100 { // so that a test of unfixed code ends
+			cont = ""
+		}
+		time.Sleep(100 * time.Millisecond)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"kind":"SubscriptionList","metadata":{"continue":%q},"items":[]}`, cont)
+	}))
+	defer srv.Close()
+	kubeconfig := testcluster.WriteKubeconfig(t, srv.URL, "t")
+
+	start := time.Now()
+	code, out, stderr := runInstalledCmd(t, "", "--live", "--kubeconfig", kubeconfig, "-A", "--live-deadline", "700ms")
+	assert.Less(t, time.Since(start), 2*time.Second)
+	assert.Equal(t, ExitErrors, code, stderr)
+	assert.Empty(t, out)
+	assert.Equal(t, "odlm-render: --live: live cluster "+srv.URL+": list subscriptions.operators.coreos.com in all namespaces: the whole live read exceeded its deadline of 700ms\n", stderr)
 }
 
 // The snapshot may come on stdin (kubectl get ... -o yaml | odlm-render installed --snapshot -).

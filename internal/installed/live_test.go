@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -263,4 +264,65 @@ func TestInstalledLiveListerAgainstAFakeServer(t *testing.T) {
 	assert.Equal(t, "v1", nss[1].APIVersion())
 	assert.Equal(t, "b", nss[1].Name())
 	assert.Equal(t, "default", l.Namespace())
+}
+
+// TestInstalledLiveListerBoundsAHostileServer: the API server reached with --live is
+// untrusted (the Argo CD sidecar is shared by every tenant); the lister's LISTs are bounded
+// like the live reader's.
+func TestInstalledLiveListerBoundsAHostileServer(t *testing.T) {
+	page := func(w http.ResponseWriter, cont string) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"kind":"SubscriptionList","apiVersion":"operators.coreos.com/v1alpha1","metadata":{"continue":%q},"items":[{"metadata":{"name":"s","namespace":"a"}}]}`, cont)
+	}
+	tests := []struct {
+		name  string
+		opts  LiveOptions
+		serve func(w http.ResponseWriter, n int64)
+		want  string
+	}{
+		{"a continue token on every page", LiveOptions{MaxListPages: 4}, func(w http.ResponseWriter, n int64) {
+			page(w, fmt.Sprintf("page-%d", n))
+		}, "more than 4 pages"},
+		{"the same continue token again", LiveOptions{}, func(w http.ResponseWriter, _ int64) {
+			page(w, "again")
+		}, "the server sent the same continue token twice"},
+		{"an endless page", LiveOptions{MaxResponseBytes: 1 << 20}, func(w http.ResponseWriter, _ int64) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = fmt.Fprint(w, `{"kind":"SubscriptionList","items":[{"metadata":{"name":"`)
+			chunk := []byte(strings.Repeat("x", 64<<10))
+			for i := 0; i < 4096; i++ { // 256 MiB, so that a test of unfixed code ends
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		}, "the response exceeds the limit of 1 MiB"},
+		{"slow pages past the deadline", LiveOptions{Deadline: 500 * time.Millisecond}, func(w http.ResponseWriter, n int64) {
+			time.Sleep(200 * time.Millisecond)
+			page(w, fmt.Sprintf("page-%d", n))
+		}, "the whole live read exceeded its deadline of 500ms"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var requests atomic.Int64
+			srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				n := requests.Add(1)
+				if n >= 200 { // so that a test of unfixed code ends
+					page(w, "")
+					return
+				}
+				tt.serve(w, n)
+			}))
+			defer srv.Close()
+			tt.opts.Kubeconfig = testcluster.WriteKubeconfig(t, srv.URL, "t")
+			tt.opts.Timeout = 5 * time.Second
+			l, err := NewLiveLister(tt.opts)
+			require.NoError(t, err)
+
+			start := time.Now()
+			_, _, err = l.Read(false)
+			require.Error(t, err)
+			assert.Less(t, time.Since(start), 2*time.Second)
+			assert.Equal(t, fmt.Sprintf("live cluster %s: list subscriptions.operators.coreos.com in all namespaces: %s", srv.URL, tt.want), err.Error())
+		})
+	}
 }
