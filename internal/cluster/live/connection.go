@@ -218,9 +218,9 @@ func (c *Connection) do(req *rest.Request, verb, target string) ([]byte, error) 
 	if !time.Now().Before(c.deadline) {
 		return nil, c.deadlineExceeded(verb, target)
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), c.deadline)
+	whole, cancel := context.WithDeadline(context.Background(), c.deadline)
 	defer cancel()
-	ctx, cancelRequest := context.WithTimeout(ctx, c.Timeout)
+	ctx, cancelRequest := context.WithTimeout(whole, c.Timeout)
 	defer cancelRequest()
 	res := req.Do(ctx)
 	body, err := res.Raw()
@@ -230,12 +230,15 @@ func (c *Connection) do(req *rest.Request, verb, target string) ([]byte, error) 
 	err = res.Error() // the error with the Status the server sent, if any
 	var tooLarge *responseTooLargeError
 	var redirect *redirectError
+	var status apierrors.APIStatus
 	switch {
 	case errors.As(err, &tooLarge):
 		return nil, c.refused(verb, target, tooLarge.Error())
 	case errors.As(err, &redirect):
 		return nil, c.refused(verb, target, redirect.Error())
-	case !time.Now().Before(c.deadline):
+	case errors.As(err, &status): // an answer, even if it came at the deadline
+		return nil, err
+	case whole.Err() != nil || !time.Now().Before(c.deadline):
 		return nil, c.deadlineExceeded(verb, target)
 	}
 	return nil, err

@@ -197,6 +197,7 @@ func TestLiveBoundsEveryList(t *testing.T) {
 		{"a continue token on every page", Options{MaxListPages: 5}, 1, false, 5, "more than 5 pages"},
 		{"too many objects", Options{MaxListObjects: 7}, 3, false, 3, "more than 7 objects"},
 		{"the same continue token again", Options{}, 1, true, 2, "the server sent the same continue token twice"},
+		{"too many bytes", Options{MaxListBytes: 100}, 1, false, 1, "the pages exceed the limit of 100 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
