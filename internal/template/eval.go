@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/template/secret"
 )
 
 // The grammar (spec 7.2). Templates are decoded with encoding/json, as ODLM decodes them into
@@ -160,13 +161,13 @@ func (e *evaluator) standard(t *templateRef) (string, bool, error) {
 	}
 	var want *Source // the highest-precedence primary ref, named by a required error
 	if t.ConfigMapKeyRef != nil {
-		s, src, err := e.configMap(t.ConfigMapKeyRef)
+		s, tainted, src, err := e.configMap(t.ConfigMapKeyRef)
 		if err != nil {
 			return "", false, err
 		}
 		want = src
 		if s != "" {
-			v, secret = s, false
+			v, secret = s, tainted
 		}
 	}
 	if t.SecretKeyRef != nil {
@@ -180,13 +181,13 @@ func (e *evaluator) standard(t *templateRef) (string, bool, error) {
 		}
 	}
 	if t.ObjectRef != nil {
-		s, src, err := e.object(t.ObjectRef)
+		s, tainted, src, err := e.object(t.ObjectRef)
 		if err != nil {
 			return "", false, err
 		}
 		want = src
 		if s != "" {
-			v, secret = s, isSecretKind(t.ObjectRef.APIVersion, t.ObjectRef.Kind)
+			v, secret = s, tainted
 		}
 	}
 	if v == "" && t.Required {
@@ -207,12 +208,12 @@ func (e *evaluator) defaultValue(d *defaultRef) (string, bool, error) {
 	}
 	v, secret := d.DefaultValue, false
 	if d.ConfigMapKeyRef != nil {
-		s, _, err := e.configMap(d.ConfigMapKeyRef)
+		s, tainted, _, err := e.configMap(d.ConfigMapKeyRef)
 		if err != nil {
 			return "", false, err
 		}
 		if s != "" {
-			v, secret = s, false
+			v, secret = s, tainted
 		}
 	}
 	if d.SecretKeyRef != nil {
@@ -225,12 +226,12 @@ func (e *evaluator) defaultValue(d *defaultRef) (string, bool, error) {
 		}
 	}
 	if d.ObjectRef != nil {
-		s, _, err := e.object(d.ObjectRef)
+		s, tainted, _, err := e.object(d.ObjectRef)
 		if err != nil {
 			return "", false, err
 		}
 		if s != "" {
-			v, secret = s, isSecretKind(d.ObjectRef.APIVersion, d.ObjectRef.Kind)
+			v, secret = s, tainted
 		}
 	}
 	if v == "" && d.Required {
@@ -326,13 +327,12 @@ func (e *evaluator) source(s *valueSource) (string, bool, error) {
 	)
 	switch {
 	case s.ObjectRef != nil:
-		v, src, err = e.object(s.ObjectRef)
-		secret = isSecretKind(s.ObjectRef.APIVersion, s.ObjectRef.Kind)
+		v, secret, src, err = e.object(s.ObjectRef)
 	case s.SecretKeyRef != nil:
 		v, src, err = e.secret(s.SecretKeyRef)
 		secret = true
 	case s.ConfigMapKeyRef != nil:
-		v, src, err = e.configMap(s.ConfigMapKeyRef)
+		v, secret, src, err = e.configMap(s.ConfigMapKeyRef)
 	}
 	if err != nil {
 		return "", false, err
@@ -352,7 +352,7 @@ func state(s *Source) string {
 	switch {
 	case !s.Found:
 		return s.Kind + " not found"
-	case s.APIVersion == "v1" && (s.Kind == "ConfigMap" || s.Kind == "Secret"):
+	case secret.Group(s.APIVersion) == "" && (s.Kind == "ConfigMap" || s.Kind == "Secret"):
 		return "key missing or empty"
 	case s.Path == "":
 		return "path is empty"

@@ -11,47 +11,58 @@ import (
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/merge"
 	"github.com/odlm-render/odlm-render/internal/template"
+	"github.com/odlm-render/odlm-render/internal/template/secret"
 )
 
-// memReader is an in-memory Reader keyed by kind/namespace/name; cluster-scoped kinds ignore
-// the namespace, as an API client does.
+// memReader is an in-memory Reader keyed by group/kind/namespace/name, as the render's
+// look-ups are (any version of a group reads its objects); cluster-scoped kinds ignore the
+// namespace, as an API client does. secret marks fields of objects, by the same key.
 type memReader struct {
-	objs  map[string]map[string]any
-	fail  map[string]error
-	reads []string
+	objs   map[string]map[string]any
+	fail   map[string]error
+	secret map[string]secret.Fields
+	reads  []string
 }
 
 var clusterScoped = map[string]bool{"Node": true, "PersistentVolume": true}
 
-func readerKey(kind, ns, name string) string {
+func readerKey(apiVersion, kind, ns, name string) string {
 	if clusterScoped[kind] {
 		ns = ""
 	}
-	return kind + "/" + ns + "/" + name
+	return secret.Group(apiVersion) + "/" + kind + "/" + ns + "/" + name
 }
 
 func newReader(t testing.TB, docs string) *memReader {
 	t.Helper()
-	r := &memReader{objs: map[string]map[string]any{}, fail: map[string]error{}}
+	r := &memReader{objs: map[string]map[string]any{}, fail: map[string]error{}, secret: map[string]secret.Fields{}}
 	objs, err := manifest.Decode("objects.yaml", []byte(docs))
 	require.NoError(t, err)
 	for _, o := range objs {
-		r.objs[readerKey(o.Kind(), o.Namespace(), o.Name())] = o.Map
+		r.objs[readerKey(o.APIVersion(), o.Kind(), o.Namespace(), o.Name())] = o.Map
 	}
 	return r
 }
 
-func (r *memReader) Get(apiVersion, kind, ns, name string) (map[string]any, bool, error) {
-	k := readerKey(kind, ns, name)
+// mark marks a field (a path as diagnostics print it) of an object as holding a Secret's value.
+func (r *memReader) mark(apiVersion, kind, ns, name, field string) {
+	k := readerKey(apiVersion, kind, ns, name)
+	f := r.secret[k]
+	f.Add(manifest.SplitPath(field))
+	r.secret[k] = f
+}
+
+func (r *memReader) Get(apiVersion, kind, ns, name string) (template.Read, error) {
+	k := readerKey(apiVersion, kind, ns, name)
 	r.reads = append(r.reads, k)
 	if err := r.fail[k]; err != nil {
-		return nil, false, err
+		return template.Read{}, err
 	}
 	o, ok := r.objs[k]
-	if !ok || o["apiVersion"] != apiVersion {
-		return nil, false, nil
+	if !ok {
+		return template.Read{}, nil
 	}
-	return o, true, nil
+	return template.Read{Object: o, Secret: r.secret[k]}, nil
 }
 
 // value decodes one YAML mapping.

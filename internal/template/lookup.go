@@ -3,11 +3,12 @@ package template
 import (
 	"encoding/base64"
 	"fmt"
-	"github.com/odlm-render/odlm-render/internal/manifest"
 	"strconv"
 	"strings"
 
+	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/objpath"
+	"github.com/odlm-render/odlm-render/internal/template/secret"
 )
 
 // Source look-ups (spec 7.5). Every read is recorded in e.sources. No message built here
@@ -21,28 +22,38 @@ func (e *evaluator) namespace(ns string) string {
 }
 
 // get reads the object of src (recording it) the way ODLM's API client does: an empty or
-// unusable name or namespace is a client error, not a missing object.
-func (e *evaluator) get(src *Source, role string) (map[string]any, error) {
+// unusable name or namespace is a client error, not a missing object. A missing object is a
+// Read without Object.
+func (e *evaluator) get(src *Source, role string) (Read, error) {
 	if err := checkSegment("resource name", src.Name, false); err != nil {
-		return nil, e.readErr(src, role, err)
+		return Read{}, e.readErr(src, role, err)
 	}
 	if err := checkSegment("namespace", src.Namespace, true); err != nil {
-		return nil, e.readErr(src, role, err)
+		return Read{}, e.readErr(src, role, err)
 	}
 	if e.ctx.Reader == nil {
-		return nil, e.readErr(src, role, fmt.Errorf("no objects to read from"))
+		return Read{}, e.readErr(src, role, fmt.Errorf("no objects to read from"))
 	}
-	obj, found, err := e.ctx.Reader.Get(src.APIVersion, src.Kind, src.Namespace, src.Name)
+	read, err := e.ctx.Reader.Get(src.APIVersion, src.Kind, src.Namespace, src.Name)
 	if err != nil {
 		e.sources = append(e.sources, *src)
-		return nil, e.readErr(src, role, err)
+		return Read{}, e.readErr(src, role, err)
 	}
-	src.Found = found && obj != nil
+	src.Found = read.Object != nil
 	e.sources = append(e.sources, *src)
-	if !src.Found {
-		return nil, nil
+	return read, nil
+}
+
+// note records on the last source read whether what it gave holds a Secret's value without
+// the object being a Secret (explanations say so).
+func (e *evaluator) note(src *Source, tainted bool) {
+	if !tainted || secret.IsKind(src.APIVersion, src.Kind) {
+		return
 	}
-	return obj, nil
+	src.Tainted = true
+	if n := len(e.sources); n > 0 {
+		e.sources[n-1].Tainted = true
+	}
 }
 
 // checkSegment mirrors client-go's checks on a name or namespace used in a request path.
@@ -64,22 +75,25 @@ func (e *evaluator) readErr(src *Source, role string, err error) *Error {
 }
 
 // configMap returns data[key] of the referenced ConfigMap ("" when the object or key is
-// missing; binaryData is not consulted).
-func (e *evaluator) configMap(r *keyRef) (string, *Source, error) {
+// missing; binaryData is not consulted), and whether the value derives from a Secret (a
+// ConfigMap the render wrote one into).
+func (e *evaluator) configMap(r *keyRef) (string, bool, *Source, error) {
 	src := &Source{Ref: "configMapKeyRef", APIVersion: "v1", Kind: "ConfigMap", Namespace: e.namespace(r.Namespace), Name: r.Name, Key: r.Key}
-	obj, err := e.get(src, "configMapKeyRef")
-	if err != nil || obj == nil {
-		return "", src, err
+	read, err := e.get(src, "configMapKeyRef")
+	if err != nil || read.Object == nil {
+		return "", false, src, err
 	}
-	data, _ := obj["data"].(map[string]any)
+	tainted := read.Secret.Overlaps([]manifest.PathStep{{Key: "data"}, {Key: r.Key}})
+	e.note(src, tainted)
+	data, _ := read.Object["data"].(map[string]any)
 	switch v := data[r.Key].(type) {
 	case nil:
-		return "", src, nil
+		return "", false, src, nil
 	case string:
-		return v, src, nil
+		return v, tainted, src, nil
 	default:
 		ref := *src
-		return "", src, &Error{Path: e.path, Ref: &ref, Msg: fmt.Sprintf("configMapKeyRef: %s: data value is %s, not a string", ref.String(), manifest.Describe(v))}
+		return "", false, src, &Error{Path: e.path, Ref: &ref, Msg: fmt.Sprintf("configMapKeyRef: %s: data value is %s, not a string", ref.String(), manifest.Describe(v))}
 	}
 }
 
@@ -87,10 +101,11 @@ func (e *evaluator) configMap(r *keyRef) (string, *Source, error) {
 // data as an API server stores it ("" when the object or key is missing).
 func (e *evaluator) secret(r *keyRef) (string, *Source, error) {
 	src := &Source{Ref: "secretKeyRef", APIVersion: "v1", Kind: "Secret", Namespace: e.namespace(r.Namespace), Name: r.Name, Key: r.Key}
-	obj, err := e.get(src, "secretKeyRef")
-	if err != nil || obj == nil {
+	read, err := e.get(src, "secretKeyRef")
+	if err != nil || read.Object == nil {
 		return "", src, err
 	}
+	obj := read.Object
 	bad := func(what string) error {
 		ref := *src
 		return &Error{Path: e.path, Ref: &ref, Msg: fmt.Sprintf("secretKeyRef: %s: %s", ref.String(), what)}
@@ -120,32 +135,52 @@ func (e *evaluator) secret(r *keyRef) (string, *Source, error) {
 }
 
 // object reads the referenced object and evaluates path on it (objpath: "+"-joined parts,
-// parts starting with "." are JSONPath). apiVersion and kind are required; a missing object
-// or an empty path gives "".
-func (e *evaluator) object(r *objectRef) (string, *Source, error) {
+// parts starting with "." are JSONPath), and says whether the value derives from a Secret:
+// the object is one, or the path reads a field the render wrote a Secret's value into.
+// apiVersion and kind are required, and apiVersion must be one an API server serves; a
+// missing object or an empty path gives "".
+func (e *evaluator) object(r *objectRef) (string, bool, *Source, error) {
 	src := &Source{Ref: "objectRef", APIVersion: r.APIVersion, Kind: r.Kind, Namespace: e.namespace(r.Namespace), Name: r.Name, Path: r.Path}
-	if r.APIVersion == "" {
+	if r.APIVersion == "" || r.Kind == "" {
 		ref := *src
-		return "", src, &Error{Path: e.path, Ref: &ref, Msg: "objectRef: apiVersion is empty"}
+		return "", false, src, &Error{Path: e.path, Ref: &ref, Msg: "objectRef: " + missingPart(r)}
 	}
-	if r.Kind == "" {
+	if err := secret.CheckAPIVersion(r.APIVersion); err != nil {
 		ref := *src
-		return "", src, &Error{Path: e.path, Ref: &ref, Msg: "objectRef: kind is empty"}
+		return "", false, src, &Error{Path: e.path, Ref: &ref, Msg: fmt.Sprintf("objectRef: %s: %v", ref.String(), err)}
 	}
-	obj, err := e.get(src, "objectRef")
-	if err != nil || obj == nil || r.Path == "" {
-		return "", src, err
+	read, err := e.get(src, "objectRef")
+	if err != nil || read.Object == nil || r.Path == "" {
+		return "", false, src, err
 	}
-	s, err := evaluatePath(r.Path, obj)
+	isSecret := secret.IsKind(r.APIVersion, r.Kind)
+	tainted := isSecret || read.Secret.ReadBy(r.Path)
+	e.note(src, tainted)
+	s, err := evaluatePath(r.Path, read.Object)
 	if err != nil {
 		ref := *src
-		if isSecretKind(r.APIVersion, r.Kind) {
-			// JSONPath errors may print the object's values: say only that it failed.
-			return "", src, &Error{Path: e.path, Ref: &ref, Msg: fmt.Sprintf("objectRef: %s: the path cannot be evaluated on the Secret", ref.String())}
+		if isSecret || !read.Secret.Empty() {
+			// JSONPath errors may print the object's values: say only that it failed
+			return "", false, src, &Error{Path: e.path, Ref: &ref, Msg: fmt.Sprintf("objectRef: %s: the path cannot be evaluated on %s", ref.String(), secretHolder(isSecret))}
 		}
-		return "", src, &Error{Path: e.path, Ref: &ref, Msg: fmt.Sprintf("objectRef: %s: %v", ref.String(), err), Cause: err}
+		return "", false, src, &Error{Path: e.path, Ref: &ref, Msg: fmt.Sprintf("objectRef: %s: %v", ref.String(), err), Cause: err}
 	}
-	return s, src, nil
+	return s, tainted, src, nil
+}
+
+// missingPart names the required part an objectRef lacks.
+func missingPart(r *objectRef) string {
+	if r.APIVersion == "" {
+		return "apiVersion is empty"
+	}
+	return "kind is empty"
+}
+
+func secretHolder(isSecret bool) string {
+	if isSecret {
+		return "the Secret"
+	}
+	return "an object that holds a value from a Secret"
 }
 
 // evaluatePath guards the third-party JSONPath evaluator: a panic becomes an error.
@@ -156,8 +191,4 @@ func evaluatePath(path string, obj map[string]any) (s string, err error) {
 		}
 	}()
 	return objpath.Evaluate(path, obj)
-}
-
-func isSecretKind(apiVersion, kind string) bool {
-	return apiVersion == "v1" && kind == "Secret"
 }

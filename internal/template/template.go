@@ -17,18 +17,27 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/merge"
+	"github.com/odlm-render/odlm-render/internal/template/secret"
 )
 
 // Key is the map key that marks a template.
 const Key = "templatingValueFrom"
 
-// Reader reads the objects templates refer to. found=false for a missing object; err for a
-// failure to read (unreachable cluster, forbidden), which fails the template.
+// Reader reads the objects templates refer to: a Read without Object for a missing object;
+// err for a failure to read (unreachable cluster, forbidden), which fails the template.
 //
 // namespace is the reference's namespace after defaulting to Context.Namespace; a reader of
 // cluster-scoped kinds ignores it, as an API client does.
 type Reader interface {
-	Get(apiVersion, kind, namespace, name string) (obj map[string]any, found bool, err error)
+	Get(apiVersion, kind, namespace, name string) (Read, error)
+}
+
+// Read is what a Reader found. Secret marks the fields of Object that hold a value derived
+// from a Secret (the render's own objects, where earlier templates wrote one): a template that
+// reads them reads a Secret's value, with everything that entails (Use.Secret).
+type Read struct {
+	Object map[string]any // nil when there is no such object
+	Secret secret.Fields
 }
 
 // Context of one evaluation: the instance the template belongs to (ODLM passes the
@@ -42,8 +51,13 @@ type Context struct {
 type Use struct {
 	Path    string   // field path inside value, e.g. "spec.size" / "items[2].host"
 	Sources []Source // refs read, in order
-	Secret  bool     // the value came from a Secret: callers must not print it
-	Value   string   // the resolved string; "" when Secret
+	// Secret is set when the value derives from a Secret (read from one, or from a field
+	// the render wrote a Secret's value into): callers must not print it, and must mark
+	// where they write it (Steps)
+	Secret bool
+	Value  string // the resolved string; "" when Secret
+	// Steps is Path as steps, for marking the field
+	Steps []manifest.PathStep
 	// DefaultError is the error ODLM logs and ignores while evaluating `default` (the
 	// default then counts as ""); "" when there was none. It never holds a Secret value.
 	DefaultError string
@@ -59,6 +73,9 @@ type Source struct {
 	Key        string // configMapKeyRef / secretKeyRef key
 	Path       string // objectRef path
 	Found      bool   // the object exists
+	// Tainted is set when the object is not a Secret but what was read of it holds a value
+	// derived from one
+	Tainted bool
 }
 
 // String describes the source without any value, e.g. `ConfigMap ns/name key "k"` or
@@ -134,7 +151,7 @@ func (w *walker) walkMap(m map[string]any, steps []any) error {
 				}
 				continue
 			}
-			use, err := w.resolveOne(tv, manifest.Field("", here...))
+			use, err := w.resolveOne(tv, here)
 			if err != nil {
 				return err
 			}
@@ -167,7 +184,8 @@ type resolved struct {
 	raw string // the resolved string, also when Secret
 }
 
-func (w *walker) resolveOne(tv any, path string) (resolved, error) {
+func (w *walker) resolveOne(tv any, steps []any) (resolved, error) {
+	path := manifest.Field("", steps...)
 	ev := &evaluator{ctx: w.ctx, path: path}
 	s, secret, err := ev.template(tv)
 	if err != nil {
@@ -178,11 +196,25 @@ func (w *walker) resolveOne(tv any, path string) (resolved, error) {
 		}
 		return resolved{}, &Error{Path: path, Msg: err.Error(), Sources: ev.sources, Cause: err}
 	}
-	u := Use{Path: path, Sources: ev.sources, Secret: secret, DefaultError: ev.defaultErr}
+	u := Use{Path: path, Steps: pathSteps(steps), Sources: ev.sources, Secret: secret, DefaultError: ev.defaultErr}
 	if !secret {
 		u.Value = s
 	}
 	return resolved{Use: u, raw: s}, nil
+}
+
+// pathSteps converts the walker's steps (string keys, int indices).
+func pathSteps(steps []any) []manifest.PathStep {
+	out := make([]manifest.PathStep, len(steps))
+	for i, s := range steps {
+		switch s := s.(type) {
+		case int:
+			out[i] = manifest.PathStep{Index: s, IsIndex: true}
+		case string:
+			out[i] = manifest.PathStep{Key: s}
+		}
+	}
+	return out
 }
 
 // ToValue converts a resolved template string into the JSON value ODLM puts into the object:

@@ -302,7 +302,10 @@ func TestLookups(t *testing.T) { // spec 7.5
 		{name: "path without a leading dot is a literal", in: `v: {templatingValueFrom: {objectRef: {apiVersion: apps/v1, kind: Deployment, name: dep, path: data.strategy}}}`, want: `v: data.strategy`},
 		{name: "empty path", in: `{w: 1, v: {templatingValueFrom: {objectRef: {apiVersion: v1, kind: Service, name: svc}}}}`, want: `w: 1`},
 		{name: "missing object", in: `{w: 1, v: {templatingValueFrom: {objectRef: {apiVersion: v1, kind: Service, name: gone, path: .spec.host}}}}`, want: `w: 1`},
-		{name: "apiVersion must match", in: `{w: 1, v: {templatingValueFrom: {objectRef: {apiVersion: v2, kind: Service, name: svc, path: .spec.host}}}}`, want: `w: 1`},
+		{name: "a core apiVersion other than v1 is an error", in: `{w: 1, v: {templatingValueFrom: {objectRef: {apiVersion: v2, kind: Service, name: svc, path: .spec.host}}}}`,
+			wantErr: `objectRef: v2 Service ns/svc path ".spec.host": apiVersion "v2" is not served: the core group has only version v1`},
+		{name: "a malformed apiVersion is an error", in: `{w: 1, v: {templatingValueFrom: {objectRef: {apiVersion: /v1, kind: Service, name: svc, path: .spec.host}}}}`,
+			wantErr: `objectRef: /v1 Service ns/svc path ".spec.host": apiVersion "/v1" is malformed`},
 		{name: "missing field", in: `{w: 1, ` + obj(".spec.nope") + `}`, want: `w: 1`},
 		{name: "empty string field", in: `{w: 1, ` + obj(".spec.clusterIP") + `}`, want: `w: 1`},
 		{name: "out-of-range index is an error", in: obj(".spec.ports[5].port"), wantErr: "array index out of bounds"},
@@ -369,6 +372,10 @@ spec: {size: "42", pw: `+planted+`}
 items: [{host: svc.example}, {}, {host: [{k: new}]}]
 "a.b": {c: true}
 `), o.out)
+	for i, u := range o.uses {
+		assert.Equal(t, manifest.SplitPath(u.Path), u.Steps, "Steps is Path as steps")
+		o.uses[i].Steps = nil
+	}
 	sec := template.Source{Ref: "secretKeyRef", APIVersion: "v1", Kind: "Secret", Namespace: "ns", Name: "sec", Key: "pw", Found: true}
 	assert.Equal(t, []template.Use{
 		{Path: `["a.b"].c`, Value: "true"},
@@ -428,7 +435,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 func TestReaderErrorsPropagate(t *testing.T) {
 	boom := errors.New("forbidden: cannot get configmaps")
 	r := newReader(t, fixtures)
-	r.fail["ConfigMap/ns/cm"] = boom
+	r.fail["/ConfigMap/ns/cm"] = boom
 	o := resolve(t, value(t, `spec: {a: {b: `+cm("a")+`}}`), r)
 	require.Error(t, o.err)
 	assert.ErrorIs(t, o.err, boom)
@@ -494,4 +501,91 @@ func TestLimits(t *testing.T) {
 	_, _, err = template.Resolve(v, template.Context{Namespace: "ns"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "a: array has 10001 items; at most 10000 are allowed")
+}
+
+func TestASecretNamedUnderAnotherCoreVersionIsAnErrorNotARead(t *testing.T) {
+	for _, apiVersion := range []string{"v2", "/v1", "v1beta1"} {
+		ref := `{apiVersion: "` + apiVersion + `", kind: Secret, name: sec, path: .data.pw}`
+		for name, in := range map[string]string{
+			"standard":    `v: {templatingValueFrom: {objectRef: ` + ref + `}}`,
+			"branch":      `v: {templatingValueFrom: {conditional: {expression: {value: {literal: "1"}}, then: {objectRef: ` + ref + `}}}}`,
+			"array":       `v: {templatingValueFrom: {conditional: {expression: {value: {literal: "1"}}, then: {array: [{objectRef: ` + ref + `}]}}}}`,
+			"expression":  `v: {templatingValueFrom: {conditional: {expression: {value: {objectRef: ` + ref + `}}, then: {literal: x}}}}`,
+			"in default":  `v: {templatingValueFrom: {default: {objectRef: ` + ref + `}}}`,
+			"with others": `v: {templatingValueFrom: {configMapKeyRef: {name: cm, key: a}, objectRef: ` + ref + `}}`,
+		} {
+			t.Run(apiVersion+"/"+name, func(t *testing.T) {
+				r := newReader(t, fixtures)
+				o := resolve(t, value(t, in), r)
+				assertNoSecret(t, o)
+				assert.NotContains(t, r.reads, "/Secret/ns/sec", "the Secret is never read")
+				if name == "in default" {
+					// ODLM ignores errors inside default: the value is "", the error is said
+					require.NoError(t, o.err)
+					require.Len(t, o.uses, 1)
+					assert.Contains(t, o.uses[0].DefaultError, `apiVersion "`+apiVersion+`"`)
+					return
+				}
+				require.Error(t, o.err)
+				assert.Contains(t, o.err.Error(), `objectRef: `+apiVersion+` Secret ns/sec path ".data.pw": apiVersion "`+apiVersion+`"`)
+			})
+		}
+	}
+}
+
+// markedReader is the fixtures with ConfigMap ns/cm's data.a and Service ns/svc's spec.host
+// marked as holding a Secret's value (the render wrote one there).
+func markedReader(t *testing.T) *memReader {
+	r := newReader(t, fixtures)
+	r.mark("v1", "ConfigMap", "ns", "cm", "data.a")
+	r.mark("v1", "Service", "ns", "svc", "spec.host")
+	return r
+}
+
+func TestReadsOfMarkedFieldsAreReadsOfASecret(t *testing.T) {
+	cmRef := func(path string) string {
+		return `{apiVersion: v1, kind: ConfigMap, name: cm, path: '` + path + `'}`
+	}
+	for _, tc := range []struct {
+		name   string
+		in     string
+		secret bool
+	}{
+		{"configMapKeyRef of the marked key", `v: ` + cm("a"), true},
+		{"configMapKeyRef of another key", `v: ` + cm("num"), false},
+		{"objectRef of the marked field", `v: {templatingValueFrom: {objectRef: ` + cmRef(".data.a") + `}}`, true},
+		{"objectRef of the map holding it", `v: {templatingValueFrom: {objectRef: ` + cmRef(".data") + `}}`, true},
+		{"objectRef of a wildcard", `v: {templatingValueFrom: {objectRef: ` + cmRef(".data.*") + `}}`, true},
+		{"objectRef concatenating it", `v: {templatingValueFrom: {objectRef: ` + cmRef("x-+.data.a") + `}}`, true},
+		{"objectRef of a field beside it", `v: {templatingValueFrom: {objectRef: ` + cmRef(".data.num") + `}}`, false},
+		{"objectRef of metadata", `v: {templatingValueFrom: {objectRef: ` + cmRef(".metadata.name") + `}}`, false},
+		{"objectRef of another object's marked field", `v: {templatingValueFrom: {objectRef: {apiVersion: v1, kind: Service, name: svc, path: .spec}}}`, true},
+		{"default", `v: {templatingValueFrom: {default: {configMapKeyRef: {name: cm, key: a}}}}`, true},
+		{"default overridden by an unmarked value", `v: {templatingValueFrom: {default: {configMapKeyRef: {name: cm, key: a}}, configMapKeyRef: {name: cm, key: num}}}`, false},
+		{"branch", `v: {templatingValueFrom: {conditional: {expression: {value: {literal: "1"}}, then: {configMapKeyRef: {name: cm, key: a}}}}}`, true},
+		{"array", `v: {templatingValueFrom: {conditional: {expression: {value: {literal: "1"}}, then: {array: [{literal: x}, {configMapKeyRef: {name: cm, key: a}}]}}}}`, true},
+		{"array map", `v: {templatingValueFrom: {conditional: {expression: {value: {literal: "1"}}, then: {array: [{map: {k: {configMapKeyRef: {name: cm, key: a}}}}]}}}}`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := resolve(t, value(t, tc.in), markedReader(t))
+			require.NoError(t, o.err)
+			require.Len(t, o.uses, 1)
+			u := o.uses[0]
+			assert.Equal(t, tc.secret, u.Secret)
+			if tc.secret {
+				assert.Empty(t, u.Value, "a Secret's value is never in a Use")
+				tainted := false
+				for _, s := range u.Sources {
+					tainted = tainted || s.Tainted
+				}
+				assert.True(t, tainted, "the source that gave it says so")
+			}
+		})
+	}
+}
+
+func TestPathErrorsOnMarkedObjectsSayNothingOfTheirValues(t *testing.T) {
+	o := resolve(t, value(t, `v: {templatingValueFrom: {objectRef: {apiVersion: v1, kind: Service, name: svc, path: '.spec.ports[5].port'}}}`), markedReader(t))
+	require.Error(t, o.err)
+	assert.Equal(t, `v: objectRef: v1 Service ns/svc path ".spec.ports[5].port": the path cannot be evaluated on an object that holds a value from a Secret`, o.err.Error())
 }

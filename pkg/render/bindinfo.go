@@ -3,7 +3,6 @@ package render
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/odlm-render/odlm-render/internal/suggest"
 	"regexp"
 	"sort"
 	"strconv"
@@ -15,6 +14,8 @@ import (
 	"github.com/odlm-render/odlm-render/internal/merge"
 	"github.com/odlm-render/odlm-render/internal/naming"
 	"github.com/odlm-render/odlm-render/internal/objpath"
+	"github.com/odlm-render/odlm-render/internal/suggest"
+	"github.com/odlm-render/odlm-render/internal/template/secret"
 )
 
 // Bind-info Secret modes: what a copied Secret becomes.
@@ -191,13 +192,14 @@ func (r *run) copyObject(bi *operandBindInfo, field string, req *operandRequest,
 		r.add(diag.Warnf(bi.obj, field, "%s %s/%s not found (inputs, snapshot or cluster): no copy into namespace %s for OperandRequest %s", kind, sourceNs, source, targetNs, req.key))
 		return
 	}
-	if kind == "Secret" {
+	isSecret := secret.IsKind("v1", kind)
+	if isSecret {
 		switch r.opts.BindInfoSecrets {
 		case BindInfoSkip:
 			r.add(diag.Infof(bi.obj, field, "Secret %s/%s is not copied to %s/%s (--bindinfo-secrets skip)", sourceNs, source, targetNs, target))
 			return
 		case BindInfoExternalSecrets:
-			r.externalSecret(bi, src, sourceNs, source, targetNs, target)
+			r.externalSecret(bi, req, src, sourceNs, source, targetNs, target)
 			return
 		}
 	}
@@ -211,7 +213,7 @@ func (r *run) copyObject(bi *operandBindInfo, field string, req *operandRequest,
 		},
 	})
 	fields := []string{"data", "binaryData"}
-	if kind == "Secret" {
+	if isSecret {
 		fields = []string{"type", "data", "stringData"}
 	}
 	for _, f := range fields {
@@ -219,7 +221,22 @@ func (r *run) copyObject(bi *operandBindInfo, field string, req *operandRequest,
 			obj.Map[f] = merge.DeepCopy(v)
 		}
 	}
+	// the copy's fields are at the source's paths: its marks are the source's
+	marks := r.copyMarks(bi, req)
+	marks.AddAll(r.secretFieldsOf(manifest.New(src)))
+	r.markSecret(obj, marks)
 	r.emitCopy(bi, field, obj)
+}
+
+// copyMarks are the marks every copy for a request gets: all of it when the OperandBindInfo
+// or the OperandRequest (an ODLM object the previous round emitted) holds a Secret's value,
+// since their fields name the copies and what goes into them.
+func (r *run) copyMarks(bi *operandBindInfo, req *operandRequest) secret.Fields {
+	var marks secret.Fields
+	if !r.secretFieldsOf(bi.obj).Empty() || !r.secretFieldsOf(req.obj).Empty() {
+		marks.Add(nil)
+	}
+	return marks
 }
 
 // emitCopy adds a bind-info copy, replacing an input of the same identity (ODLM overwrites
@@ -255,6 +272,9 @@ func (r *run) fieldConfigMap(bi *operandBindInfo, field string, req *operandRequ
 		return
 	}
 	out := map[string]any{}
+	srcMarks := r.secretFieldsOf(manifest.New(src))
+	marks := r.copyMarks(bi, req)
+	marks.AddAll(srcMarks.Under(labelsPath).Prefixed(labelsPath))
 	for _, k := range manifest.SortedKeys(data) {
 		var v string
 		var err error
@@ -271,8 +291,11 @@ func (r *run) fieldConfigMap(bi *operandBindInfo, field string, req *operandRequ
 			return
 		}
 		out[k] = v
+		if readsMarked(srcMarks, kind, data[k]) {
+			marks.Add([]manifest.PathStep{{Key: "data"}, {Key: k}})
+		}
 	}
-	r.emitCopy(bi, field, manifest.New(map[string]any{
+	obj := manifest.New(map[string]any{
 		"apiVersion": "v1",
 		"kind":       "ConfigMap",
 		"metadata": map[string]any{
@@ -281,8 +304,26 @@ func (r *run) fieldConfigMap(bi *operandBindInfo, field string, req *operandRequ
 			"labels":    bindInfoLabels(bi, src, false),
 		},
 		"data": out,
-	}))
+	})
+	r.markSecret(obj, marks)
+	r.emitCopy(bi, field, obj)
 }
+
+// readsMarked reports whether a route or service binding's path reads a marked field of its
+// source: a Route's path is dotted keys (routeField), a Service's an objpath path.
+func readsMarked(marks secret.Fields, kind, path string) bool {
+	if kind != "Route" {
+		return marks.ReadBy(path)
+	}
+	var steps []manifest.PathStep
+	for _, k := range strings.Split(strings.TrimPrefix(path, "."), ".") {
+		steps = append(steps, manifest.PathStep{Key: k})
+	}
+	return marks.Overlaps(steps)
+}
+
+// labelsPath is metadata.labels, which bind-info copies take from their source.
+var labelsPath = []manifest.PathStep{{Key: "metadata"}, {Key: "labels"}}
 
 // routeField reads a dotted path that must start with .spec. from a Route, printing basic
 // types as ODLM does (integers %d, floats %f, booleans true/false).
@@ -321,8 +362,9 @@ func routeField(route map[string]any, path string) (string, error) {
 // externalSecret emits, instead of a copy with data, an External Secrets Operator
 // ExternalSecret that reads the source Secret at run time through a SecretStore of ESO's
 // kubernetes provider, with the least RBAC it needs: a ServiceAccount in the target
-// namespace allowed to get exactly the source Secrets in the source namespace.
-func (r *run) externalSecret(bi *operandBindInfo, src map[string]any, sourceNs, source, targetNs, target string) {
+// namespace allowed to get exactly the source Secrets in the source namespace. Its template
+// holds the Secret's labels and type, so it is marked as holding a Secret's value.
+func (r *run) externalSecret(bi *operandBindInfo, req *operandRequest, src map[string]any, sourceNs, source, targetNs, target string) {
 	store := "odlm-bindinfo-" + sourceNs
 	template := map[string]any{
 		"metadata": map[string]any{"labels": bindInfoLabels(bi, src, true)},
@@ -330,7 +372,7 @@ func (r *run) externalSecret(bi *operandBindInfo, src map[string]any, sourceNs, 
 	if t, ok := src["type"].(string); ok && t != "" {
 		template["type"] = t
 	}
-	r.emitCopy(bi, "", manifest.New(map[string]any{
+	es := manifest.New(map[string]any{
 		"apiVersion": "external-secrets.io/v1",
 		"kind":       "ExternalSecret",
 		"metadata":   map[string]any{"name": target, "namespace": targetNs},
@@ -344,7 +386,11 @@ func (r *run) externalSecret(bi *operandBindInfo, src map[string]any, sourceNs, 
 			},
 			"dataFrom": []any{map[string]any{"extract": map[string]any{"key": source}}},
 		},
-	}))
+	})
+	marks := r.copyMarks(bi, req)
+	marks.Add([]manifest.PathStep{{Key: "spec"}, {Key: "target"}, {Key: "template"}})
+	r.markSecret(es, marks)
+	r.emitCopy(bi, "", es)
 	r.emitBindInfoObject(manifest.New(map[string]any{
 		"apiVersion": "external-secrets.io/v1",
 		"kind":       "SecretStore",

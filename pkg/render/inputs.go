@@ -111,6 +111,12 @@ type run struct {
 	// objects that grant its installer ServiceAccount what it needs (olmv1.go)
 	extensionOf map[*manifest.Object]*manifest.Object
 	installers  map[*manifest.Object]bool
+
+	// values derived from Secrets (secrets.go): the marked fields of what the render wrote,
+	// and the texts of the values templates resolved from Secrets; both are shared by the
+	// passes and rounds of a render
+	secretMarks secretMarks
+	secretTexts map[string]bool
 }
 
 func newRun(in Inputs, opts Options) *run {
@@ -141,6 +147,8 @@ func newRun(in Inputs, opts Options) *run {
 		crdCache:       map[crdCacheKey]parsedCRD{},
 		schemaAnchors:  map[*manifest.Object]schemaAnchor{},
 		installers:     map[*manifest.Object]bool{},
+		secretMarks:    secretMarks{},
+		secretTexts:    map[string]bool{},
 	}
 }
 
@@ -317,7 +325,16 @@ func (r *run) updated(existing, obj *manifest.Object) {
 func (r *run) madeAsController(o *manifest.Object) *manifest.Object {
 	r.made[o.Ref().Key()] = o
 	r.controllerMade[o] = true
+	r.markIfMadeFromSecrets(o)
 	return o
+}
+
+// markIfMadeFromSecrets marks all of an object ODLM's controller makes when an ODLM object it
+// is made from may hold a Secret's value (secrets.go).
+func (r *run) markIfMadeFromSecrets(o *manifest.Object) {
+	if r.odlmCarriesSecrets() {
+		r.markSecretWhole(o)
+	}
 }
 
 // madeByController records the object a plan writes as made by ODLM's controller, unless it
@@ -326,6 +343,7 @@ func (r *run) madeAsController(o *manifest.Object) *manifest.Object {
 func (r *run) madeByController(p *subscriptionPlan, obj *manifest.Object) *manifest.Object {
 	if p.existing != nil && r.originOf[p.existing] == OriginRendered {
 		r.made[obj.Ref().Key()] = obj
+		r.markIfMadeFromSecrets(obj)
 		return obj
 	}
 	return r.madeAsController(obj)

@@ -11,6 +11,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/merge"
 	"github.com/odlm-render/odlm-render/internal/naming"
+	"github.com/odlm-render/odlm-render/internal/template/secret"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
@@ -211,7 +212,7 @@ func (r *run) configCRs(w *want, cfg *operandConfig, svc *api.ConfigService, si 
 	}
 	// templates apply to the whole service spec: one that fails or waits holds back every
 	// CR of the service (5.2)
-	resolved, ok := r.resolve(site{
+	resolved, marks, ok := r.resolve(site{
 		config:  cfg,
 		field:   manifest.Field("spec.services", si, "spec"),
 		what:    fmt.Sprintf("every CR of service %q", svc.Name),
@@ -246,7 +247,8 @@ func (r *run) configCRs(w *want, cfg *operandConfig, svc *api.ConfigService, si 
 		}
 		for _, k := range keys {
 			matched[k] = true
-			r.configCR(cfg, si, k, spec[k], ex, xi, b)
+			// the fragment of key k is merged into the CR's spec
+			r.configCR(cfg, si, k, spec[k], ex, xi, b, marks.Under([]manifest.PathStep{{Key: k}}).Prefixed(specStep))
 		}
 	}
 	for _, k := range kinds {
@@ -278,7 +280,13 @@ func exampleRefs(examples []map[string]any, spec map[string]any, namespace strin
 	return out
 }
 
-func (r *run) configCR(cfg *operandConfig, si int, specKey string, fragment any, ex map[string]any, xi int, b *catalog.Bundle) {
+// specStep is the path of a CR's spec, where an OperandConfig fragment or an OperandRequest
+// operand's spec goes.
+var specStep = []manifest.PathStep{{Key: "spec"}}
+
+// configCR renders one CR of a service; marks are the fields of the CR that hold a value
+// derived from a Secret.
+func (r *run) configCR(cfg *operandConfig, si int, specKey string, fragment any, ex map[string]any, xi int, b *catalog.Bundle, marks secret.Fields) {
 	field := manifest.Field("spec.services", si, "spec", specKey)
 	name, _ := manifest.Get(ex, "metadata", "name").(string)
 	if name == "" {
@@ -311,6 +319,7 @@ func (r *run) configCR(cfg *operandConfig, si int, specKey string, fragment any,
 			return
 		}
 		prev.Map["spec"] = base
+		r.markSecret(prev, marks)
 		return
 	}
 	if r.unlabelledInput(ref, cfg.obj, field) {
@@ -324,6 +333,7 @@ func (r *run) configCR(cfg *operandConfig, si int, specKey string, fragment any,
 	obj.Map["spec"] = spec
 	r.producers[obj] = producer{config: cfg.obj, field: field}
 	r.schemaAnchors[obj] = schemaAnchor{about: cfg.obj, field: field}
+	r.markSecret(obj, marks)
 	r.emit(obj)
 }
 
@@ -408,6 +418,8 @@ func (r *run) requestCR(w *want) {
 		},
 	})
 	ref := obj.Ref()
+	// an OperandRequest the previous round emitted may hold a Secret's value in the spec
+	marks := r.secretFieldsUnder(req.obj, w.field("spec")).Prefixed(specStep)
 	if prev := r.existingOperand(ref); prev != nil {
 		spec, err := merge.Merge(prev.Map["spec"], op.Spec.Value)
 		if err != nil {
@@ -415,6 +427,7 @@ func (r *run) requestCR(w *want) {
 			return
 		}
 		prev.Map["spec"] = spec
+		r.markSecret(prev, marks)
 		return
 	}
 	if r.unlabelledInput(ref, req.obj, w.field("kind")) {
@@ -422,6 +435,7 @@ func (r *run) requestCR(w *want) {
 	}
 	obj.Map["spec"] = merge.DeepCopy(op.Spec.Value)
 	r.schemaAnchors[obj] = schemaAnchor{about: req.obj, field: w.field("spec")}
+	r.markSecret(obj, marks)
 	r.emit(obj)
 }
 

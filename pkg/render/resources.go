@@ -7,6 +7,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/merge"
 	"github.com/odlm-render/odlm-render/internal/naming"
 	"github.com/odlm-render/odlm-render/internal/objpath"
+	"github.com/odlm-render/odlm-render/internal/template/secret"
 )
 
 // renderResources renders the `resources` of one OperandConfig service (section 6).
@@ -38,12 +39,15 @@ func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field 
 		ref.Namespace = ""
 	}
 	templated := data != nil && containsTemplate(data)
+	// data's fields are the object's: marks in data mark the same paths of the object
+	marks := r.secretFieldsUnder(cfg.obj, field+".data")
 	if templated {
-		resolved, ok := r.resolve(site{config: cfg, field: field + ".data", what: ref.String(), outputs: []manifest.Ref{ref}, secretsAllowed: res.Kind == "Secret"}, data)
+		resolved, m, ok := r.resolve(site{config: cfg, field: field + ".data", what: ref.String(), outputs: []manifest.Ref{ref}, secretsAllowed: secret.IsKind(res.APIVersion, res.Kind)}, data)
 		if !ok {
 			return
 		}
 		data, _ = resolved.(map[string]any)
+		marks = m
 	}
 	hash, routeHash, ok := r.cachedResourceHashes(cfg, res, data, field, templated || data == nil)
 	if !ok {
@@ -53,7 +57,7 @@ func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field 
 		r.add(diag.Infof(cfg.obj, field+".ownerReferences", "not rendered: an owner reference needs the owner's uid, which exists only in a cluster; GitOps tools track ownership themselves"))
 	}
 	if in, exists := r.byRef[ref.Key()]; exists {
-		r.updateResource(cfg, res, field, in, data, hash, routeHash)
+		r.markSecret(r.updateResource(cfg, res, field, in, data, hash, routeHash), marks)
 		return
 	}
 	if _, dup := r.rendered[ref.Key()]; dup {
@@ -103,6 +107,7 @@ func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field 
 	}
 	r.producers[obj] = producer{config: cfg.obj, field: field, data: true}
 	r.schemaAnchors[obj] = schemaAnchor{about: cfg.obj, field: field, data: true}
+	r.markSecret(obj, marks)
 	r.emit(obj)
 }
 
@@ -182,16 +187,17 @@ func (r *run) finishResource(cfg *operandConfig, res *api.ConfigResource, field 
 	}
 }
 
-// updateResource is what ODLM does to a resource that already exists (here: among the inputs).
-func (r *run) updateResource(cfg *operandConfig, res *api.ConfigResource, field string, in *manifest.Object, data map[string]any, hash, routeHash string) {
+// updateResource is what ODLM does to a resource that already exists (here: among the
+// inputs). It returns the updated object, nil when ODLM leaves the input unchanged.
+func (r *run) updateResource(cfg *operandConfig, res *api.ConfigResource, field string, in *manifest.Object, data map[string]any, hash, routeHash string) *manifest.Object {
 	if res.Force != nil && !*res.Force {
 		r.add(diag.Infof(cfg.obj, field+".force", "%s exists among the inputs and force is false: ODLM leaves it unchanged", in.Ref()))
-		return
+		return nil
 	}
 	_, odlm := in.Labels()[naming.ControlLabel]
 	if !odlm && res.Labels[naming.ControlLabel] != "true" {
 		r.add(diag.Infof(cfg.obj, field, "%s exists among the inputs without ODLM's label: ODLM leaves it unchanged", in.Ref()))
-		return
+		return nil
 	}
 	obj := manifest.New(merge.DeepCopy(in.Map).(map[string]any))
 	obj.Source = in.Source
@@ -204,18 +210,19 @@ func (r *run) updateResource(cfg *operandConfig, res *api.ConfigResource, field 
 			merged, err := merge.Merge(obj.Map, data)
 			if err != nil {
 				r.add(diag.Errorf(cfg.obj, field+".data", "%v", err))
-				return
+				return nil
 			}
 			obj.Map = merged.(map[string]any)
 		}
 	}
 	r.finishResource(cfg, res, field, obj, hash, routeHash, false)
 	if !r.applicable(cfg, field, obj) {
-		return
+		return nil
 	}
 	r.producers[obj] = producer{config: cfg.obj, field: field, data: true}
 	r.replaced[in] = obj
 	r.rendered[in.Ref().Key()] = obj
+	return obj
 }
 
 // applyOptionalFields runs optionalFields with operation remove (the only one ODLM
@@ -254,6 +261,10 @@ func (r *run) matchExpressions(cfg *operandConfig, field string, exprs []api.Mat
 			continue
 		}
 		ref := ex.ObjectRef
+		if err := secret.CheckAPIVersion(ref.APIVersion); err != nil {
+			r.add(diag.Warnf(cfg.obj, exField+".objectRef.apiVersion", "%v: reading %s fails, so this expression is skipped (as ODLM skips objects it cannot get)", err, manifest.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}))
+			continue
+		}
 		obj, _, found, err := r.lookup(ref.APIVersion, ref.Kind, ref.Namespace, ref.Name)
 		if err != nil {
 			r.add(diag.Warnf(cfg.obj, exField+".objectRef", "reading %s failed, so this expression is skipped (as ODLM skips objects it cannot get): %v", manifest.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}, err))

@@ -82,17 +82,19 @@ func Render(in Inputs, opts Options) Output {
 	examplesCache := map[*catalog.Bundle]parsedExamples{}
 	crdCache := map[crdCacheKey]parsedCRD{}
 	sourceCache, sourceLists := map[string]cachedRead{}, map[string]listed{} // sources do not change between rounds
+	marks, texts := secretMarks{}, map[string]bool{}                         // a mark never disappears (secrets.go)
 	for round := 1; ; round++ {
 		r := newRun(in, opts)
 		r.carried = prev
 		r.decodeCache, r.hashCache, r.examplesCache, r.crdCache = decodeCache, hashCache, examplesCache, crdCache
 		r.sourceCache, r.sourceLists = sourceCache, sourceLists
+		r.secretMarks, r.secretTexts = marks, texts
 		r.renderRound()
 		out := r.output()
 		next := r.carry(out)
 		stale := r.staleReads(next)
 		if sameODLM(prev, next) && len(stale) == 0 {
-			return r.finishMeta(meta, out)
+			return r.finish(meta, out)
 		}
 		if round > 1 {
 			noteContents(seen, prev, next) // for the message, should the rounds never settle
@@ -101,10 +103,18 @@ func Render(in Inputs, opts Options) Output {
 			msg, about, field := describeUnsettled(seen, next, stale)
 			r.add(diag.Errorf(about, field, "the render did not settle after %d rounds: %s", maxRounds, msg))
 			out.Results = r.results.Sort()
-			return r.finishMeta(meta, out)
+			return r.finish(meta, out)
 		}
 		prev = next
 	}
+}
+
+// finish is the output of the last round: the Meta Operator's view of it (metaoperator.go),
+// with no text of a Secret's value in any result (secrets.go).
+func (r *run) finish(meta *metaRun, out Output) Output {
+	out = r.finishMeta(meta, out)
+	out.Results = redactSecrets(out.Results, r.secretTexts)
+	return out
 }
 
 // renderRound is one pass of the pipeline.

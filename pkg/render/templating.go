@@ -11,6 +11,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/naming"
 	"github.com/odlm-render/odlm-render/internal/template"
+	"github.com/odlm-render/odlm-render/internal/template/secret"
 )
 
 // Pending values: how a required template value that exists only at run time is treated.
@@ -61,12 +62,16 @@ type templateReader struct {
 	origins map[string]cluster.Origin // by Source key, for explanations
 }
 
-func (tr *templateReader) Get(apiVersion, kind, namespace, name string) (map[string]any, bool, error) {
+// Get reads an object with the marks of the fields where the render wrote a Secret's value
+// (secrets.go), found by the object's own identity (a namespaced reference may find a
+// cluster-scoped object).
+func (tr *templateReader) Get(apiVersion, kind, namespace, name string) (template.Read, error) {
 	obj, origin, found, err := tr.r.lookup(apiVersion, kind, namespace, name)
-	if found {
-		tr.origins[sourceKey(apiVersion, kind, namespace, name)] = origin
+	if err != nil || !found || obj == nil {
+		return template.Read{}, err
 	}
-	return obj, found, err
+	tr.origins[sourceKey(apiVersion, kind, namespace, name)] = origin
+	return template.Read{Object: obj, Secret: tr.r.secretFieldsOf(manifest.New(obj))}, nil
 }
 
 func sourceKey(apiVersion, kind, namespace, name string) string {
@@ -81,33 +86,28 @@ type cachedRead struct {
 }
 
 // resolve evaluates the templates under value for a site. ok is false when the site must not
-// be rendered: an error was reported, or the site waits for a pending value.
-func (r *run) resolve(s site, value any) (any, bool) {
+// be rendered: an error was reported, or the site waits for a pending value. marks are the
+// fields of the result that hold a Secret's value, relative to value: the templates that
+// resolved from one, and the fields the config itself carries marked (an OperandConfig the
+// previous round emitted).
+func (r *run) resolve(s site, value any) (out any, marks secret.Fields, ok bool) {
+	marks = r.secretFieldsUnder(s.config.obj, s.field)
 	if !containsTemplate(value) {
-		return value, true
+		return value, marks, true
 	}
 	tr := &templateReader{r: r, origins: map[string]cluster.Origin{}}
 	out, uses, err := template.Resolve(value, template.Context{Namespace: s.config.key.Namespace, Reader: tr})
 	if err != nil {
-		var te *template.Error
-		if errors.As(err, &te) && te.Required && te.Ref != nil {
-			r.pending = append(r.pending, pendingValue{site: s, err: te})
-			return nil, false
-		}
-		field := s.field
-		if te != nil && te.Path != "" {
-			field = joinField(s.field, te.Path)
-		}
-		msg := err.Error()
-		if te != nil {
-			msg = te.Msg
-		}
-		r.add(diag.Errorf(s.config.obj, field, "templatingValueFrom: %s", msg))
-		return nil, false
+		r.templateFailed(s, err)
+		return nil, marks, false
 	}
-	ok := true
+	ok = true
 	for _, u := range uses {
 		r.noteReferences(s.config, u)
+		if u.Secret {
+			marks.Add(u.Steps)
+			r.noteSecretValue(out, u.Steps)
+		}
 		field := joinField(s.field, u.Path)
 		if u.Secret && r.opts.Secrets == SecretsForbid && !s.secretsAllowed {
 			r.add(diag.Errorf(s.config.obj, field, "takes a value from a Secret into %s: not allowed with --secrets forbid", s.what))
@@ -118,7 +118,26 @@ func (r *run) resolve(s site, value any) (any, bool) {
 			r.add(diag.Infof(s.config.obj, field, "%s", explainUse(u, tr.origins)))
 		}
 	}
-	return out, ok
+	return out, marks, ok
+}
+
+// templateFailed reports a template error, or records the site as waiting for a required
+// value that may exist only at run time.
+func (r *run) templateFailed(s site, err error) {
+	var te *template.Error
+	if errors.As(err, &te) && te.Required && te.Ref != nil {
+		r.pending = append(r.pending, pendingValue{site: s, err: te})
+		return
+	}
+	field := s.field
+	if te != nil && te.Path != "" {
+		field = joinField(s.field, te.Path)
+	}
+	msg := err.Error()
+	if te != nil {
+		msg = te.Msg
+	}
+	r.add(diag.Errorf(s.config.obj, field, "templatingValueFrom: %s", msg))
 }
 
 func joinField(base, sub string) string {
@@ -136,10 +155,17 @@ func explainUse(u template.Use, origins map[string]cluster.Origin) string {
 	var from []string
 	for _, s := range u.Sources {
 		desc := s.String()
+		var notes []string
 		if !s.Found {
-			desc += " (not found)"
+			notes = append(notes, "not found")
 		} else if o, ok := origins[sourceKey(s.APIVersion, s.Kind, s.Namespace, s.Name)]; ok {
-			desc += " (" + string(o) + ")"
+			notes = append(notes, string(o))
+		}
+		if s.Tainted {
+			notes = append(notes, "holds a value from a Secret")
+		}
+		if len(notes) > 0 {
+			desc += " (" + strings.Join(notes, "; ") + ")"
 		}
 		from = append(from, desc)
 	}
