@@ -210,7 +210,7 @@ func (v *version) build() error {
 			return
 		}
 		if hasCELRules(v.schema) {
-			v.cel = cel.NewValidator(s, true, celconfig.PerCallLimit)
+			v.cel = cel.NewValidator(withoutMessageExpressions(s.DeepCopy()), true, celconfig.PerCallLimit)
 		}
 	})
 	return v.err
@@ -331,7 +331,7 @@ func (d *Definition) check(obj map[string]any, defaults bool) (res Result, err e
 	// metadata: the server keeps only ObjectMeta's fields
 	_, _, metaUnknown, err := schemaobjectmeta.GetObjectMetaWithOptions(um, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
 	if err != nil {
-		res.Problems = append(res.Problems, Problem{Field: "metadata", Reason: err.Error()})
+		res.Problems = append(res.Problems, Problem{Field: "metadata", Reason: metadataReason(err)})
 		return res, nil
 	}
 	for _, path := range metaUnknown {
@@ -392,8 +392,10 @@ func blocking(errs field.ErrorList) bool {
 	return false
 }
 
-// reason is a field error without its value.
-// Reason is a field error without its value (which may be a secret), in the server's words.
+// Reason is a field error in the server's words without the value it refuses (which may be a
+// Secret's): the error's type and detail, never its BadValue, and the details that quote the
+// value lose the quote (a format's `must be of type date-time: "<value>"`, a CEL function's
+// error while evaluating a rule, which may print its argument).
 func Reason(e *field.Error) string {
 	detail := e.Detail
 	switch e.Type {
@@ -402,12 +404,96 @@ func Reason(e *field.Error) string {
 		if i := strings.Index(detail, " in body "); i >= 0 && !strings.Contains(detail[:i], " ") {
 			detail = detail[i+len(" in body "):]
 		}
+		detail = withoutTypeData(detail)
+		detail = withoutEvaluationError(detail)
 	}
 	detail = strings.TrimSuffix(detail, " in ") // go-openapi's "… in <path>" with no path
 	if detail == "" {
 		return e.Type.String()
 	}
 	return e.Type.String() + ": " + detail
+}
+
+// typeDetail is how go-openapi starts the detail of a value of the wrong type or format.
+const typeDetail = "must be of type "
+
+// jsonTypes are the names go-openapi gives the type of a value it refuses.
+var jsonTypes = map[string]bool{"null": true, "boolean": true, "integer": true, "number": true, "string": true, "array": true, "object": true}
+
+// withoutTypeData keeps `must be of type T: "U"` when U names the type of the value given (a
+// type mismatch) and cuts it when it is the value itself (a format the value does not match:
+// T is the format) or an error about the value (", because: …").
+func withoutTypeData(detail string) string {
+	rest, ok := strings.CutPrefix(detail, typeDetail)
+	if !ok {
+		return detail
+	}
+	if i := strings.Index(rest, ", because: "); i >= 0 {
+		return typeDetail + rest[:i]
+	}
+	typ, data, found := strings.Cut(rest, ": ")
+	if !found {
+		return detail
+	}
+	if given, err := strconv.Unquote(data); err == nil && allJSONTypes(typ) && jsonTypes[given] {
+		return detail
+	}
+	return typeDetail + typ
+}
+
+func allJSONTypes(list string) bool {
+	for _, t := range strings.Split(list, ",") {
+		if !jsonTypes[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// withoutEvaluationError drops the error of a CEL rule that failed to evaluate ("<error>
+// evaluating rule: <rule>"): a function's error may print its argument (url(), duration()…).
+func withoutEvaluationError(detail string) string {
+	const evaluating = " evaluating rule: "
+	if i := strings.Index(detail, evaluating); i >= 0 {
+		return "the rule cannot be evaluated on this value: " + detail[i+len(evaluating):]
+	}
+	return detail
+}
+
+// withoutMessageExpressions clears the messageExpression of every CEL rule of a structural
+// schema: it may print any value of the object (self), so the messages are the rules'
+// message, or the rule itself, as the server gives them when a messageExpression fails.
+func withoutMessageExpressions(s *structuralschema.Structural) *structuralschema.Structural {
+	if s == nil {
+		return nil
+	}
+	clearMessageExpressions(s.XValidations)
+	for k, p := range s.Properties {
+		s.Properties[k] = *withoutMessageExpressions(&p)
+	}
+	withoutMessageExpressions(s.Items)
+	if s.AdditionalProperties != nil {
+		withoutMessageExpressions(s.AdditionalProperties.Structural)
+	}
+	// rules inside allOf, anyOf, oneOf or not make a schema non-structural: build refuses it
+	return s
+}
+
+func clearMessageExpressions(rules apiextensionsv1.ValidationRules) {
+	for i := range rules {
+		rules[i].MessageExpression = ""
+	}
+}
+
+// metadataReason says why metadata cannot be read as ObjectMeta without the value: JSON's
+// type errors print numbers ("number 12"), a timestamp's parse error prints the text.
+func metadataReason(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		kind, _, _ := strings.Cut(te.Value, " ")
+		return fmt.Sprintf("Invalid value: %s is %s, not %s", te.Field, kind, te.Type)
+	}
+	return "Invalid value: is not an object's metadata (a field has a value of the wrong form)"
 }
 
 func describe(errs field.ErrorList) string {
