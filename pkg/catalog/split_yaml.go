@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 
 	"github.com/odlm-render/odlm-render/internal/yamltext"
@@ -18,14 +19,21 @@ const readBufSize = 64 << 10
 // are always document markers. A CatalogSnapshot written by WriteSnapshot is
 // further cut into its spec.packages elements (see snapshotSplitter).
 func splitYAML(name string, r io.Reader, emit func(*chunk) error, read func(int)) error {
-	s := yamlSplitter{name: name, emit: emit, r: r}
+	return splitYAMLWithin(defaultSplitLimits, name, r, emit, read)
+}
+
+// splitYAMLWithin is splitYAML refusing a line longer than limits.line and
+// a document longer than limits.blob: the splitter holds both.
+func splitYAMLWithin(limits splitLimits, name string, r io.Reader, emit func(*chunk) error, read func(int)) error {
+	s := yamlSplitter{name: name, emit: emit, r: r, limits: limits}
 	return s.run(read)
 }
 
 type yamlSplitter struct {
-	name string
-	emit func(*chunk) error
-	r    io.Reader
+	name   string
+	emit   func(*chunk) error
+	r      io.Reader
+	limits splitLimits
 
 	line  int // number of the line being read
 	index int // index of the next document
@@ -41,14 +49,18 @@ type yamlSplitter struct {
 
 // run reads blocks and looks at them a line at a time. Most lines of a
 // catalog are nested lines of a blob: they are copied to the document in
-// spans, without a look; the others go to handle.
+// spans, without a look; the others go to handle. An incomplete line at the
+// end of a block is moved to the front of the buffer, and the next block is
+// searched for its end from where the last search stopped: a long line
+// arriving in small reads costs its length once, not once per read.
 func (s *yamlSplitter) run(read func(int)) error {
 	s.curLine = 1
 	buf := make([]byte, 0, readBufSize)
+	scanned := 0 // buf[:scanned] is an incomplete line: no newline there
 	eof := false
 	for !eof {
 		if len(buf) == cap(buf) { // a line longer than the buffer
-			nb := make([]byte, len(buf), 2*cap(buf))
+			nb := make([]byte, len(buf), min(2*cap(buf), s.limits.line+readBufSize))
 			copy(nb, buf)
 			buf = nb
 		}
@@ -65,33 +77,88 @@ func (s *yamlSplitter) run(read func(int)) error {
 		case n == 0:
 			continue
 		}
-		pos, span := 0, 0 // buf[span:pos] is to be copied to cur
-		for pos < len(buf) {
-			end := bytes.IndexByte(buf[pos:], '\n')
-			if end < 0 {
-				if !eof {
-					break // an incomplete line: read more
-				}
-				end = len(buf)
-			} else {
-				end += pos + 1
-			}
-			line := buf[pos:end]
-			s.line++
-			if line[0] == ' ' && s.snap == nil && s.hasContent && s.peek.sawKey && s.peek.p.kind == "" {
-				pos = end // the common case: a nested line of a blob, nothing to look at
-				continue
-			}
-			s.cur = append(s.cur, buf[span:pos]...)
-			if err := s.handle(line); err != nil {
-				return err
-			}
-			pos, span = end, end
+		pos, err := s.lines(buf, scanned, eof)
+		if err != nil {
+			return err
 		}
-		s.cur = append(s.cur, buf[span:pos]...)
 		buf = buf[:copy(buf, buf[pos:])]
+		scanned = len(buf)
+		if err := s.checkSize(); err != nil {
+			return err
+		}
 	}
 	return s.flush()
+}
+
+// lines handles the complete lines of buf (all of them at the end of the
+// stream), knowing that buf[:scanned] holds no newline; it returns where the
+// incomplete last line starts.
+func (s *yamlSplitter) lines(buf []byte, scanned int, eof bool) (int, error) {
+	pos, span := 0, 0 // buf[span:pos] is to be copied to cur
+	for pos < len(buf) {
+		from := max(pos, scanned)
+		end := bytes.IndexByte(buf[from:], '\n')
+		if end < 0 {
+			if !eof {
+				break // an incomplete line: read more
+			}
+			end = len(buf)
+		} else {
+			end += from + 1
+		}
+		if end-pos > s.limits.line {
+			return 0, s.tooLarge(true, s.line+1)
+		}
+		line := buf[pos:end]
+		s.line++
+		if line[0] == ' ' && s.snap == nil && s.hasContent && s.peek.sawKey && s.peek.p.kind == "" {
+			pos = end // the common case: a nested line of a blob, nothing to look at
+			continue
+		}
+		s.cur = append(s.cur, buf[span:pos]...)
+		if err := s.handle(line); err != nil {
+			return 0, err
+		}
+		pos, span = end, end
+	}
+	if len(buf)-pos > s.limits.line {
+		return 0, s.tooLarge(true, s.line+1)
+	}
+	s.cur = append(s.cur, buf[span:pos]...)
+	return pos, nil
+}
+
+// checkSize refuses a document whose complete lines are over the blob limit
+// (its incomplete last line is the line limit's). It is called once a
+// block: a document outgrows the limit by at most a block before it is
+// caught.
+func (s *yamlSplitter) checkSize() error {
+	n := len(s.cur)
+	if sn := s.snap; sn != nil {
+		n += len(sn.header) + len(sn.pending) + len(sn.item) + len(sn.trailer)
+	}
+	if n > s.limits.blob {
+		return s.tooLarge(false, s.line+1)
+	}
+	return nil
+}
+
+// tooLarge is the error for a line (isLine) or the document being read,
+// over its limit at line num.
+func (s *yamlSplitter) tooLarge(isLine bool, num int) error {
+	src := Source{File: s.name, Index: s.index, Line: s.curLine}
+	if sn := s.snap; sn != nil {
+		src.Index, src.Line = sn.index, sn.headerLine
+		if sn.inItem {
+			src.Line = sn.itemLine
+		}
+	}
+	msg := fmt.Sprintf("a document over the %s limit on one blob, at line %d", sizeText(s.limits.blob), num)
+	if isLine {
+		src.Line = num
+		msg = fmt.Sprintf("line %d is over the %s limit on one line", num, sizeText(s.limits.line))
+	}
+	return &Error{Source: src, Err: &tooLargeError{msg}}
 }
 
 // handle looks at a line (not yet part of cur).

@@ -2,11 +2,46 @@ package catalog
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
 	"sync"
 	"sync/atomic"
 )
+
+// Limits on the pieces of a catalog file. Catalog files come from images and folders of
+// anyone (an Argo CD plugin serves every tenant), and the splitters hold one document or
+// value, and one line, in memory: without a cap a small gzip layer unpacks to a value of
+// gigabytes. The largest real blobs are olm.bundle blobs carrying their manifests
+// base64-encoded (olm.bundle.object): a few MB (each manifest is bounded in practice by
+// etcd's 1.5 MiB request size), so the caps leave room many times over. The whole stream is not capped: it is read once,
+// a document at a time.
+const (
+	// MaxBlobSize caps one document of a YAML catalog file or one value of a JSON one.
+	MaxBlobSize = 64 << 20
+	// MaxLineSize caps one line of a YAML catalog file. It is no smaller than
+	// MaxBlobSize: JSON written on one line is YAML too, a whole blob on a line.
+	MaxLineSize = MaxBlobSize
+)
+
+// ErrTooLarge is the cause of the errors about a document, value or line over
+// MaxBlobSize or MaxLineSize (errors.Is).
+var ErrTooLarge = errors.New("over a size limit")
+
+// splitLimits are the caps a splitter applies; tests use small ones.
+type splitLimits struct {
+	blob, line int
+}
+
+var defaultSplitLimits = splitLimits{blob: MaxBlobSize, line: MaxLineSize}
+
+// sizeText writes a limit for an error message: "64 MiB", "1000 bytes".
+func sizeText(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
 
 // Stats counts what a Builder has read so far. Builder.Stats may be called
 // from any goroutine while the Builder works, for progress reports.
