@@ -15,6 +15,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/platform"
 	"github.com/odlm-render/odlm-render/internal/suggest"
+	"github.com/odlm-render/odlm-render/internal/template/secret"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
@@ -381,6 +382,11 @@ func (r *run) checkEmitted() {
 	for _, o := range r.renderedList {
 		a, ok := r.schemaAnchors[o]
 		if !ok {
+			continue
+		}
+		if err := secret.CheckAPIVersion(o.APIVersion()); err != nil && strings.Contains(o.APIVersion(), "/") {
+			// "/v1" would pass for the core group's v1 (versions of other groups are below)
+			r.add(diag.Errorf(a.about, a.kindField(), "%s: %v: the API server refuses it", o.Ref(), err))
 			continue
 		}
 		s := r.servedKindOf(o.APIVersion(), o.Kind())

@@ -59,7 +59,11 @@ func (r *run) secretFieldsOf(o *manifest.Object) secret.Fields {
 // secretFieldsUnder returns the marked fields of o under a field path as diagnostics print it
 // (spec.services[0].spec), relative to it.
 func (r *run) secretFieldsUnder(o *manifest.Object, field string) secret.Fields {
-	return r.secretFieldsOf(o).Under(manifest.SplitPath(field))
+	f := r.secretFieldsOf(o)
+	if f.Empty() {
+		return f
+	}
+	return f.Under(manifest.SplitPath(field))
 }
 
 // odlmCarriesSecrets reports whether an OperandRegistry, OperandRequest or OperandBindInfo
