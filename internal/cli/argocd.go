@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -51,12 +52,24 @@ results go to stderr; stdout holds only the manifests.`,
 			if len(args) == 1 {
 				path = args[0]
 			}
-			renderArgs, err := argoRenderArgs(getenv)
+			policy, err := sidecarPolicyFrom(getenv)
+			if err != nil {
+				return err // the administrator's mistake, not the Application's
+			}
+			values, err := argoValues(getenv)
+			if err == nil {
+				err = policy.check(values)
+			}
+			if err == nil {
+				err = policy.confinePaths(getenv, path, values)
+			}
 			if err != nil {
 				return usageError{err}
 			}
-			renderArgs = append(renderArgs, path)
-			rc := newRenderCmd(stdin, stdout, stderr)
+			renderArgs := append(policy.renderArgs(values, getenv), path)
+			rc := newRenderCmdFor(stdin, stdout, stderr, func(f *renderFlags) {
+				f.refuseCredentialPlugins = !policy.credentialPlugins
+			})
 			rc.SetArgs(renderArgs)
 			if err := rc.ParseFlags(renderArgs); err != nil {
 				return usageError{fmt.Errorf("from Argo CD's parameters and env: %w", err)}
@@ -96,20 +109,21 @@ func newArgoCDDiscoverCmd(stdout io.Writer) *cobra.Command {
 	}
 }
 
-// argoRenderArgs turns Argo CD's environment into render flags.
-func argoRenderArgs(getenv func(string) string) ([]string, error) {
+// argoValues collects the render options an Application sets: its plugin env, then its
+// parameters (PARAM_*, then ARGOCD_APP_PARAMETERS, which wins).
+func argoValues(getenv func(string) string) (map[string][]string, error) {
 	flags := newRenderCmd(nil, io.Discard, io.Discard).Flags()
+	names := argoOptionNames(flags)
 	values := map[string][]string{}
 	set := func(name string, vs ...string) error {
-		f := flags.Lookup(name)
-		if f == nil || name == "output" {
-			return fmt.Errorf("unknown option %q (known: %s)", name, strings.Join(argoOptionNames(flags), ", "))
+		if _, adminOnly := adminOnlyOptions[name]; !adminOnly && !slices.Contains(names, name) {
+			return fmt.Errorf("unknown option %q (known: %s)", name, strings.Join(tenantOptionNames(names), ", "))
 		}
 		values[name] = vs
 		return nil
 	}
 	// env first: parameters override it
-	for _, name := range argoOptionNames(flags) {
+	for _, name := range names {
 		v := getenv("ARGOCD_ENV_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_")))
 		if v == "" {
 			continue
@@ -128,7 +142,7 @@ func argoRenderArgs(getenv func(string) string) ([]string, error) {
 	}
 	// PARAM_<NAME> (and PARAM_<NAME>_<i> for arrays) carry the same parameters as
 	// ARGOCD_APP_PARAMETERS, which wins when present
-	for _, name := range argoOptionNames(flags) {
+	for _, name := range names {
 		key := "PARAM_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 		if v := getenv(key); v != "" {
 			values[name] = []string{v}
@@ -162,6 +176,13 @@ func argoRenderArgs(getenv func(string) string) ([]string, error) {
 			}
 		}
 	}
+	return values, nil
+}
+
+// renderArgs are the render flags for an Application's checked values: Argo CD's defaults
+// (the destination namespace, the cluster's version, argocd ordering), the guard against an
+// empty render, and the sidecar's kubeconfig for live reads.
+func (p sidecarPolicy) renderArgs(values map[string][]string, getenv func(string) string) []string {
 	if _, ok := values["namespace"]; !ok {
 		if ns := getenv("ARGOCD_APP_NAMESPACE"); ns != "" {
 			values["namespace"] = []string{ns}
@@ -175,13 +196,27 @@ func argoRenderArgs(getenv func(string) string) ([]string, error) {
 	if _, ok := values["ordering"]; !ok {
 		values["ordering"] = []string{"argocd"}
 	}
+	if liveOn(values) && p.kubeconfig != "" {
+		values["kubeconfig"] = []string{p.kubeconfig}
+	}
 	args := []string{"--fail-empty"}
 	for _, name := range sortedNames(values) {
 		for _, v := range values[name] {
 			args = append(args, "--"+name+"="+v)
 		}
 	}
-	return args, nil
+	return args
+}
+
+// tenantOptionNames are the options an Application may set.
+func tenantOptionNames(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if _, adminOnly := adminOnlyOptions[n]; !adminOnly {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // argoOptionNames are the render flags Argo CD may set (not the output format: Argo CD

@@ -111,9 +111,19 @@ type renderFlags struct {
 	kubeconfig string
 	context    string
 	timeout    time.Duration
+	deadline   time.Duration
+	// refuseCredentialPlugins refuses a kubeconfig that runs exec or auth-provider plugins
+	// (the Argo CD plugin, unless its administrator allows them)
+	refuseCredentialPlugins bool
 }
 
 func newRenderCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	return newRenderCmdFor(stdin, stdout, stderr, nil)
+}
+
+// newRenderCmdFor is the render command, with adjust (if any) applied to its flags before it
+// runs: settings a front door fixes rather than the user (the Argo CD plugin's policy).
+func newRenderCmdFor(stdin io.Reader, stdout, stderr io.Writer, adjust func(*renderFlags)) *cobra.Command {
 	var f renderFlags
 	cmd := &cobra.Command{
 		Use:   "render [flags] PATH...",
@@ -141,6 +151,12 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 			if !f.live && (f.kubeconfig != "" || f.context != "") {
 				return usageError{errors.New("--kubeconfig and --context only apply with --live")}
 			}
+			if f.timeout <= 0 || f.deadline <= 0 {
+				return usageError{errors.New("--live-timeout and --live-deadline must be positive")}
+			}
+			if adjust != nil {
+				adjust(&f)
+			}
 			return runRender(f, args, stdin, stdout, stderr)
 		},
 	}
@@ -156,6 +172,7 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig for --live (default: $KUBECONFIG, then ~/.kube/config)")
 	cmd.Flags().StringVar(&f.context, "context", "", "kubeconfig context for --live (default: the current context)")
 	cmd.Flags().DurationVar(&f.timeout, "live-timeout", live.DefaultTimeout, "timeout of each --live request")
+	cmd.Flags().DurationVar(&f.deadline, "live-deadline", live.DefaultDeadline, "timeout of all --live requests together")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
 }
@@ -251,7 +268,8 @@ func readSources(f renderFlags) (cluster.Chain, error) {
 		chain = append(chain, cluster.Source{Origin: cluster.OriginSnapshot, Reader: snap})
 	}
 	if f.live {
-		reader, err := live.NewReader(live.Options{Kubeconfig: f.kubeconfig, Context: f.context, Timeout: f.timeout})
+		reader, err := live.NewReader(live.Options{Kubeconfig: f.kubeconfig, Context: f.context, Timeout: f.timeout,
+			Deadline: f.deadline, RefuseCredentialPlugins: f.refuseCredentialPlugins})
 		if err != nil {
 			return nil, fmt.Errorf("--live: %w", err)
 		}

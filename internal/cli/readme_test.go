@@ -16,14 +16,15 @@ import (
 // flagValueNames names the value of each render flag that is neither a boolean nor one of
 // the engine's enumerated options, for the README's table.
 var flagValueNames = map[string]string{
-	"catalog":      "PATH",
-	"snapshot":     "PATH",
-	"output":       "yaml|json",
-	"namespace":    "NS",
-	"kubeconfig":   "FILE",
-	"context":      "NAME",
-	"live-timeout": "DURATION",
-	"kube-version": "X.Y.Z",
+	"catalog":       "PATH",
+	"snapshot":      "PATH",
+	"output":        "yaml|json",
+	"namespace":     "NS",
+	"kubeconfig":    "FILE",
+	"context":       "NAME",
+	"live-timeout":  "DURATION",
+	"live-deadline": "DURATION",
+	"kube-version":  "X.Y.Z",
 }
 
 // TestREADMEFlagTable keeps the README's table of render flags what the command declares
