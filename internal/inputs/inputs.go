@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -266,5 +267,38 @@ func LoadSnapshot(paths ...string) (*cluster.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cluster.NewSnapshot(set.Resources), nil
+	objs, err := distinctObjects(set.Resources)
+	if err != nil {
+		return nil, err
+	}
+	return cluster.NewSnapshot(objs), nil
+}
+
+// distinctObjects drops identical copies of an object (the same export in two folders) and
+// refuses two different objects of one identity: which would win would depend on the file
+// names, and a cluster holds only one.
+func distinctObjects(objs []*manifest.Object) ([]*manifest.Object, error) {
+	seen := make(map[string]*manifest.Object, len(objs))
+	out := objs[:0:0]
+	for _, o := range objs {
+		key := o.Ref().Key()
+		first, dup := seen[key]
+		if !dup {
+			seen[key] = o
+			out = append(out, o)
+			continue
+		}
+		if !reflect.DeepEqual(first.Map, o.Map) {
+			return nil, &manifest.SyntaxError{File: o.Source.File, Line: o.Source.Line, Msg: fmt.Sprintf(
+				"%s is also at %s with other contents: a snapshot holds each object once", o.Ref(), place(first.Source))}
+		}
+	}
+	return out, nil
+}
+
+func place(s manifest.Source) string {
+	if s.Line > 0 {
+		return fmt.Sprintf("%s:%d", s.File, s.Line)
+	}
+	return s.File
 }

@@ -166,3 +166,24 @@ func TestLoadCatalogFromASnapshotAmongInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapshotObjectsAreDistinct: the same object in two --snapshot files took the value of
+// whichever file sorted last, without a word. Two different objects of one identity are an
+// error naming both places; identical copies are one object.
+func TestSnapshotObjectsAreDistinct(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, value string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: storage, namespace: apps}\ndata: {class: "+value+"}\n"), 0o600))
+		return p
+	}
+	a, b, c := write("a.yaml", "gp3"), write("b.yaml", "gp3"), write("c.yaml", "io2")
+
+	snap, err := inputs.LoadSnapshot(a, b)
+	require.NoError(t, err, "identical copies are fine")
+	assert.Equal(t, 1, snap.Len())
+
+	_, err = inputs.LoadSnapshot(a, c)
+	require.Error(t, err)
+	assert.Equal(t, c+":1: ConfigMap apps/storage is also at "+a+":1 with other contents: a snapshot holds each object once", err.Error())
+}
