@@ -11,7 +11,7 @@ import (
 // map keys and list indices (an empty path is the whole object). A value read from a Secret
 // stays a Secret's value wherever it is copied: the render records where it writes one, and
 // a later read of that field, or of anything that contains it, is a read of a Secret. The
-// zero value holds nothing; methods never modify the Fields they are called on, except Add.
+// zero value holds nothing; only Add and AddAll modify the Fields they are called on.
 type Fields struct {
 	paths map[string][]manifest.PathStep
 }
