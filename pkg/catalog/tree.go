@@ -3,6 +3,7 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"path"
 	"path/filepath"
@@ -23,18 +24,20 @@ import (
 // Paths are slash-separated and relative to the catalog root. Within a
 // layer (between two NextLayer calls) deletions apply to earlier layers
 // only, as in the OCI image layer format, whatever their order in the
-// layer. A Tree is not safe for concurrent use.
+// layer. Images are untrusted: no operation scans the files (see
+// LayeredFiles), so a layer of whiteouts costs the length of their paths. A
+// Tree is not safe for concurrent use.
 type Tree struct {
 	b      *Builder
 	prefix string
-	files  map[string]*treeFile // committed layers
-	rules  map[string][]byte    // folder → its .indexignore
+	files  *LayeredFiles[treeEntry]
+	pipe   *pipeline // decoding the current layer
+}
 
-	stagedFiles map[string]*treeFile
-	pipe        *pipeline // decoding the current layer
-	stagedRules map[string][]byte
-	deleted     []string // paths deleted by the current layer
-	opaque      []string // folders emptied by the current layer ("" is the root)
+// treeEntry is a catalog file, or the rules of an .indexignore file.
+type treeEntry struct {
+	file  *treeFile
+	rules []byte
 }
 
 type treeFile struct {
@@ -45,8 +48,7 @@ type treeFile struct {
 // NewTree returns an empty Tree adding to b. prefix is put before each
 // path in the Source of its blobs (for example "image:/configs/").
 func (b *Builder) NewTree(prefix string) *Tree {
-	return &Tree{b: b, prefix: prefix, files: map[string]*treeFile{}, rules: map[string][]byte{},
-		stagedFiles: map[string]*treeFile{}, stagedRules: map[string][]byte{}}
+	return &Tree{b: b, prefix: prefix, files: NewLayeredFiles[treeEntry]()}
 }
 
 // Put adds (or, in a later layer, replaces) a regular file. Files whose
@@ -63,7 +65,7 @@ func (t *Tree) Put(p string, r io.Reader) error {
 		if err != nil {
 			return err
 		}
-		t.stagedRules[path.Dir(p)] = data
+		t.files.Put(p, treeEntry{rules: data})
 		return nil
 	}
 	if formatOf(p) == "" {
@@ -86,7 +88,7 @@ func (t *Tree) Put(p string, r io.Reader) error {
 		}
 	}
 	f := &treeFile{}
-	t.stagedFiles[p] = f
+	t.files.Put(p, treeEntry{file: f})
 	rr := &recordingReader{r: r}
 	err := t.pipe.streamOwned(t.prefix+p, rr, f)
 	if rr.err != nil {
@@ -100,74 +102,64 @@ func (t *Tree) Put(p string, r io.Reader) error {
 
 // Delete removes a file or a folder (with everything below it) of the
 // earlier layers.
-func (t *Tree) Delete(p string) {
-	t.deleted = append(t.deleted, cleanTreePath(p))
-}
+func (t *Tree) Delete(p string) { t.files.Delete(p) }
 
 // DeleteBelow removes everything below a folder of the earlier layers; ""
 // is the root.
-func (t *Tree) DeleteBelow(dir string) {
-	t.opaque = append(t.opaque, cleanTreePath(dir))
+func (t *Tree) DeleteBelow(dir string) { t.files.DeleteBelow(dir) }
+
+// NextLayer ends a layer: what it decodes is finished, and the next layer's
+// deletions apply to it. It costs nothing more for a bigger tree.
+func (t *Tree) NextLayer() {
+	t.finish()
+	t.files.NextLayer()
 }
 
-// NextLayer ends a layer: its deletions, then its files, are applied.
-func (t *Tree) NextLayer() {
+// Close stops decoding the current layer, for a caller that gives up before
+// Commit (after an error): the decoding goroutines end.
+func (t *Tree) Close() { t.finish() }
+
+func (t *Tree) finish() {
 	if t.pipe != nil {
 		_ = t.pipe.finish(nil) // errors went to their files
 		t.pipe = nil
 	}
-	for _, d := range t.deleted {
-		removeTree(t.files, d, true)
-		removeTree(t.rules, d, true)
-	}
-	for _, d := range t.opaque {
-		removeTree(t.files, d, false)
-		removeTree(t.rules, d, false)
-	}
-	for p, f := range t.stagedFiles {
-		removeTree(t.files, p, false) // a file replaces a folder of the same name
-		removeTree(t.rules, p, false)
-		t.files[p] = f
-	}
-	for d, r := range t.stagedRules {
-		t.rules[d] = r
-	}
-	t.deleted, t.opaque = t.deleted[:0], t.opaque[:0]
-	clear(t.stagedFiles)
-	clear(t.stagedRules)
 }
 
-// Len counts the catalog files of the committed layers.
-func (t *Tree) Len() int { return len(t.files) }
+// Len counts the catalog files that survive the layers so far.
+func (t *Tree) Len() int {
+	n := 0
+	for _, f := range t.files.Files() {
+		if f.Value.file != nil {
+			n++
+		}
+	}
+	return n
+}
 
 // Commit ends the last layer and adds the files to the Builder.
 func (t *Tree) Commit() error {
 	t.NextLayer()
+	files := t.files.Files()
 	// the image's .indexignore files, matched as operator-registry matches a folder's
 	rules := fstest.MapFS{}
-	for d, data := range t.rules {
-		rules[path.Join(d, indexIgnoreFile)] = &fstest.MapFile{Data: data}
+	for _, f := range files {
+		if f.Value.file == nil {
+			rules[f.Path] = &fstest.MapFile{Data: f.Value.rules}
+		}
 	}
 	m, err := ignore.NewMatcher(rules, indexIgnoreFile)
 	if err != nil {
 		return &Error{Source: fileSource(t.prefix), Err: fmt.Errorf("reading %s files: %w", indexIgnoreFile, err)}
 	}
-	paths := make([]string, 0, len(t.files))
-	for p := range t.files {
-		if !treeIgnored(m, p) {
-			paths = append(paths, p)
+	for _, f := range files { // in the order of a folder walk
+		if f.Value.file == nil || treeIgnored(m, f.Path) {
+			continue
 		}
-	}
-	// The order of a folder walk: "a/x.yaml" before "a.yaml".
-	slices.SortFunc(paths, func(a, b string) int {
-		return slices.Compare(strings.Split(a, "/"), strings.Split(b, "/"))
-	})
-	for _, p := range paths {
-		f := t.files[p]
-		if f.err != nil {
-			return f.err
+		if f.Value.file.err != nil {
+			return f.Value.file.err
 		}
-		for _, it := range f.items {
+		for _, it := range f.Value.file.items {
 			t.b.insert(it)
 		}
 	}
@@ -179,21 +171,164 @@ func cleanTreePath(p string) string {
 	return strings.TrimPrefix(p, "/")
 }
 
-// removeTree deletes p (when self) and everything below it; p "" is the root.
-func removeTree[V any](m map[string]V, p string, self bool) {
-	if p == "." {
-		p = ""
+// LayeredFiles holds the files of a folder built from the layers of a
+// container image: each layer adds or replaces files, and deletes
+// (whiteouts) files and folders of the layers below it. Paths are
+// slash-separated and relative to the folder ("" is the folder itself).
+//
+// Images are untrusted, and a hostile one holds as many files and
+// whiteouts as it likes, so no operation scans the files: a whiteout is
+// recorded with the layer that made it, in time proportional to the length
+// of its path, and Files decides once which files survive, in time linear
+// in the length of their paths. A file survives when no later layer deleted
+// it, a folder above it, or emptied a folder above it. A LayeredFiles is
+// not safe for concurrent use.
+type LayeredFiles[V any] struct {
+	layer int
+	files map[string]layeredFile[V]
+	// deleted and emptied hold the whiteouts by the hash of their paths:
+	// deleted paths lose themselves and everything below, emptied folders
+	// everything below (an opaque whiteout, or a file that replaces a folder)
+	seed             maphash.Seed
+	deleted, emptied map[uint64][]whiteout
+	// the last layer that deleted or emptied the root (0 for none)
+	rootDeleted, rootEmptied int
+}
+
+// LayeredFile is a file that survives the layers, and its value.
+type LayeredFile[V any] struct {
+	Path  string
+	Value V
+}
+
+type layeredFile[V any] struct {
+	layer int
+	value V
+}
+
+type whiteout struct {
+	path  string
+	layer int
+}
+
+// NewLayeredFiles returns an empty LayeredFiles; its first layer begins.
+func NewLayeredFiles[V any]() *LayeredFiles[V] {
+	return &LayeredFiles[V]{layer: 1, files: map[string]layeredFile[V]{}, seed: maphash.MakeSeed(),
+		deleted: map[uint64][]whiteout{}, emptied: map[uint64][]whiteout{}}
+}
+
+// Put adds a file to the current layer: it replaces a file of the same path
+// put before, and a folder of the same path of the earlier layers.
+func (l *LayeredFiles[V]) Put(p string, v V) {
+	if p = cleanTreePath(p); p == "" {
+		return
 	}
-	for k := range m {
-		switch {
-		case k == p:
-			if self {
-				delete(m, k)
-			}
-		case p == "" || strings.HasPrefix(k, p+"/"):
-			delete(m, k)
+	l.files[p] = layeredFile[V]{layer: l.layer, value: v}
+	l.mark(l.emptied, p)
+}
+
+// Delete removes a file or a folder (with everything below it) of the
+// earlier layers; "" is the root.
+func (l *LayeredFiles[V]) Delete(p string) {
+	if p = cleanTreePath(p); p == "" {
+		l.rootDeleted = l.layer
+		return
+	}
+	l.mark(l.deleted, p)
+}
+
+// DeleteBelow removes everything below a folder of the earlier layers; ""
+// is the root.
+func (l *LayeredFiles[V]) DeleteBelow(dir string) {
+	if dir = cleanTreePath(dir); dir == "" {
+		l.rootEmptied = l.layer
+		return
+	}
+	l.mark(l.emptied, dir)
+}
+
+// NextLayer ends a layer.
+func (l *LayeredFiles[V]) NextLayer() { l.layer++ }
+
+// mark records a whiteout of p by the current layer.
+func (l *LayeredFiles[V]) mark(m map[uint64][]whiteout, p string) {
+	h := maphash.String(l.seed, p)
+	ws := m[h]
+	for i := range ws {
+		if ws[i].path == p {
+			ws[i].layer = l.layer
+			return
 		}
 	}
+	m[h] = append(ws, whiteout{path: p, layer: l.layer})
+}
+
+// Files returns the files that survive, in the order a walk of the folder
+// meets them ("a/x.yaml" before "a.yaml").
+func (l *LayeredFiles[V]) Files() []LayeredFile[V] {
+	out := make([]LayeredFile[V], 0, len(l.files))
+	for p, f := range l.files {
+		if l.survives(p, f.layer) {
+			out = append(out, LayeredFile[V]{Path: p, Value: f.value})
+		}
+	}
+	slices.SortFunc(out, func(a, b LayeredFile[V]) int { return walkOrder(a.Path, b.Path) })
+	return out
+}
+
+// survives tells whether no later layer than the file's deleted it, a
+// folder above it, or emptied a folder above it. The hash of each folder
+// above it is that of the path so far, so the check costs the length of p.
+func (l *LayeredFiles[V]) survives(p string, layer int) bool {
+	if l.rootDeleted > layer || l.rootEmptied > layer {
+		return false
+	}
+	var h maphash.Hash
+	h.SetSeed(l.seed)
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		h.WriteString(p[start:i])
+		start = i
+		sum := h.Sum64()
+		if later(l.deleted[sum], p[:i], layer) || (i < len(p) && later(l.emptied[sum], p[:i], layer)) {
+			return false
+		}
+	}
+	return true
+}
+
+// later tells whether ws holds a whiteout of p made after layer.
+func later(ws []whiteout, p string, layer int) bool {
+	for _, w := range ws {
+		if w.layer > layer && w.path == p {
+			return true
+		}
+	}
+	return false
+}
+
+// walkOrder compares paths as a walk of their folder meets them: folder by
+// folder, so that "/" sorts before any other byte.
+func walkOrder(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] == b[i] {
+			continue
+		}
+		switch {
+		case a[i] == '/':
+			return -1
+		case b[i] == '/':
+			return 1
+		case a[i] < b[i]:
+			return -1
+		}
+		return 1
+	}
+	return len(a) - len(b)
 }
 
 // treeIgnored applies the .indexignore files as a folder walk would: a file below an
