@@ -11,17 +11,12 @@
 package collection
 
 import (
-	"archive/tar"
-	"compress/gzip"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
-	"testing/fstest"
 
 	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/manifest"
@@ -45,12 +40,6 @@ type Output struct {
 	// Config is the parsed operator-config (nil when it could not be read).
 	Config *Config
 }
-
-// Limits on what a collection archive may hold.
-const (
-	maxArchiveBytes = 512 << 20
-	maxArchiveFiles = 100000
-)
 
 // Render reads the collection at path (a folder, a .tar.gz archive or the operator-config
 // file) and renders it. The error is for a path that cannot be read at all; everything
@@ -79,66 +68,16 @@ func Open(p string) (fs.FS, string, string, error) {
 	display := filepath.ToSlash(p)
 	switch {
 	case st.IsDir():
-		return os.DirFS(p), display, "", nil
+		return dirFS(p), display, "", nil
 	case strings.HasSuffix(p, ".tar.gz") || strings.HasSuffix(p, ".tgz"):
-		fsys, err := readArchive(p)
+		fsys, err := readArchive(p, defaultArchiveLimits)
 		if err != nil {
 			return nil, "", "", fmt.Errorf("%s: %w", display, err)
 		}
 		return fsys, display, "", nil
 	default:
 		dir := filepath.Dir(p)
-		return os.DirFS(dir), filepath.ToSlash(dir), filepath.Base(p), nil
-	}
-}
-
-// readArchive loads a gzipped tar (a built collection) into memory. Only regular files and
-// folders are kept; a member path that leaves the archive is an error.
-func readArchive(p string) (fs.FS, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	tr := tar.NewReader(io.LimitReader(gz, maxArchiveBytes+1))
-	out := fstest.MapFS{}
-	total := 0
-	for n := 0; ; n++ {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if n >= maxArchiveFiles {
-			return nil, fmt.Errorf("more than %d members", maxArchiveFiles)
-		}
-		name := path.Clean(strings.TrimPrefix(h.Name, "./"))
-		if name == "." {
-			continue
-		}
-		if !fs.ValidPath(name) {
-			return nil, fmt.Errorf("member %q is outside the archive", h.Name)
-		}
-		switch h.Typeflag {
-		case tar.TypeDir:
-			out[name] = &fstest.MapFile{Mode: fs.ModeDir | 0o755}
-		case tar.TypeReg:
-			data, err := io.ReadAll(tr)
-			if err != nil {
-				return nil, err
-			}
-			total += len(data)
-			if total > maxArchiveBytes {
-				return nil, fmt.Errorf("larger than %d bytes unpacked", maxArchiveBytes)
-			}
-			out[name] = &fstest.MapFile{Data: data, Mode: 0o644}
-		}
+		return dirFS(dir), filepath.ToSlash(dir), filepath.Base(p), nil
 	}
 }
 

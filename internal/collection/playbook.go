@@ -3,6 +3,7 @@ package collection
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -34,7 +35,7 @@ func (c *checker) checkPlaybook(name, field string, sev diag.Severity, seen map[
 	}
 	c.checked[name] = sev
 	file := c.displayPath(name)
-	data, err := fs.ReadFile(c.fsys, name)
+	data, err := readFile(c.fsys, name, maxReadFile)
 	if err != nil {
 		c.add(diag.Error, file, 0, "", "%v", err)
 		return
@@ -131,67 +132,98 @@ func (c *checker) importedPlaybook(from string, n *yaml.Node, ifield, field stri
 // checkGalaxy compares domain, name and version with the collection's galaxy.yml (or the
 // MANIFEST.json of a built collection): the specification says they SHOULD be the same.
 func (c *checker) checkGalaxy(cfg *Config) {
-	var namespace, name, version, file string
-	var line map[string]int
-	if data, err := fs.ReadFile(c.fsys, "galaxy.yml"); err == nil {
-		file = c.displayPath("galaxy.yml")
-		root, ok := c.parseYAML(file, data)
-		if !ok {
-			return
-		}
-		root = resolve(root)
-		if root == nil || root.Kind != yaml.MappingNode {
-			c.add(diag.Warning, file, lineOf(root), "", "galaxy.yml is not a mapping")
-			return
-		}
-		line = map[string]int{}
-		for i := 0; i+1 < len(root.Content); i += 2 {
-			k, v := root.Content[i].Value, resolve(root.Content[i+1])
-			line[k] = root.Content[i].Line
-			if v.Kind != yaml.ScalarNode {
-				continue
-			}
-			switch k {
-			case "namespace":
-				namespace = v.Value
-			case "name":
-				name = v.Value
-			case "version":
-				version = v.Value
-			}
-		}
-	} else if data, err := fs.ReadFile(c.fsys, "MANIFEST.json"); err == nil {
-		file = c.displayPath("MANIFEST.json")
-		var m struct {
-			CollectionInfo struct {
-				Namespace, Name, Version string
-			} `json:"collection_info"`
-		}
-		if err := json.Unmarshal(data, &m); err != nil {
-			c.add(diag.Warning, file, 0, "", "not a collection manifest: %v", err)
-			return
-		}
-		namespace, name, version = m.CollectionInfo.Namespace, m.CollectionInfo.Name, m.CollectionInfo.Version
-	} else {
-		c.add(diag.Warning, c.file, 0, "", "no galaxy.yml (or MANIFEST.json) next to it: %s does not look like the root of an Ansible collection, and playbook paths are relative to that root", c.rootName())
+	g, ok := c.galaxy()
+	if !ok {
 		return
 	}
 	// galaxy names use '_', which DNS names cannot: treat it as '-'
 	same := func(a, b string) bool { return strings.ReplaceAll(a, "_", "-") == strings.ReplaceAll(b, "_", "-") }
 	for _, p := range []struct{ field, value, galaxyKey, galaxyValue string }{
-		{"domain", cfg.Domain, "namespace", namespace},
-		{"name", cfg.Name, "name", name},
-		{"version", cfg.Version, "version", version},
+		{"domain", cfg.Domain, "namespace", g.namespace},
+		{"name", cfg.Name, "name", g.name},
+		{"version", cfg.Version, "version", g.version},
 	} {
 		if p.value == "" || p.galaxyValue == "" || same(p.value, p.galaxyValue) {
 			continue
 		}
-		where := file
-		if l := line[p.galaxyKey]; l > 0 {
-			where = fmt.Sprintf("%s:%d", file, l)
+		where := g.file
+		if l := g.line[p.galaxyKey]; l > 0 {
+			where = fmt.Sprintf("%s:%d", g.file, l)
 		}
 		c.add(diag.Warning, c.file, c.rootKeyLine(p.field), p.field, "%q differs from the %s %q of %s: the specification says it SHOULD be the same (a fork MAY differ)", p.value, p.galaxyKey, p.galaxyValue, where)
 	}
+}
+
+// galaxyInfo is the identity a collection gives itself, and where.
+type galaxyInfo struct {
+	namespace, name, version string
+	file                     string         // display path
+	line                     map[string]int // line of each key (galaxy.yml only)
+}
+
+// galaxy reads galaxy.yml, else MANIFEST.json; false (with the results said) when neither
+// can be read. A file that is there but cannot be read is an error, not an absence.
+func (c *checker) galaxy() (galaxyInfo, bool) {
+	for _, name := range []string{"galaxy.yml", "MANIFEST.json"} {
+		data, err := readFile(c.fsys, name, maxReadFile)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		g := galaxyInfo{file: c.displayPath(name)}
+		if err != nil {
+			c.add(diag.Error, g.file, 0, "", "%v", err)
+			return g, false
+		}
+		if name == "MANIFEST.json" {
+			return g, c.galaxyJSON(&g, data)
+		}
+		return g, c.galaxyYAML(&g, data)
+	}
+	c.add(diag.Warning, c.file, 0, "", "no galaxy.yml (or MANIFEST.json) next to it: %s does not look like the root of an Ansible collection, and playbook paths are relative to that root", c.rootName())
+	return galaxyInfo{}, false
+}
+
+func (c *checker) galaxyYAML(g *galaxyInfo, data []byte) bool {
+	root, ok := c.parseYAML(g.file, data)
+	if !ok {
+		return false
+	}
+	root = resolve(root)
+	if root == nil || root.Kind != yaml.MappingNode {
+		c.add(diag.Warning, g.file, lineOf(root), "", "galaxy.yml is not a mapping")
+		return false
+	}
+	g.line = map[string]int{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i].Value, resolve(root.Content[i+1])
+		g.line[k] = root.Content[i].Line
+		if v.Kind != yaml.ScalarNode {
+			continue
+		}
+		switch k {
+		case "namespace":
+			g.namespace = v.Value
+		case "name":
+			g.name = v.Value
+		case "version":
+			g.version = v.Value
+		}
+	}
+	return true
+}
+
+func (c *checker) galaxyJSON(g *galaxyInfo, data []byte) bool {
+	var m struct {
+		CollectionInfo struct {
+			Namespace, Name, Version string
+		} `json:"collection_info"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		c.add(diag.Warning, g.file, 0, "", "not a collection manifest: %v", err)
+		return false
+	}
+	g.namespace, g.name, g.version = m.CollectionInfo.Namespace, m.CollectionInfo.Name, m.CollectionInfo.Version
+	return true
 }
 
 func (c *checker) rootName() string {
@@ -215,49 +247,24 @@ func (c *checker) rootKeyLine(key string) int {
 // Files that are not read when looking for the variables a collection uses.
 var notContent = map[string]bool{"galaxy.yml": true, "MANIFEST.json": true, "FILES.json": true}
 
-const maxContentFile = 8 << 20
-
-var identRe = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
-
 // checkVarReferences warns about vars that no file of the collection mentions: "The
 // provided value MUST conform to an existing variable referenced in the playbook or
 // underlying Ansible role". The collection's playbooks, roles, templates and vars files are
 // read (not documentation); roles of other collections cannot be, so this is a warning.
 func (c *checker) checkVarReferences(cfg *Config) {
-	idents := map[string]bool{}
-	_ = fs.WalkDir(c.fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		base := path.Base(p)
-		if p != "." && strings.HasPrefix(base, ".") {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() || !d.Type().IsRegular() || notContent[p] || path.Dir(p) == "." && strings.HasPrefix(base, "operator-config.") {
-			return nil
-		}
-		switch strings.ToLower(path.Ext(p)) {
-		case ".md", ".rst", ".txt", ".pyc", ".png", ".jpg", ".gif", ".svg", ".gz", ".zip":
-			return nil
-		}
-		if info, err := d.Info(); err != nil || info.Size() > maxContentFile {
-			return nil
-		}
-		data, err := fs.ReadFile(c.fsys, p)
-		if err != nil || bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
-			return nil
-		}
-		for _, id := range identRe.FindAll(data, -1) {
-			idents[string(id)] = true
-		}
-		return nil
-	})
+	s := identScan{fsys: c.fsys, idents: map[string]bool{}, limits: scanLimits{files: maxCollectionFiles, bytes: maxCollectionBytes}}
+	if c.scanLimits != nil {
+		s.limits = *c.scanLimits
+	}
+	_ = fs.WalkDir(c.fsys, ".", s.visit)
+	if s.stopped {
+		c.add(diag.Warning, c.rootName(), 0, "", "stopped looking for the variables the collection uses after %d files or %s read, the limits on a collection: unused vars are not reported",
+			s.limits.files, sizeText(s.limits.bytes))
+		return
+	}
 	for _, r := range cfg.Resources {
 		for _, v := range r.Vars {
-			if v.Name == "" || idents[v.Name] {
+			if v.Name == "" || s.idents[v.Name] {
 				continue
 			}
 			playbook := "playbook"
@@ -268,4 +275,76 @@ func (c *checker) checkVarReferences(cfg *Config) {
 				"no playbook, role or template of the collection uses variable %q: it MUST name a variable of the %s or its roles", v.Name, playbook)
 		}
 	}
+}
+
+// identScan gathers the identifiers of a collection's content files, looking at no more
+// than limits.files files and reading no more than limits.bytes: a folder may hold
+// millions.
+type identScan struct {
+	fsys    fs.FS
+	idents  map[string]bool
+	limits  scanLimits
+	files   int
+	bytes   int64
+	stopped bool
+}
+
+func (s *identScan) visit(p string, d fs.DirEntry, err error) error {
+	if err != nil {
+		return nil
+	}
+	if s.files++; s.files > s.limits.files {
+		s.stopped = true
+		return fs.SkipAll
+	}
+	base := path.Base(p)
+	if p != "." && strings.HasPrefix(base, ".") {
+		if d.IsDir() {
+			return fs.SkipDir
+		}
+		return nil
+	}
+	if d.IsDir() || !d.Type().IsRegular() || notContent[p] || path.Dir(p) == "." && strings.HasPrefix(base, "operator-config.") {
+		return nil
+	}
+	switch strings.ToLower(path.Ext(p)) {
+	case ".md", ".rst", ".txt", ".pyc", ".png", ".jpg", ".gif", ".svg", ".gz", ".zip":
+		return nil
+	}
+	if info, err := d.Info(); err != nil || info.Size() > maxContentFile {
+		return nil
+	}
+	data, err := readFile(s.fsys, p, maxContentFile)
+	if err != nil || bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
+		return nil
+	}
+	if s.bytes += int64(len(data)); s.bytes > s.limits.bytes {
+		s.stopped = true
+		return fs.SkipAll
+	}
+	addIdents(s.idents, data)
+	return nil
+}
+
+// addIdents adds the identifiers of data, [A-Za-z_][A-Za-z0-9_]* found left to right,
+// without a slice of every match (a file of 8 MiB may hold millions).
+func addIdents(idents map[string]bool, data []byte) {
+	for i := 0; i < len(data); {
+		if c := data[i]; c != '_' && (c|0x20 < 'a' || c|0x20 > 'z') {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(data) && isIdentByte(data[j]) {
+			j++
+		}
+		if !idents[string(data[i:j])] {
+			idents[string(data[i:j])] = true
+		}
+		i = j
+	}
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z'
 }

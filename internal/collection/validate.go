@@ -28,6 +28,15 @@ type checker struct {
 	src     []string // its lines
 	results diag.Results
 	checked map[string]diag.Severity // playbooks checked, with the severity used
+
+	// scanLimits, when set, replace the limits on the files looked at for variable
+	// names (tests).
+	scanLimits *scanLimits
+}
+
+type scanLimits struct {
+	files int
+	bytes int64
 }
 
 func (c *checker) add(sev diag.Severity, file string, line int, field, format string, args ...any) {
@@ -74,7 +83,7 @@ func (c *checker) load(configName string) *Config {
 		name = found[0]
 	}
 	c.file = c.displayPath(name)
-	data, err := fs.ReadFile(c.fsys, name)
+	data, err := readFile(c.fsys, name, maxReadFile)
 	if err != nil {
 		c.add(diag.Error, c.file, 0, "", "%v", err)
 		return nil
