@@ -5,12 +5,15 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
 // TestPathAnnotationsReadOnlyRegularFilesInThePackage: an item's path annotation names the
@@ -60,5 +63,24 @@ func TestPathAnnotationsReadOnlyRegularFilesInThePackage(t *testing.T) {
 				t.Fatal("the function did not end")
 			}
 		})
+	}
+}
+
+// TestGeneratedPathsStayInTheirFolder: the path annotation of a rendered object is built from
+// its namespace, kind and name; none of them can lead outside odlm-rendered/<namespace>/.
+func TestGeneratedPathsStayInTheirFolder(t *testing.T) {
+	for _, tc := range []struct{ ns, kind, name, want string }{
+		{"apps", "ConfigMap", "db", "odlm-rendered/apps/configmap_db.yaml"},
+		{"", "ClusterRole", "system:reader", "odlm-rendered/_cluster/clusterrole_system:reader.yaml"},
+		{"..", "ConfigMap", "x", "odlm-rendered/_../configmap_x.yaml"},
+		{"apps", "ConfigMap", "../../Evil Name", "odlm-rendered/apps/configmap_.._.._Evil Name.yaml"},
+		{"apps", "../..", "x", "odlm-rendered/apps/.._.._x.yaml"},
+		{"bad\nns", "ConfigMap", "x", "odlm-rendered/bad_ns/configmap_x.yaml"},
+	} {
+		o := manifest.New(map[string]any{"apiVersion": "v1", "kind": tc.kind, "metadata": map[string]any{"name": tc.name, "namespace": tc.ns}})
+		got := generatedPath(o)
+		assert.Equal(t, tc.want, got)
+		assert.Equal(t, "odlm-rendered", strings.Split(filepath.Clean(got), "/")[0])
+		assert.Len(t, strings.Split(filepath.Clean(got), "/"), 3, got)
 	}
 }

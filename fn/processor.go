@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/odlm-render/odlm-render/internal/crash"
 	"github.com/odlm-render/odlm-render/internal/fileread"
@@ -167,13 +168,30 @@ func withFileAnnotations(o *manifest.Object) *manifest.Object {
 	return o
 }
 
-// generatedPath is odlm-rendered/<namespace or _cluster>/<kind>_<name>.yaml.
+// generatedPath is odlm-rendered/<namespace or _cluster>/<kind>_<name>.yaml. The render
+// refuses names the API server refuses; each part is made a plain file name all the same,
+// so that no object can name a path outside odlm-rendered/.
 func generatedPath(o *manifest.Object) string {
 	ns := o.Namespace()
 	if ns == "" {
 		ns = "_cluster"
 	}
-	return fmt.Sprintf("%s/%s/%s_%s.yaml", GeneratedDir, ns, strings.ToLower(o.Kind()), o.Name())
+	return fmt.Sprintf("%s/%s/%s.yaml", GeneratedDir, fileName(ns), fileName(strings.ToLower(o.Kind())+"_"+o.Name()))
+}
+
+// fileName is s as one path segment: separators and control characters become '_', and "."
+// or ".." gains a leading '_'.
+func fileName(s string) string {
+	s = strings.Map(func(c rune) rune {
+		if c == '/' || c == '\\' || !unicode.IsPrint(c) {
+			return '_'
+		}
+		return c
+	}, s)
+	if s == "." || s == ".." || s == "" {
+		return "_" + s
+	}
+	return s
 }
 
 func toResults(rs diag.Results) []krm.Result {

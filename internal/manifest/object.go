@@ -3,11 +3,12 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -176,12 +177,18 @@ type Ref struct {
 	Name       string `json:"name"`
 }
 
-// String is "Kind ns/name" (or "Kind name" for cluster-scoped objects).
+// String is "Kind ns/name" (or "Kind name" for cluster-scoped objects). A name or namespace
+// with spaces or control characters is quoted, so that a message stays one line that says
+// what the name is.
 func (r Ref) String() string {
-	if r.Namespace == "" {
-		return fmt.Sprintf("%s %s", r.Kind, r.Name)
+	id := r.Name
+	if r.Namespace != "" {
+		id = r.Namespace + "/" + r.Name
 	}
-	return fmt.Sprintf("%s %s/%s", r.Kind, r.Namespace, r.Name)
+	if strings.IndexFunc(id, func(c rune) bool { return unicode.IsSpace(c) || !unicode.IsPrint(c) }) >= 0 {
+		id = strconv.Quote(id)
+	}
+	return r.Kind + " " + id
 }
 
 // Key is a map key that identifies an object by group, kind, namespace and name (the

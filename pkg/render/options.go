@@ -1,6 +1,8 @@
 package render
 
 import (
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+
 	"errors"
 	"fmt"
 	"reflect"
@@ -126,34 +128,35 @@ func (o Options) Validate() error {
 		errs = append(errs, &OptionError{Option: opt, Value: value, Msg: msg})
 	}
 	if o.ManualApproval && !o.Pin {
-		for _, opt := range OptionList() {
-			if opt.Field == "ManualApproval" {
-				errs = append(errs, &OptionError{Option: opt, Value: "true", Msg: "goes with pin (--pin): it makes the pinned version a lock"})
-			}
-		}
+		errs = append(errs, optionError("ManualApproval", "true", "goes with pin (--pin): it makes the pinned version a lock"))
 	}
 	for _, f := range []struct {
 		field string
 		set   bool
 	}{{"OLMv1ServiceAccount", o.OLMv1ServiceAccount}, {"OLMv1WatchNamespace", o.OLMv1WatchNamespace}} {
-		field, set := f.field, f.set
-		if !set || o.OLM == OLMv1 {
-			continue
-		}
-		for _, opt := range OptionList() {
-			if opt.Field == field {
-				errs = append(errs, &OptionError{Option: opt, Value: "true", Msg: "goes with olm v1 (--olm v1): it configures ClusterExtensions"})
-			}
+		if f.set && o.OLM != OLMv1 {
+			errs = append(errs, optionError(f.field, "true", "goes with olm v1 (--olm v1): it configures ClusterExtensions"))
 		}
 	}
 	if o.OLM == OLMv1 && o.NoOLM {
-		for _, opt := range OptionList() {
-			if opt.Field == "OLM" {
-				errs = append(errs, &OptionError{Option: opt, Value: o.OLM, Msg: "does not go with no-olm (--no-olm): that mode installs no operator through OLM"})
-			}
+		errs = append(errs, optionError("OLM", o.OLM, "does not go with no-olm (--no-olm): that mode installs no operator through OLM"))
+	}
+	if o.DefaultNamespace != "" {
+		if msgs := apivalidation.ValidateNamespaceName(o.DefaultNamespace, false); len(msgs) > 0 {
+			errs = append(errs, optionError("DefaultNamespace", o.DefaultNamespace, fmt.Sprintf("%q is not a namespace name: %s", o.DefaultNamespace, strings.Join(msgs, "; "))))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// optionError is an *OptionError about the option of field.
+func optionError(field, value, msg string) error {
+	for _, opt := range OptionList() {
+		if opt.Field == field {
+			return &OptionError{Option: opt, Value: value, Msg: msg}
+		}
+	}
+	panic("render: no option has the field " + field) // a bug: the fields are this file's
 }
 
 // OptionErrors returns the *OptionErrors an error from Validate joins.

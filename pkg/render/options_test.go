@@ -31,6 +31,8 @@ func TestOptionsAreValidatedByTheEngine(t *testing.T) {
 			`option olmV1ServiceAccount (--olm-v1-service-account): goes with olm v1 (--olm v1): it configures ClusterExtensions`,
 			`option olmV1WatchNamespace (--olm-v1-watch-namespace): goes with olm v1 (--olm v1): it configures ClusterExtensions`}},
 		{"olm v1 with no-olm", render.Options{OLM: "v1", NoOLM: true}, []string{`option olm (--olm): does not go with no-olm (--no-olm): that mode installs no operator through OLM`}},
+		{"a namespace that leaves the folder", render.Options{DefaultNamespace: "../../etc"}, []string{`option namespace (--namespace): "../../etc" is not a namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`}},
+		{"a namespace with a newline", render.Options{DefaultNamespace: "bad\nns"}, []string{`option namespace (--namespace): "bad\nns" is not a namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`}},
 		{"olm typo", render.Options{OLM: "v2"}, []string{`option olm (--olm): "v2" is not one of v0, v1 (did you mean "v0"?)`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

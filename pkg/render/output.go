@@ -46,6 +46,7 @@ func (r *run) output() Output {
 		out.Generated[o] = true
 	}
 	out.Objects = append(out.Objects, generated...)
+	r.checkNames(out.Objects)
 	r.order(out.Objects, out.Generated)
 	manifest.Sort(out.Objects)
 	out.Results = r.results.Sort()

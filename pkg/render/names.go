@@ -1,0 +1,62 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/api/validation/path"
+
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
+)
+
+// nameRule is how the API server validates the name of a kind (each kind's registry strategy
+// picks one of apimachinery's rules): most kinds take a DNS-1123 subdomain; Namespaces a
+// DNS-1123 label; Services a DNS-1035 label; RBAC's kinds any path segment.
+func nameRule(group, kind string) func(string, bool) []string {
+	switch {
+	case group == "" && kind == "Namespace":
+		return apivalidation.ValidateNamespaceName
+	case group == "" && kind == "Service":
+		return apivalidation.NameIsDNS1035Label
+	case group == "rbac.authorization.k8s.io":
+		return path.ValidatePathSegmentName
+	}
+	return apivalidation.NameIsDNSSubdomain
+}
+
+// checkNames refuses output objects whose name or namespace the API server refuses: a name
+// from an input (an OperandConfig resource named "../../Evil Name") would otherwise be written
+// out, and front doors derive file paths from names. Messages point at the input the object
+// came from where there is one.
+func (r *run) checkNames(objs []*manifest.Object) {
+	for _, o := range objs {
+		if name := o.Name(); name != "" {
+			if msgs := nameRule(o.Group(), o.Kind())(name, false); len(msgs) > 0 {
+				r.refuseName(o, "name", name, msgs)
+			}
+		}
+		if ns := o.Namespace(); ns != "" {
+			if msgs := apivalidation.ValidateNamespaceName(ns, false); len(msgs) > 0 {
+				r.refuseName(o, "namespace", ns, msgs)
+			}
+		}
+	}
+}
+
+// refuseName reports o's metadata.<what>, at the input field it came from when o was
+// rendered from one, else at o itself.
+func (r *run) refuseName(o *manifest.Object, what, value string, msgs []string) {
+	why := fmt.Sprintf("%q: %s: the API server refuses it", value, strings.Join(msgs, "; "))
+	a, ok := r.schemaAnchors[o]
+	if !ok {
+		r.add(diag.Errorf(o, "metadata."+what, "%s", why))
+		return
+	}
+	field := a.field
+	if a.data && what == "name" { // an OperandConfig resource: its name is a field of its own
+		field += ".name"
+	}
+	r.add(diag.Errorf(a.about, field, "%s: metadata.%s %s", o.Ref(), what, why))
+}
