@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -78,7 +79,50 @@ func evalJSONPath(expr string, data any) (s string, found bool, err error) {
 			parts = append(parts, s)
 		}
 	}
+	if visitsMaps(expr) {
+		// ".*" and ".." return a map's values in Go's map order, which changes from run to
+		// run (in ODLM too): sorted, the same inputs give the same output
+		sort.Strings(parts)
+	}
 	return strings.Join(parts, " "), true, nil
+}
+
+// visitsMaps reports an expression with a wildcard (.*) or a recursive descent (..), the
+// steps that go through every value of a map.
+func visitsMaps(expr string) bool {
+	if !strings.Contains(expr, "*") && !strings.Contains(expr, "..") {
+		return false
+	}
+	p, err := jsonpath.Parse("odlm", "{"+expr+"}")
+	if err != nil {
+		return false
+	}
+	return hasMapSteps(p.Root)
+}
+
+func hasMapSteps(n jsonpath.Node) bool {
+	switch n := n.(type) {
+	case *jsonpath.WildcardNode, *jsonpath.RecursiveNode:
+		return true
+	case *jsonpath.ListNode:
+		if n == nil {
+			return false
+		}
+		for _, c := range n.Nodes {
+			if hasMapSteps(c) {
+				return true
+			}
+		}
+	case *jsonpath.FilterNode:
+		return hasMapSteps(n.Left) || hasMapSteps(n.Right)
+	case *jsonpath.UnionNode:
+		for _, l := range n.Nodes {
+			if hasMapSteps(l) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // format prints one JSONPath result the way ODLM's objects print: strings raw, numbers as

@@ -87,3 +87,26 @@ func TestEvaluateErrorsHoldNoValues(t *testing.T) {
 	require.ErrorContains(t, err, "not a list")
 	assert.NotContains(t, err.Error(), "s3cr3t-value")
 }
+
+// TestMapWildcardsAreDeterministic: client-go's JSONPath walks a map's values in Go's map
+// order, which changes from run to run; the render sorts what ".*" and ".." return, and
+// keeps a list's own order everywhere else.
+func TestMapWildcardsAreDeterministic(t *testing.T) {
+	data := map[string]any{}
+	for _, k := range []string{"k", "e", "y", "s", "a", "r", "b", "q", "c", "p"} {
+		data[k] = k + "-value"
+	}
+	o := map[string]any{"data": data, "list": []any{"z", "a", "m"}}
+	for _, tc := range []struct{ path, want string }{
+		{".data.*", "a-value b-value c-value e-value k-value p-value q-value r-value s-value y-value"},
+		{"..k", "k-value"},
+		{".list[*]", "z a m"},
+		{".list[2]+.list[0]", "mz"},
+	} {
+		for range 20 {
+			got, err := objpath.Evaluate(tc.path, o)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got, tc.path)
+		}
+	}
+}
