@@ -196,3 +196,26 @@ func TestCatalogReadersApplyTheLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestByteBudget: the workers' budget hands out at most its size, a chunk larger than the
+// budget takes all of it, and a taker waits until enough is given back.
+func TestByteBudget(t *testing.T) {
+	b := newByteBudget(100)
+	assert.Equal(t, 100, b.acquire(500), "a chunk over the budget takes all of it")
+	b.release(100)
+	held := b.acquire(60)
+	got := make(chan int, 1)
+	go func() { got <- b.acquire(50) }()
+	select {
+	case <-got:
+		t.Fatal("acquired more than is free")
+	case <-time.After(50 * time.Millisecond):
+	}
+	b.release(held)
+	select {
+	case n := <-got:
+		assert.Equal(t, 50, n)
+	case <-time.After(5 * time.Second):
+		t.Fatal("still waiting after a release")
+	}
+}

@@ -104,6 +104,7 @@ type pipeline struct {
 	bytes int
 
 	jobs, order chan *job
+	inFlight    *byteBudget // text of the chunks handed to workers
 	workers     sync.WaitGroup
 	merged      chan struct{}
 	stop        atomic.Bool
@@ -112,6 +113,7 @@ type pipeline struct {
 
 type job struct {
 	c     *chunk
+	held  int // of the pipeline's inFlight budget
 	items []item
 	err   error
 	done  chan struct{}
@@ -188,6 +190,7 @@ func (p *pipeline) emit(c *chunk) error {
 		j.items = c.pre
 		close(j.done)
 	} else {
+		j.held = p.inFlight.acquire(len(c.data))
 		c.data = append([]byte(nil), c.data...) // the splitter reuses its buffer
 		p.jobs <- j
 	}
@@ -200,6 +203,7 @@ func (p *pipeline) start() {
 	p.jobs = make(chan *job, n)
 	p.order = make(chan *job, 2*n)
 	p.merged = make(chan struct{})
+	p.inFlight = newByteBudget(maxInFlight)
 	for range n {
 		p.workers.Add(1)
 		go func() {
@@ -210,6 +214,7 @@ func (p *pipeline) start() {
 					p.count(j.items)
 				}
 				j.c.data = nil
+				p.inFlight.release(j.held)
 				close(j.done)
 			}
 		}()
@@ -249,4 +254,44 @@ func (p *pipeline) finish(err error) error {
 		return nil
 	}
 	return err
+}
+
+// maxInFlight caps the text of the chunks a pipeline's workers hold (queued or being
+// decoded): many small blobs decode at once, but blobs near MaxBlobSize one at a time,
+// since each may take several times its size once decoded. Real catalogs' blobs are far
+// smaller: the cap never waits on them.
+const maxInFlight = MaxBlobSize
+
+// byteBudget hands out bytes of a fixed budget, waiting until enough are free.
+type byteBudget struct {
+	mu   sync.Mutex
+	cond sync.Cond
+	size int
+	free int
+}
+
+func newByteBudget(size int) *byteBudget {
+	b := &byteBudget{size: size, free: size}
+	b.cond.L = &b.mu
+	return b
+}
+
+// acquire takes n bytes (all of the budget when n is more), waiting for them; it returns
+// what it took, for release.
+func (b *byteBudget) acquire(n int) int {
+	n = min(n, b.size)
+	b.mu.Lock()
+	for b.free < n {
+		b.cond.Wait()
+	}
+	b.free -= n
+	b.mu.Unlock()
+	return n
+}
+
+func (b *byteBudget) release(n int) {
+	b.mu.Lock()
+	b.free += n
+	b.mu.Unlock()
+	b.cond.Broadcast()
 }
