@@ -1,23 +1,13 @@
 package image
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/remote"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
@@ -30,8 +20,6 @@ const (
 	ManifestsLabel = "operators.operatorframework.io.bundle.manifests.v1"
 	// DefaultManifestsDir is the manifests folder of an image without ManifestsLabel.
 	DefaultManifestsDir = "manifests/"
-	// maxManifestBytes bounds what a bundle's manifests may hold in memory.
-	maxManifestBytes = 256 << 20
 )
 
 // Rewrite says where to read images from instead of where their references point: From is
@@ -88,7 +76,11 @@ type PullInfo struct {
 	Bytes int64
 }
 
-// BundlePuller reads bundle images' contents, cached by digest.
+// BundlePuller reads bundle images' contents, cached by digest. Registries are untrusted:
+// an image is read by the digest the catalog names, or that a tag resolves to, and its bytes
+// are checked to hash to it (see fetch); the contents are cached under that digest only, and
+// a cache entry is checked when it is used (see cached). Reading an image is bounded by
+// Timeout and Limits (default DefaultBundleLimits), a local image as much as a registry's.
 type BundlePuller struct {
 	Options
 	// Rewrites send references to mirrors or local images.
@@ -97,7 +89,8 @@ type BundlePuller struct {
 	CacheDir string
 }
 
-// Pull reads the contents of the bundle image ref.
+// Pull reads the contents of the bundle image ref. When ref names a digest (as catalogs
+// do), the image read must be that digest's, wherever a rewrite sends it.
 func (p *BundlePuller) Pull(ctx context.Context, ref string) (*catalog.Contents, PullInfo, error) {
 	source, local := rewrite(ref, p.Rewrites)
 	info := PullInfo{Source: source}
@@ -105,81 +98,105 @@ func (p *BundlePuller) Pull(ctx context.Context, ref string) (*catalog.Contents,
 	if d, err := name.NewDigest(ref); err == nil {
 		want = d.DigestStr()
 	}
-	if local {
-		img, digest, err := p.localImage(source)
-		if err != nil {
-			return nil, info, err
-		}
-		info.Digest = digest
-		if want != "" && digest != want {
-			return nil, info, fmt.Errorf("%s holds image %s, not %s that the catalog names", source, digest, want)
-		}
-		c, err := p.read(ctx, img, &info)
-		return c, info, err
-	}
-	ctx, cancel, _ := p.withTimeout(ctx)
+	ctx, cancel, timeout := p.withTimeout(ctx)
 	defer cancel()
-	r, err := name.ParseReference(source)
-	if err != nil {
-		return nil, info, fmt.Errorf("%s: %w", source, err)
+	var c *catalog.Contents
+	var err error
+	if local {
+		c, err = p.pullLocal(ctx, source, want, &info)
+	} else {
+		c, err = p.pullRemote(ctx, source, want, &info)
 	}
-	ropts := p.remoteOptions(ctx)
-	digest := want
-	if d, ok := r.(name.Digest); ok {
-		digest = d.DigestStr()
+	if err != nil && ctx.Err() != nil {
+		err = fmt.Errorf("%w (timeout %s)", err, timeout)
 	}
-	if digest == "" {
-		desc, err := remote.Head(r, ropts...)
-		if err != nil {
-			return nil, info, fmt.Errorf("%s: %w", source, err)
-		}
-		digest = desc.Digest.String()
-	}
-	info.Digest = digest
-	if c, ok := p.cached(digest); ok {
-		info.Cached = true
-		return c, info, nil
-	}
-	img, err := remote.Image(r, ropts...)
-	if err != nil {
-		return nil, info, fmt.Errorf("%s: %w", source, err)
-	}
-	// a digest reference is verified by the client as it reads the manifest
-	c, err := p.read(ctx, img, &info)
-	if err != nil {
-		return nil, info, err
-	}
-	if err := p.store(digest, c); err != nil && p.Warn != nil {
-		p.Warn(fmt.Sprintf("caching the contents of %s: %v", ref, err))
-	}
-	return c, info, nil
+	return c, info, err
 }
 
-func (p *BundlePuller) localImage(source string) (v1.Image, string, error) {
+// pullLocal reads an OCI layout or a docker-archive that a rewrite names; it is not cached.
+func (p *BundlePuller) pullLocal(ctx context.Context, source, want string, info *PullInfo) (*catalog.Contents, error) {
+	img, digest, archive, err := p.localImage(ctx, source)
+	if err != nil {
+		return nil, err
+	}
+	info.Digest = digest
+	if want != "" && digest != want {
+		return nil, fmt.Errorf("%s holds image %s, not %s that the catalog names", source, digest, want)
+	}
+	return p.read(ctx, img, info, archive)
+}
+
+// pullRemote reads a registry image by digest, or its contents from the cache.
+func (p *BundlePuller) pullRemote(ctx context.Context, source, want string, info *PullInfo) (*catalog.Contents, error) {
+	r, err := name.ParseReference(source)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	ropts := p.remoteOptions(ctx)
+	d, err := resolve(r, ropts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	info.Digest = d.DigestStr()
+	if want != "" && info.Digest != want {
+		return nil, fmt.Errorf("%s holds image %s, not %s that the catalog names", source, info.Digest, want)
+	}
+	if c, ok := p.cached(info.Digest); ok {
+		info.Cached = true
+		return c, nil
+	}
+	img, err := fetch(d, ropts)
+	if err == nil {
+		err = checkManifest(img, p.Limits.or(DefaultBundleLimits))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	c, err := p.read(ctx, img, info, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.store(info.Digest, c); err != nil && p.Warn != nil {
+		p.Warn(fmt.Sprintf("caching the contents of %s: %v", source, err))
+	}
+	return c, nil
+}
+
+// localImage opens a local image, and gives the digest of its manifest, and whether it is a
+// docker-archive.
+func (p *BundlePuller) localImage(ctx context.Context, source string) (v1.Image, string, bool, error) {
 	kind, ref, err := Detect(source)
 	if err != nil {
-		return nil, "", err
+		return nil, "", false, err
 	}
+	lim := p.Limits.or(DefaultBundleLimits)
 	switch kind {
 	case KindOCILayout:
-		return fromLayout(ref, p.Options)
-	case KindDockerArchive:
-		img, err := tarball.Image(archiveOpener(ref), nil)
+		img, digest, err := fromLayout(ref, p.Options)
 		if err != nil {
-			return nil, "", fmt.Errorf("%s: not a readable docker-archive tarball: %w", ref, err)
+			return nil, "", false, err
+		}
+		if err := checkManifest(img, lim); err != nil {
+			return nil, "", false, fmt.Errorf("%s: %w", ref, err)
+		}
+		return img, digest, false, nil
+	case KindDockerArchive:
+		img, err := openArchive(ctx, ref, lim)
+		if err != nil {
+			return nil, "", false, err
 		}
 		d, err := img.Digest()
 		if err != nil {
-			return nil, "", fmt.Errorf("%s: %w", ref, err)
+			return nil, "", false, fmt.Errorf("%s: %w", ref, err)
 		}
-		return img, d.String(), nil
+		return img, d.String(), true, nil
 	}
-	return nil, "", fmt.Errorf("%s: not an image (an OCI layout folder or a docker-archive tarball)", source)
+	return nil, "", false, fmt.Errorf("%s: not an image (an OCI layout folder or a docker-archive tarball)", source)
 }
 
 // read collects the manifests folder of an image's layers, later layers replacing or
 // deleting (whiteouts) earlier files.
-func (p *BundlePuller) read(ctx context.Context, img v1.Image, info *PullInfo) (*catalog.Contents, error) {
+func (p *BundlePuller) read(ctx context.Context, img v1.Image, info *PullInfo, archive bool) (*catalog.Contents, error) {
 	cfg, err := img.ConfigFile()
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading the image config: %w", info.Source, err)
@@ -189,156 +206,25 @@ func (p *BundlePuller) read(ctx context.Context, img v1.Image, info *PullInfo) (
 		dir = v
 	}
 	dir = strings.Trim(path.Clean("/"+dir), "/")
-	layers, err := img.Layers()
+	sink := manifestsSink{files: catalog.NewLayeredFiles[[]byte]()}
+	ir := &imageReader{ctx: ctx, source: info.Source, noun: "bundle image", rootRel: dir,
+		lim: p.Limits.or(DefaultBundleLimits), opts: p.Options, sink: sink, archive: archive}
+	err = ir.read(img)
+	info.Bytes = ir.layerBytes
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", info.Source, err)
+		return nil, err
 	}
-	files := map[string][]byte{}
-	var total int64
-	for i, l := range layers {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if err := p.readBundleLayer(l, dir, files, &total); err != nil {
-			return nil, fmt.Errorf("%s: layer %d: %w", info.Source, i+1, err)
-		}
-	}
-	info.Bytes = total
+	files := sink.files.Files()
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%s: no manifest file (.yaml, .yml, .json) under /%s (label %s)", info.Source, dir, ManifestsLabel)
 	}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	list := make([]catalog.ManifestFile, 0, len(names))
-	for _, n := range names {
-		list = append(list, catalog.ManifestFile{Name: n, Data: files[n]})
+	list := make([]catalog.ManifestFile, 0, len(files))
+	for _, f := range files {
+		list = append(list, catalog.ManifestFile{Name: f.Path, Data: f.Value})
 	}
 	c, err := catalog.ContentsFromManifests(list)
 	if err != nil {
 		return nil, fmt.Errorf("%s: /%s: %w", info.Source, dir, err)
 	}
 	return c, nil
-}
-
-func (p *BundlePuller) readBundleLayer(l v1.Layer, dir string, files map[string][]byte, total *int64) error {
-	rc, err := l.Uncompressed()
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	var r io.Reader = rc
-	if p.OnRead != nil {
-		r = &countingReader{r: rc, on: p.OnRead}
-	}
-	tr := tar.NewReader(r)
-	under := func(q string) (string, bool) {
-		if q == dir {
-			return "", true
-		}
-		rel, ok := strings.CutPrefix(q, dir+"/")
-		return rel, ok
-	}
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("corrupt tar stream: %w", err)
-		}
-		q := strings.TrimPrefix(path.Clean("/"+h.Name), "/")
-		parent, base := path.Split(q)
-		parent = strings.TrimSuffix(parent, "/")
-		switch {
-		case base == ".wh..wh..opq":
-			if rel, ok := under(parent); ok {
-				for n := range files {
-					if rel == "" || strings.HasPrefix(n, rel+"/") {
-						delete(files, n)
-					}
-				}
-			}
-			continue
-		case strings.HasPrefix(base, ".wh."):
-			if rel, ok := under(path.Join(parent, strings.TrimPrefix(base, ".wh."))); ok {
-				for n := range files {
-					if n == rel || strings.HasPrefix(n, rel+"/") || rel == "" {
-						delete(files, n)
-					}
-				}
-			}
-			continue
-		}
-		rel, ok := under(q)
-		if !ok || rel == "" || (h.Typeflag != tar.TypeReg && h.Typeflag != tar.TypeRegA) || !catalogFile(rel) {
-			continue
-		}
-		*total += h.Size
-		if *total > maxManifestBytes {
-			return fmt.Errorf("the manifests are larger than %d MiB", maxManifestBytes>>20)
-		}
-		var buf bytes.Buffer
-		if _, err := io.Copy(&buf, tr); err != nil {
-			return fmt.Errorf("corrupt tar stream: %s: %w", q, err)
-		}
-		files[rel] = buf.Bytes()
-	}
-	// read to the end: the layer's digest is checked there
-	_, err = io.Copy(io.Discard, r)
-	return err
-}
-
-// cacheFile is where the contents of an image digest are kept.
-func (p *BundlePuller) cacheFile(digest string) string {
-	if p.CacheDir == "" || !strings.HasPrefix(digest, "sha256:") {
-		return ""
-	}
-	return filepath.Join(p.CacheDir, "sha256-"+strings.TrimPrefix(digest, "sha256:")+".json")
-}
-
-func (p *BundlePuller) cached(digest string) (*catalog.Contents, bool) {
-	f := p.cacheFile(digest)
-	if f == "" {
-		return nil, false
-	}
-	data, err := os.ReadFile(f)
-	if err != nil {
-		return nil, false
-	}
-	var c catalog.Contents
-	if err := json.Unmarshal(data, &c); err != nil {
-		if p.Warn != nil {
-			p.Warn(fmt.Sprintf("%s: unreadable cache entry, reading the image again: %v", f, err))
-		}
-		return nil, false
-	}
-	return &c, true
-}
-
-func (p *BundlePuller) store(digest string, c *catalog.Contents) error {
-	f := p.cacheFile(digest)
-	if f == "" {
-		return nil
-	}
-	data, err := json.Marshal(c)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(f), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), f)
 }

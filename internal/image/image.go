@@ -16,9 +16,6 @@
 package image
 
 import (
-	"archive/tar"
-	"bufio"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -34,7 +31,6 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
@@ -58,7 +54,8 @@ const (
 
 // Options tunes Load.
 type Options struct {
-	// Timeout bounds reading a registry image (default DefaultTimeout).
+	// Timeout bounds reading an image, from a registry or a local one (default
+	// DefaultTimeout).
 	Timeout time.Duration
 	// Keychain gives registry credentials (default authn.DefaultKeychain:
 	// the docker config and its credential helpers; anonymous otherwise).
@@ -73,9 +70,12 @@ type Options struct {
 	OnRead func(n int64)
 	// Warn receives warnings (links skipped, an index with several images…).
 	Warn func(msg string)
+	// Limits bound what an image may cost to read; zero fields take the defaults
+	// (DefaultCatalogLimits for Load, DefaultBundleLimits for a BundlePuller).
+	Limits Limits
 }
 
-// DefaultTimeout bounds reading a registry image.
+// DefaultTimeout bounds reading an image.
 const DefaultTimeout = 10 * time.Minute
 
 // Info says what a source turned out to be.
@@ -155,55 +155,61 @@ func isArchive(p string) bool {
 	return n >= 262 && string(head[257:262]) == "ustar"
 }
 
-// Load reads the catalog of source into b (source as for Detect).
+// Load reads the catalog of source into b (source as for Detect). Reading an image is
+// bounded by opts.Timeout and opts.Limits, a local image as much as a registry's.
 func Load(ctx context.Context, source string, b *catalog.Builder, opts Options) (Info, error) {
 	kind, ref, err := Detect(source)
 	if err != nil {
 		return Info{}, err
 	}
 	info := Info{Kind: kind, Ref: source}
-	switch kind {
-	case KindFBC:
-		err = b.AddPath(ref)
-		return info, err
-	case KindOCILayout:
-		img, digest, err := fromLayout(ref, opts)
-		if err != nil {
-			return info, err
-		}
-		info.Digest = digest
-		return loadImage(ctx, img, source, b, opts, info)
-	case KindDockerArchive:
-		img, err := tarball.Image(archiveOpener(ref), nil)
-		if err != nil {
-			return info, fmt.Errorf("%s: not a readable docker-archive tarball: %w", ref, err)
-		}
-		return loadImage(ctx, img, source, b, opts, info)
+	if kind == KindFBC {
+		return info, b.AddPath(ref)
 	}
 	ctx, cancel, timeout := opts.withTimeout(ctx)
 	defer cancel()
-	r, err := name.ParseReference(ref)
-	if err != nil {
-		return info, fmt.Errorf("%s: %w", ref, err)
-	}
-	img, err := remote.Image(r, opts.remoteOptions(ctx)...)
-	if err != nil {
-		if ctx.Err() != nil {
-			return info, fmt.Errorf("%s: %w (timeout %s)", ref, err, timeout)
-		}
-		return info, fmt.Errorf("%s: %w", ref, err)
-	}
-	if d, err := img.Digest(); err == nil {
-		info.Digest = d.String()
-	}
-	info, err = loadImage(ctx, img, source, b, opts, info)
+	info, err = loadKind(ctx, kind, ref, source, b, opts, info)
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("%w (timeout %s)", err, timeout)
 	}
 	return info, err
 }
 
-// withTimeout bounds a registry read by Timeout (default DefaultTimeout).
+// loadKind opens the image of a source of an image kind, and reads it.
+func loadKind(ctx context.Context, kind Kind, ref, source string, b *catalog.Builder, opts Options, info Info) (Info, error) {
+	lim := opts.Limits.or(DefaultCatalogLimits)
+	switch kind {
+	case KindOCILayout:
+		img, digest, err := fromLayout(ref, opts)
+		if err != nil {
+			return info, err
+		}
+		if err := checkManifest(img, lim); err != nil {
+			return info, fmt.Errorf("%s: %w", ref, err)
+		}
+		info.Digest = digest
+		return loadImage(ctx, img, source, b, opts, info, false)
+	case KindDockerArchive:
+		img, err := openArchive(ctx, ref, lim)
+		if err != nil {
+			return info, err
+		}
+		return loadImage(ctx, img, source, b, opts, info, true)
+	}
+	img, _, err := opts.remoteImage(ctx, ref)
+	if err == nil {
+		err = checkManifest(img, lim)
+	}
+	if err != nil {
+		return info, fmt.Errorf("%s: %w", ref, err)
+	}
+	if d, err := img.Digest(); err == nil {
+		info.Digest = d.String()
+	}
+	return loadImage(ctx, img, source, b, opts, info, false)
+}
+
+// withTimeout bounds reading an image by Timeout (default DefaultTimeout).
 func (opts Options) withTimeout(ctx context.Context) (context.Context, context.CancelFunc, time.Duration) {
 	timeout := opts.Timeout
 	if timeout <= 0 {
@@ -228,32 +234,6 @@ func platform(opts Options) v1.Platform {
 		return *opts.Platform
 	}
 	return v1.Platform{OS: "linux", Architecture: "amd64"}
-}
-
-// archiveOpener opens a docker-archive, also when the whole archive is
-// gzipped (`docker save | gzip`).
-func archiveOpener(p string) tarball.Opener {
-	return func() (io.ReadCloser, error) {
-		f, err := os.Open(p)
-		if err != nil {
-			return nil, err
-		}
-		br := bufio.NewReader(f)
-		if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-			zr, err := gzip.NewReader(br)
-			if err != nil {
-				f.Close()
-				return nil, err
-			}
-			return readCloser{zr, f}, nil
-		}
-		return readCloser{br, f}, nil
-	}
-}
-
-type readCloser struct {
-	io.Reader
-	io.Closer
 }
 
 // fromLayout picks the image of an OCI layout: the only one, else the one
@@ -285,6 +265,9 @@ func fromLayout(dir string, opts Options) (v1.Image, string, error) {
 				opts.Warn(fmt.Sprintf("%s: %d images and none for %s: reading the first, %s", dir, len(m.Manifests), want.String(), chosen.Digest))
 			}
 		}
+		if err := checkLayoutBlob(dir, chosen.Digest); err != nil {
+			return nil, "", err
+		}
 		switch {
 		case chosen.MediaType.IsIndex():
 			if idx, err = idx.ImageIndex(chosen.Digest); err != nil {
@@ -292,6 +275,9 @@ func fromLayout(dir string, opts Options) (v1.Image, string, error) {
 			}
 		default:
 			img, err := idx.Image(chosen.Digest)
+			if err == nil {
+				err = checkDigest(img, chosen.Digest)
+			}
 			if err != nil {
 				return nil, "", fmt.Errorf("%s: %w", dir, err)
 			}
@@ -301,8 +287,31 @@ func fromLayout(dir string, opts Options) (v1.Image, string, error) {
 	return nil, "", fmt.Errorf("%s: image indexes nested too deep", dir)
 }
 
+// checkLayoutBlob refuses a manifest blob of an OCI layout larger than maxManifestBytes
+// before it is read into memory.
+func checkLayoutBlob(dir string, d v1.Hash) error {
+	fi, err := os.Stat(filepath.Join(dir, "blobs", d.Algorithm, d.Hex))
+	if err != nil || fi.Size() <= maxManifestBytes {
+		return nil // reading it says what is wrong
+	}
+	return fmt.Errorf("%s: %s: %w", dir, d, &LimitError{What: "in an image manifest", Limit: maxManifestBytes, Bytes: true})
+}
+
+// checkDigest checks that an image's manifest hashes to the digest that named it: the
+// digest a bundle's catalog names is then the image read.
+func checkDigest(img v1.Image, d v1.Hash) error {
+	raw, err := img.RawManifest()
+	if err != nil {
+		return err
+	}
+	if got := "sha256:" + sha256Hex(raw); got != d.String() {
+		return fmt.Errorf("the manifest of image %s hashes to %s", d, got)
+	}
+	return nil
+}
+
 // loadImage streams the image's layers into a catalog.Tree.
-func loadImage(ctx context.Context, img v1.Image, source string, b *catalog.Builder, opts Options, info Info) (Info, error) {
+func loadImage(ctx context.Context, img v1.Image, source string, b *catalog.Builder, opts Options, info Info, archive bool) (Info, error) {
 	cfg, err := img.ConfigFile()
 	if err != nil {
 		return info, fmt.Errorf("%s: reading the image config: %w", source, err)
@@ -315,29 +324,12 @@ func loadImage(ctx context.Context, img v1.Image, source string, b *catalog.Buil
 		root, fromLabel = v, true
 	}
 	info.Root = path.Clean("/" + root)
-	rootRel := strings.TrimPrefix(info.Root, "/")
-	layers, err := img.Layers()
-	if err != nil {
-		return info, fmt.Errorf("%s: %w", source, err)
-	}
 	tree := b.NewTree(source + "!" + strings.TrimSuffix(info.Root, "/") + "/")
-	var rootLink string
-	for i, l := range layers {
-		if err := ctx.Err(); err != nil {
-			return info, err
-		}
-		id := fmt.Sprintf("layer %d", i+1)
-		if d, err := l.Digest(); err == nil {
-			id += " (" + d.String() + ")"
-		}
-		rl, err := readLayer(l, rootRel, tree, opts)
-		if err != nil {
-			return info, fmt.Errorf("%s: %s: %w", source, id, err)
-		}
-		if rl != "" {
-			rootLink = rl
-		}
-		tree.NextLayer()
+	defer tree.Close()
+	ir := &imageReader{ctx: ctx, source: source, noun: "catalog image", rootRel: strings.TrimPrefix(info.Root, "/"),
+		lim: opts.Limits.or(DefaultCatalogLimits), opts: opts, sink: treeSink{tree}, archive: archive}
+	if err := ir.read(img); err != nil {
+		return info, err
 	}
 	info.Files = tree.Len()
 	if info.Files == 0 {
@@ -345,113 +337,10 @@ func loadImage(ctx context.Context, img v1.Image, source string, b *catalog.Buil
 		if fromLabel {
 			where = fmt.Sprintf("%s (label %s)", info.Root, ConfigsLabel)
 		}
-		if rootLink != "" {
-			where += fmt.Sprintf(", which is a link to %s: links are not followed", rootLink)
+		if ir.rootLink != "" {
+			where += fmt.Sprintf(", which is a link to %s: links are not followed", ir.rootLink)
 		}
 		return info, fmt.Errorf("%s: no catalog file (.yaml, .yml, .json) under %s", source, where)
 	}
 	return info, tree.Commit()
-}
-
-// readLayer reads one layer's tar stream. It returns the target of a link
-// at the root folder, if the layer has one.
-func readLayer(l v1.Layer, rootRel string, tree *catalog.Tree, opts Options) (string, error) {
-	rc, err := l.Uncompressed()
-	if err != nil {
-		return "", err
-	}
-	defer rc.Close()
-	var r io.Reader = rc
-	if opts.OnRead != nil {
-		r = &countingReader{r: rc, on: opts.OnRead}
-	}
-	tr := tar.NewReader(r)
-	var rootLink string
-	under := func(p string) (string, bool) {
-		switch {
-		case rootRel == "":
-			return p, true
-		case p == rootRel:
-			return "", true
-		case strings.HasPrefix(p, rootRel+"/"):
-			return p[len(rootRel)+1:], true
-		}
-		return "", false
-	}
-	// above: p is a folder holding the root.
-	above := func(p string) bool { return p == "" || strings.HasPrefix(rootRel+"/", p+"/") }
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return "", fmt.Errorf("corrupt tar stream: %w", err)
-		}
-		p := strings.TrimPrefix(path.Clean("/"+h.Name), "/")
-		dir, base := path.Split(p)
-		dir = strings.TrimSuffix(dir, "/")
-		switch {
-		case base == ".wh..wh..opq":
-			if rel, ok := under(dir); ok {
-				tree.DeleteBelow(rel)
-			} else if above(dir) {
-				tree.DeleteBelow("")
-			}
-			continue
-		case strings.HasPrefix(base, ".wh."):
-			target := path.Join(dir, strings.TrimPrefix(base, ".wh."))
-			if rel, ok := under(target); ok {
-				tree.Delete(rel)
-			} else if above(target) {
-				tree.Delete("")
-			}
-			continue
-		}
-		rel, ok := under(p)
-		if !ok {
-			continue
-		}
-		switch h.Typeflag {
-		case tar.TypeReg, tar.TypeRegA:
-			if rel == "" {
-				continue
-			}
-			if err := tree.Put(rel, tr); err != nil {
-				return "", fmt.Errorf("corrupt tar stream: %s: %w", p, err)
-			}
-		case tar.TypeSymlink, tar.TypeLink:
-			if rel == "" {
-				rootLink = h.Linkname
-			} else if opts.Warn != nil && catalogFile(rel) {
-				opts.Warn(fmt.Sprintf("/%s is a link to %s: links in a catalog image are not followed; the file is skipped", p, h.Linkname))
-			}
-		}
-	}
-	// Read to the end: the layer's digest is checked there.
-	if _, err := io.Copy(io.Discard, r); err != nil {
-		return "", err
-	}
-	return rootLink, nil
-}
-
-func catalogFile(p string) bool {
-	switch strings.ToLower(path.Ext(p)) {
-	case ".yaml", ".yml", ".json":
-		return true
-	}
-	return false
-}
-
-type countingReader struct {
-	r  io.Reader
-	on func(int64)
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	if n > 0 {
-		c.on(int64(n))
-	}
-	return n, err
 }

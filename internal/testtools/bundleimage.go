@@ -71,6 +71,15 @@ func Layer(t testing.TB, entries ...TarEntry) v1.Layer {
 	t.Helper()
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
+	writeEntries(t, tw, entries)
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return layerOf(t, buf.Bytes())
+}
+
+func writeEntries(t testing.TB, tw *tar.Writer, entries []TarEntry) {
+	t.Helper()
 	for _, e := range entries {
 		h := &tar.Header{Name: e.Name, Mode: 0o644, Size: int64(len(e.Body)), Typeflag: tar.TypeReg, ModTime: time.Unix(0, 0)}
 		if e.Link != "" {
@@ -83,10 +92,11 @@ func Layer(t testing.TB, entries ...TarEntry) v1.Layer {
 			t.Fatal(err)
 		}
 	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	data := buf.Bytes()
+}
+
+// layerOf is the layer of an uncompressed tar stream.
+func layerOf(t testing.TB, data []byte) v1.Layer {
+	t.Helper()
 	l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil })
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,270 @@
+package image_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/odlm-render/odlm-render/internal/image"
+	"github.com/odlm-render/odlm-render/internal/testtools"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+)
+
+func ociLayout(t *testing.T, img v1.Image) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "oci")
+	p, err := layout.Write(dir, empty.Index)
+	require.NoError(t, err)
+	require.NoError(t, p.AppendImage(img))
+	return dir
+}
+
+func dockerArchive(t *testing.T, img v1.Image) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "image.tar")
+	ref, err := name.ParseReference("example.com/x:v1")
+	require.NoError(t, err)
+	require.NoError(t, tarball.WriteToFile(p, ref, img))
+	return p
+}
+
+func layerDigest(t *testing.T, l v1.Layer) string {
+	t.Helper()
+	d, err := l.Digest()
+	require.NoError(t, err)
+	return d.String()
+}
+
+// tinyLayers are n layers of one small file each.
+func tinyLayers(t *testing.T, n int, dir string) []v1.Layer {
+	layers := make([]v1.Layer, n)
+	for i := range layers {
+		layers[i] = layer(t, entry{Name: fmt.Sprintf("%s/f%d.txt", dir, i), Body: "x"})
+	}
+	return layers
+}
+
+// manyEntries is a layer of n small files under dir.
+func manyEntries(t *testing.T, n int, dir string) v1.Layer {
+	entries := make([]entry, n)
+	for i := range entries {
+		entries[i] = entry{Name: fmt.Sprintf("%s/f%d.txt", dir, i), Body: "x"}
+	}
+	return layer(t, entries...)
+}
+
+// TestBundleImageLimits: a bundle image past a limit is an error naming the image, the layer,
+// the file and the limit, found without reading further. Before, a 536 KB image holding one
+// 250 MiB manifest was read into memory whole (out of memory at 4.3 GB, four pulls at once).
+func TestBundleImageLimits(t *testing.T) {
+	host, _ := countingRegistry(t)
+	bomb := testtools.ZerosLayer(t, "manifests/bomb.yaml", 40<<20)
+	filler := testtools.ZerosLayer(t, "usr/share/filler.bin", 300<<20)
+	trailing := testtools.ZerosLayer(t, "", 300<<20, entry{Name: "usr/share/x.txt", Body: "x"})
+	many := manyEntries(t, 200, "usr/share")
+	for i, tc := range []struct {
+		name   string
+		layers []v1.Layer
+		limits image.Limits
+		want   []string
+	}{
+		{"a manifest past the file limit", []v1.Layer{bomb}, image.Limits{},
+			[]string{"layer 2 (" + layerDigest(t, bomb) + ")", "/manifests/bomb.yaml", "more than 32 MiB in one file (limit Limits.MaxFileBytes)"}},
+		{"layers past the image limit", []v1.Layer{filler}, image.Limits{},
+			[]string{"layer 2 (" + layerDigest(t, filler) + ")", "/usr/share/filler.bin", "more than 256 MiB of layers, uncompressed (limit Limits.MaxImageBytes)"}},
+		{"bytes after the end of a layer's tar", []v1.Layer{trailing}, image.Limits{},
+			[]string{"layer 2 (" + layerDigest(t, trailing) + ")", "more than 256 MiB of layers, uncompressed (limit Limits.MaxImageBytes)"}},
+		{"more tar entries than the limit", []v1.Layer{many}, image.Limits{MaxFiles: 100},
+			[]string{"layer 2 (" + layerDigest(t, many) + ")", "/usr/share/f", "more than 100 tar entries (limit Limits.MaxFiles)"}},
+		{"more layers than the limit", tinyLayers(t, 128, "usr/share"), image.Limits{},
+			[]string{"129 layers", "more than 128 layers (limit Limits.MaxLayers)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ref := fmt.Sprintf("%s/hostile/case%d:1", host, i)
+			r, err := name.ParseReference(ref)
+			require.NoError(t, err)
+			require.NoError(t, remote.Write(r, testtools.BundleImage(t, kubeGreenBundle, "kube-green", tc.layers...)))
+			start := time.Now()
+			_, _, err = (&image.BundlePuller{Options: image.Options{Limits: tc.limits}}).Pull(context.Background(), ref)
+			require.Error(t, err)
+			assert.ErrorContains(t, err, ref+": ")
+			for _, w := range tc.want {
+				assert.ErrorContains(t, err, w)
+			}
+			var le *image.LimitError
+			assert.ErrorAs(t, err, &le)
+			assert.Less(t, time.Since(start), 10*time.Second)
+		})
+	}
+}
+
+// TestCatalogImageLimits: the same for catalog images, from an OCI layout and a
+// docker-archive (the limits are lowered: a catalog image's defaults are wide).
+func TestCatalogImageLimits(t *testing.T) {
+	kubeGreen := treeEntries(t, filepath.Join(realCatalogs, "community", "kube-green"), "configs/kube-green/")
+	fbc := layer(t, kubeGreen...)
+	bomb := testtools.ZerosLayer(t, "configs/big.json", 2<<20)
+	filler := testtools.ZerosLayer(t, "usr/share/filler.bin", 32<<20)
+	trailing := testtools.ZerosLayer(t, "", 32<<20, entry{Name: "usr/share/x.txt", Body: "x"})
+	many := manyEntries(t, 200, "configs/many")
+	for _, tc := range []struct {
+		name   string
+		layers []v1.Layer
+		limits image.Limits
+		want   []string
+	}{
+		{"a catalog file past the file limit", []v1.Layer{fbc, bomb}, image.Limits{MaxFileBytes: 1 << 20},
+			[]string{"/configs/big.json", "more than 1 MiB in one file (limit Limits.MaxFileBytes)"}},
+		{"layers past the image limit", []v1.Layer{fbc, filler}, image.Limits{MaxImageBytes: 16 << 20},
+			[]string{"/usr/share/filler.bin", "more than 16 MiB of layers, uncompressed (limit Limits.MaxImageBytes)"}},
+		{"bytes after the end of a layer's tar", []v1.Layer{fbc, trailing}, image.Limits{MaxImageBytes: 16 << 20},
+			[]string{"more than 16 MiB of layers, uncompressed (limit Limits.MaxImageBytes)"}},
+		{"more tar entries than the limit", []v1.Layer{fbc, many}, image.Limits{MaxFiles: 100},
+			[]string{"/configs/many/f", "more than 100 tar entries (limit Limits.MaxFiles)"}},
+		{"more layers than the limit", append([]v1.Layer{fbc}, tinyLayers(t, 128, "usr/share")...), image.Limits{},
+			[]string{"129 layers", "more than 128 layers (limit Limits.MaxLayers)"}},
+	} {
+		img := build(t, nil, tc.layers...)
+		for _, src := range []struct{ kind, path string }{{"oci-layout", ociLayout(t, img)}, {"docker-archive", dockerArchive(t, img)}} {
+			t.Run(tc.name+", "+src.kind, func(t *testing.T) {
+				start := time.Now()
+				_, _, err := load(t, src.path, image.Options{Limits: tc.limits})
+				require.Error(t, err)
+				assert.ErrorContains(t, err, src.path+": ")
+				for _, w := range tc.want {
+					assert.ErrorContains(t, err, w)
+				}
+				if len(tc.layers) == 2 {
+					assert.ErrorContains(t, err, "layer 2 (")
+				}
+				assert.Less(t, time.Since(start), 10*time.Second)
+			})
+		}
+	}
+}
+
+// TestLocalImagesHonourTheDeadline: the timeout bounds reading an OCI layout or a
+// docker-archive too, inside a layer. Before, only registry reads had a deadline, and a
+// local decompression bomb ran until it was read through.
+func TestLocalImagesHonourTheDeadline(t *testing.T) {
+	bomb := testtools.ZerosLayer(t, "usr/share/filler.bin", 16<<30)
+	catalogImg := build(t, nil, layer(t, entry{Name: "configs/a.json", Body: `{"schema":"olm.package","name":"a"}`}), bomb)
+	bundleImg := testtools.BundleImage(t, kubeGreenBundle, "kube-green", bomb)
+	huge := image.Limits{MaxImageBytes: 1 << 50}
+	opts := image.Options{Timeout: 300 * time.Millisecond, Limits: huge}
+	for _, tc := range []struct {
+		name string
+		read func() error
+	}{
+		{"catalog, OCI layout", func() error {
+			_, _, err := load(t, ociLayout(t, catalogImg), opts)
+			return err
+		}},
+		{"catalog, docker-archive", func() error {
+			_, _, err := load(t, dockerArchive(t, catalogImg), opts)
+			return err
+		}},
+		{"bundle, OCI layout", func() error {
+			p := &image.BundlePuller{Options: opts, Rewrites: []image.Rewrite{{From: "quay.io/op/b:1", To: "oci:" + ociLayout(t, bundleImg)}}}
+			_, _, err := p.Pull(context.Background(), "quay.io/op/b:1")
+			return err
+		}},
+		{"bundle, docker-archive", func() error {
+			p := &image.BundlePuller{Options: opts, Rewrites: []image.Rewrite{{From: "quay.io/op/b:1", To: dockerArchive(t, bundleImg)}}}
+			_, _, err := p.Pull(context.Background(), "quay.io/op/b:1")
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			err := tc.read()
+			require.Error(t, err)
+			assert.ErrorContains(t, err, "timeout 300ms")
+			assert.ErrorIs(t, err, context.DeadlineExceeded)
+			assert.Less(t, time.Since(start), 5*time.Second)
+		})
+	}
+}
+
+// TestBundleWhiteouts: whiteouts in bundle images, as the OCI layer format has them; and as
+// many whiteouts as files cost no more than reading them (before, each whiteout scanned every
+// file).
+func TestBundleWhiteouts(t *testing.T) {
+	host, _ := countingRegistry(t)
+	images := 0
+	pull := func(t *testing.T, layers ...v1.Layer) (*catalog.Contents, error) {
+		t.Helper()
+		images++
+		ref := fmt.Sprintf("%s/whiteouts/case%d:1", host, images)
+		r, err := name.ParseReference(ref)
+		require.NoError(t, err)
+		require.NoError(t, remote.Write(r, testtools.BundleImage(t, kubeGreenBundle, "kube-green", layers...)))
+		c, _, err := (&image.BundlePuller{}).Pull(context.Background(), ref)
+		return c, err
+	}
+	plain, err := pull(t)
+	require.NoError(t, err)
+	crd := "manifests/kube-green.com_sleepinfos.yaml"
+	extra := entry{Name: "manifests/extra.yaml", Body: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\n"}
+
+	t.Run("a whiteout in a layer spares the files of that layer", func(t *testing.T) {
+		cm := func(name string) entry {
+			return entry{Name: "manifests/sub/" + name + ".yaml", Body: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + name + "}\n"}
+		}
+		c, err := pull(t, layer(t, cm("a")), layer(t, extra, cm("b"), entry{Name: "manifests/.wh.extra.yaml"},
+			entry{Name: "manifests/.wh." + filepath.Base(crd)}, entry{Name: "manifests/sub/.wh..wh..opq"}))
+		require.NoError(t, err)
+		assert.Equal(t, []string{"b", "extra"}, objectNames(c, "ConfigMap"), "the opaque folder hides the earlier layer's file only")
+		assert.Empty(t, c.CRDs, "the whiteout hides the earlier layer's CRD")
+	})
+	t.Run("a whiteout of the manifests folder, or an opaque root, removes every manifest", func(t *testing.T) {
+		for _, wh := range []string{".wh.manifests", ".wh..wh..opq", "./.wh.manifests"} {
+			_, err := pull(t, layer(t, entry{Name: wh}))
+			require.Error(t, err, wh)
+			assert.ErrorContains(t, err, "no manifest file (.yaml, .yml, .json) under /manifests", wh)
+		}
+	})
+	t.Run("a file deleted then put again stays", func(t *testing.T) {
+		c, err := pull(t, layer(t, entry{Name: "manifests/.wh." + filepath.Base(crd)}), layer(t, extra), layer(t, entry{Name: "manifests/.wh.extra.yaml"}, extra))
+		require.NoError(t, err)
+		assert.Empty(t, c.CRDs)
+		assert.Equal(t, []string{"extra"}, objectNames(c, "ConfigMap"))
+	})
+	t.Run("as many whiteouts as files", func(t *testing.T) {
+		const n = 40_000
+		junk := make([]entry, n)
+		whiteouts := make([]entry, n)
+		for i := range junk {
+			junk[i] = entry{Name: fmt.Sprintf("manifests/junk/j%d.yaml", i), Body: "x: 1\n"}
+			whiteouts[i] = entry{Name: fmt.Sprintf("manifests/junk/.wh.j%d.yaml", i)}
+		}
+		start := time.Now()
+		c, err := pull(t, layer(t, junk...), layer(t, whiteouts...))
+		require.NoError(t, err)
+		assert.True(t, reflect.DeepEqual(plain, c), "the junk is gone")
+		assert.Less(t, time.Since(start), 10*time.Second)
+	})
+}
+
+// objectNames are the names of a bundle's objects of a kind.
+func objectNames(c *catalog.Contents, kind string) []string {
+	var out []string
+	for _, o := range c.Objects {
+		if o.Kind == kind {
+			out = append(out, o.Name)
+		}
+	}
+	return out
+}
