@@ -62,8 +62,8 @@ func (p *BundlePuller) readEntry(f, digest string) (*catalog.Contents, error) {
 		return nil, err
 	}
 	defer file.Close()
-	// the contents are smaller than the manifests they come from
-	max := 2 * p.Limits.or(DefaultBundleLimits).MaxImageBytes
+	// the contents are about the size of the manifests they come from
+	max := 2 * p.Limits.or(DefaultBundleLimits).MaxReadBytes
 	data, err := io.ReadAll(io.LimitReader(file, max+1))
 	switch {
 	case err != nil:

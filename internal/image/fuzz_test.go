@@ -21,7 +21,7 @@ import (
 )
 
 // The fuzzer's limits: small, so that "huge" files and many entries are cheap to build.
-var fuzzLimits = Limits{MaxLayers: 8, MaxFiles: 48, MaxFileBytes: 2048, MaxImageBytes: 48 << 10}
+var fuzzLimits = Limits{MaxLayers: 8, MaxFiles: 48, MaxFileBytes: 2048, MaxReadBytes: 12 << 10, MaxImageBytes: 48 << 10}
 
 // fuzzNames are the paths the programs name: the manifests folder, escapes, absolute and
 // dotted paths, whiteouts, and names that are no catalog file. An index past them names the
@@ -258,6 +258,10 @@ func FuzzBundleLayers(f *testing.F) {
 	} {
 		f.Add(seed, "manifests/fuzzed.yaml", []byte("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n"))
 	}
+	// files within their limit, past the limit of all files read
+	f.Add(bytes.Repeat(e(opFuzzBody, 255, 0), 8), "manifests/same.yaml", bytes.Repeat([]byte("#"), 2000))
+	f.Add(cat(e(opFuzzBody, 0, 0), e(opFuzzBody, 1, 0), e(opFuzzBody, 2, 0), e(opFuzzBody, 3, 0), e(opFuzzBody, 12, 0),
+		e(opFuzzBody, 13, 0), e(opFuzzBody, 14, 0)), "", bytes.Repeat([]byte("#"), 2000))
 	f.Fuzz(func(t *testing.T, program []byte, name string, body []byte) {
 		layers := fuzzLayers(program, name, body)
 		streams := make([][]byte, len(layers))
@@ -271,15 +275,18 @@ func FuzzBundleLayers(f *testing.F) {
 
 		assert.LessOrEqual(t, ir.entries, fuzzLimits.MaxFiles+1)
 		assert.LessOrEqual(t, ir.layerBytes, fuzzLimits.MaxImageBytes+1)
-		assert.LessOrEqual(t, ir.fileBytes, fuzzLimits.MaxImageBytes+1)
+		assert.LessOrEqual(t, ir.fileBytes, fuzzLimits.MaxReadBytes+1)
 		if err != nil {
 			return
 		}
+		var read int64
 		for _, f := range files {
+			read += int64(len(f.Data))
 			assert.True(t, f.Name != "" && path.Clean(f.Name) == f.Name && !path.IsAbs(f.Name) &&
 				f.Name != ".." && !strings.HasPrefix(f.Name, "../") && catalogFile(f.Name), "a file outside the manifests folder: %q", f.Name)
 			assert.LessOrEqual(t, int64(len(f.Data)), fuzzLimits.MaxFileBytes)
 		}
+		assert.LessOrEqual(t, read, fuzzLimits.MaxReadBytes)
 		assert.Equal(t, modelFiles(layers), files, "the OCI layer format's result")
 
 		c, err := catalog.ContentsFromManifests(files)

@@ -67,13 +67,18 @@ func manyEntries(t *testing.T, n int, dir string) v1.Layer {
 
 // TestBundleImageLimits: a bundle image past a limit is an error naming the image, the layer,
 // the file and the limit, found without reading further. Before, a 536 KB image holding one
-// 250 MiB manifest was read into memory whole (out of memory at 4.3 GB, four pulls at once).
+// 250 MiB manifest was read into memory whole and decoded (out of memory at 4.3 GB, four
+// pulls at once), and nothing bounded the rest.
 func TestBundleImageLimits(t *testing.T) {
 	host, _ := countingRegistry(t)
 	bomb := testtools.ZerosLayer(t, "manifests/bomb.yaml", 40<<20)
 	filler := testtools.ZerosLayer(t, "usr/share/filler.bin", 300<<20)
 	trailing := testtools.ZerosLayer(t, "", 300<<20, entry{Name: "usr/share/x.txt", Body: "x"})
 	many := manyEntries(t, 200, "usr/share")
+	var manifests []v1.Layer // nine manifests of 7.5 MiB
+	for i := range 9 {
+		manifests = append(manifests, testtools.ZerosLayer(t, fmt.Sprintf("manifests/z%d.yaml", i), 15<<19))
+	}
 	for i, tc := range []struct {
 		name   string
 		layers []v1.Layer
@@ -81,11 +86,13 @@ func TestBundleImageLimits(t *testing.T) {
 		want   []string
 	}{
 		{"a manifest past the file limit", []v1.Layer{bomb}, image.Limits{},
-			[]string{"layer 2 (" + layerDigest(t, bomb) + ")", "/manifests/bomb.yaml", "more than 32 MiB in one file (limit Limits.MaxFileBytes)"}},
+			[]string{"layer 2 (" + layerDigest(t, bomb) + ")", "/manifests/bomb.yaml", "more than 8 MiB in one file (limit Limits.MaxFileBytes)"}},
 		{"layers past the image limit", []v1.Layer{filler}, image.Limits{},
 			[]string{"layer 2 (" + layerDigest(t, filler) + ")", "/usr/share/filler.bin", "more than 256 MiB of layers, uncompressed (limit Limits.MaxImageBytes)"}},
 		{"bytes after the end of a layer's tar", []v1.Layer{trailing}, image.Limits{},
 			[]string{"layer 2 (" + layerDigest(t, trailing) + ")", "more than 256 MiB of layers, uncompressed (limit Limits.MaxImageBytes)"}},
+		{"manifests past the limit of the files read", manifests, image.Limits{},
+			[]string{"layer 10 (" + layerDigest(t, manifests[8]) + ")", "/manifests/z8.yaml", "more than 64 MiB of files read (limit Limits.MaxReadBytes)"}},
 		{"more tar entries than the limit", []v1.Layer{many}, image.Limits{MaxFiles: 100},
 			[]string{"layer 2 (" + layerDigest(t, many) + ")", "/usr/share/f", "more than 100 tar entries (limit Limits.MaxFiles)"}},
 		{"more layers than the limit", tinyLayers(t, 128, "usr/share"), image.Limits{},

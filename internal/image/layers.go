@@ -195,8 +195,8 @@ func (ir *imageReader) put(tr *tar.Reader, h *tar.Header, name, rel string) erro
 	}
 	var used int64
 	r := &guard{ctx: ir.ctx, r: tr, used: &used, max: ir.lim.MaxFileBytes, err: fileLimit}
-	all := &guard{ctx: ir.ctx, r: r, used: &ir.fileBytes, max: ir.lim.MaxImageBytes, err: func() error {
-		return &LimitError{What: "of files", Limit: ir.lim.MaxImageBytes, Bytes: true, Field: "MaxImageBytes"}
+	all := &guard{ctx: ir.ctx, r: r, used: &ir.fileBytes, max: ir.lim.MaxReadBytes, err: func() error {
+		return &LimitError{What: "of files read", Limit: ir.lim.MaxReadBytes, Bytes: true, Field: "MaxReadBytes"}
 	}}
 	if err := ir.sink.Put(rel, all); err != nil {
 		return streamError(name, err)

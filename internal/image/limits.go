@@ -20,33 +20,40 @@ type Limits struct {
 	// MaxFileBytes bounds one file read from an image, uncompressed: a catalog file, a
 	// bundle manifest.
 	MaxFileBytes int64
-	// MaxImageBytes bounds the bytes of an image's layers, uncompressed, all together;
-	// and, apart, the bytes of the files read from them (a sparse file is larger than
-	// its bytes in the layer).
+	// MaxReadBytes bounds the files read from an image, all together (a sparse file is
+	// larger than its bytes in the layer): the catalog files decoded, the bundle manifests
+	// held in memory and decoded.
+	MaxReadBytes int64
+	// MaxImageBytes bounds the bytes of an image's layers, uncompressed, all together.
 	MaxImageBytes int64
 }
 
 // The default limits. Catalog images are streamed (a catalog file is decoded as it is read,
-// never held), hold a base image besides the catalog, and the largest real ones hold a few
-// hundred megabytes of catalog: their limits are wide. A bundle's manifests are held in
-// memory while they are read, several bundles at once: their limits are ten times the
-// largest real bundles'.
+// never held whole), hold a base image besides the catalog, and the largest real ones hold a
+// few hundred megabytes of catalog: their limits are wide, and the timeout bounds the rest.
+// A bundle's manifests are held in memory and decoded, several bundles at once, and decoding
+// YAML costs about twenty times its size in memory (an 8 MiB manifest, 200 MB and seconds of
+// CPU): no Kubernetes object is larger than the 1.5 MiB etcd stores, and OLM unpacks a
+// bundle into a ConfigMap of at most 1 MiB (compressed), so their limits are a few times
+// what a real bundle can hold.
 const (
 	DefaultMaxLayers            = 128
 	DefaultMaxCatalogFiles      = 1_000_000
 	DefaultMaxCatalogFileBytes  = 1 << 30
+	DefaultMaxCatalogReadBytes  = 8 << 30
 	DefaultMaxCatalogImageBytes = 8 << 30
 	DefaultMaxBundleFiles       = 100_000
-	DefaultMaxBundleFileBytes   = 32 << 20
+	DefaultMaxBundleFileBytes   = 8 << 20
+	DefaultMaxBundleReadBytes   = 64 << 20
 	DefaultMaxBundleImageBytes  = 256 << 20
 )
 
 // DefaultCatalogLimits and DefaultBundleLimits are the limits of catalog and bundle images.
 var (
 	DefaultCatalogLimits = Limits{MaxLayers: DefaultMaxLayers, MaxFiles: DefaultMaxCatalogFiles,
-		MaxFileBytes: DefaultMaxCatalogFileBytes, MaxImageBytes: DefaultMaxCatalogImageBytes}
+		MaxFileBytes: DefaultMaxCatalogFileBytes, MaxReadBytes: DefaultMaxCatalogReadBytes, MaxImageBytes: DefaultMaxCatalogImageBytes}
 	DefaultBundleLimits = Limits{MaxLayers: DefaultMaxLayers, MaxFiles: DefaultMaxBundleFiles,
-		MaxFileBytes: DefaultMaxBundleFileBytes, MaxImageBytes: DefaultMaxBundleImageBytes}
+		MaxFileBytes: DefaultMaxBundleFileBytes, MaxReadBytes: DefaultMaxBundleReadBytes, MaxImageBytes: DefaultMaxBundleImageBytes}
 )
 
 // Fixed bounds on an image's metadata, which is small: a config is a few kilobytes, a
@@ -67,6 +74,9 @@ func (l Limits) or(d Limits) Limits {
 	}
 	if l.MaxFileBytes <= 0 {
 		l.MaxFileBytes = d.MaxFileBytes
+	}
+	if l.MaxReadBytes <= 0 {
+		l.MaxReadBytes = d.MaxReadBytes
 	}
 	if l.MaxImageBytes <= 0 {
 		l.MaxImageBytes = d.MaxImageBytes
