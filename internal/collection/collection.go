@@ -8,6 +8,10 @@
 // The collection is a folder, a built collection archive (.tar.gz, as `ansible-galaxy
 // collection build` writes it) or the operator-config file itself. Diagnostics name the
 // file and line they are about; nothing here writes files or talks to a cluster.
+//
+// A collection is untrusted input (an Argo CD plugin renders every tenant's in one
+// sidecar): only regular files are read, each within a size limit, and an archive is
+// unpacked within limits on its bytes and members (see files.go).
 package collection
 
 import (

@@ -83,14 +83,18 @@ func checkRegular(name string, st fs.FileInfo, limit int64) error {
 	return nil
 }
 
+// describeMode names a file type in the words of internal/fileread, which reads the
+// other files a render is given.
 func describeMode(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a folder"
 	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
+		return "a FIFO"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
 	case m&fs.ModeDevice != 0:
 		return "a device"
 	case m&fs.ModeSymlink != 0:

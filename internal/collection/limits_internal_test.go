@@ -108,7 +108,7 @@ func TestArchiveThatIsAFIFOIsRefused(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "c.tar.gz")
 	require.NoError(t, syscall.Mkfifo(p, 0o644))
 	_, _, _, err := Open(p)
-	assert.EqualError(t, err, filepath.ToSlash(p)+": not a regular file (a named pipe)")
+	assert.EqualError(t, err, filepath.ToSlash(p)+": not a regular file (a FIFO)")
 }
 
 // TestVarScanStopsAtTheLimits: the search for variable names looks at a bounded number of

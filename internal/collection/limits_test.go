@@ -146,13 +146,13 @@ func TestFolderReadsOnlyRegularFiles(t *testing.T) {
 	}{
 		{"operator-config.yml is a FIFO", "operator-config.yml",
 			func(t *testing.T, p string) { require.NoError(t, syscall.Mkfifo(p, 0o644)) },
-			"read operator-config.yml: not a regular file (a named pipe)"},
+			"read operator-config.yml: not a regular file (a FIFO)"},
 		{"galaxy.yml links to /dev/zero", "galaxy.yml",
 			func(t *testing.T, p string) { require.NoError(t, os.Symlink("/dev/zero", p)) },
-			"read galaxy.yml: not a regular file (a device)"},
+			"read galaxy.yml: not a regular file (a character device)"},
 		{"a playbook links to /dev/zero", "playbooks/allocate.yml",
 			func(t *testing.T, p string) { require.NoError(t, os.Symlink("/dev/zero", p)) },
-			"read playbooks/allocate.yml: not a regular file (a device)"},
+			"read playbooks/allocate.yml: not a regular file (a character device)"},
 		{"operator-config.yml has 64 MiB", "operator-config.yml",
 			func(t *testing.T, p string) { require.NoError(t, os.Truncate(p, 64<<20)) }, // sparse: no disk used
 			"read operator-config.yml: 67108864 bytes, over the 4 MiB limit on a file the check reads"},
