@@ -21,12 +21,18 @@ import (
 // config, each layer) and reads the manifest and the config into memory whole. A hostile
 // archive could make that cost anything, so before go-containerregistry sees it the archive
 // is scanned once here, its metadata bounded; then every read of it goes through the image's
-// context and a budget of archiveReads(MaxImageBytes) bytes. A plain tar is seekable, and
-// tar readers skip what they do not need by seeking, so its budget goes to the files read;
-// a gzipped one is decompressed from its start each time.
+// context and two budgets: one read through the archive holds at most the image's layers and
+// some metadata (archiveBytes), and all of them together read at most archiveReads. A plain
+// tar is seekable, and tar readers skip what they do not need by seeking, so its budgets go
+// to the files read; a gzipped one is decompressed from its start each time (so gunzip a
+// large one first).
 
-// archiveReads is the budget of the bytes read from a docker-archive (decompressed).
-func archiveReads(maxImageBytes int64) int64 { return 4 * maxImageBytes }
+// archiveBytes bounds one read through a docker-archive (decompressed): the layers, and room
+// for the config and the manifest.
+func archiveBytes(lim Limits) int64 { return lim.MaxImageBytes + 64<<20 }
+
+// archiveReads bounds all the reads of a docker-archive together.
+func archiveReads(lim Limits) int64 { return 4 * archiveBytes(lim) }
 
 // archive is a docker-archive file.
 type archive struct {
@@ -49,15 +55,19 @@ func openArchive(ctx context.Context, p string, lim Limits) (v1.Image, error) {
 	return img, nil
 }
 
-// open opens the archive for one read through, within the budget and the context.
+// open opens the archive for one read through, within the budgets and the context.
 func (a *archive) open() (io.ReadCloser, error) {
 	f, err := os.Open(a.path)
 	if err != nil {
 		return nil, err
 	}
-	g := &guard{ctx: a.ctx, used: &a.used, max: archiveReads(a.lim.MaxImageBytes), err: func() error {
-		return &LimitError{What: "read from the archive (gunzip a gzipped archive first)", Limit: archiveReads(a.lim.MaxImageBytes), Bytes: true,
-			Field: "MaxImageBytes, times 4"}
+	all := &guard{ctx: a.ctx, used: &a.used, max: archiveReads(a.lim), err: func() error {
+		return &LimitError{What: "read from the archive by all reads (a gzipped archive is read from its start for each file: gunzip it first)",
+			Limit: archiveReads(a.lim), Bytes: true, Field: "MaxImageBytes, plus 64 MiB, times 4"}
+	}}
+	var used int64
+	once := &guard{ctx: a.ctx, r: all, used: &used, max: archiveBytes(a.lim), err: func() error {
+		return &LimitError{What: "in the archive, uncompressed", Limit: archiveBytes(a.lim), Bytes: true, Field: "MaxImageBytes, plus 64 MiB"}
 	}}
 	magic := make([]byte, 2)
 	if n, _ := f.ReadAt(magic, 0); n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
@@ -66,11 +76,11 @@ func (a *archive) open() (io.ReadCloser, error) {
 			f.Close()
 			return nil, err
 		}
-		g.r = zr
-		return readCloser{g, f}, nil
+		all.r = zr
+		return readCloser{once, f}, nil
 	}
-	g.r = f
-	return &seekingGuard{guard: g, f: f}, nil
+	all.r = f
+	return &seekingGuard{guard: once, f: f}, nil
 }
 
 // seekingGuard is a guarded plain archive that tar readers may seek through.
@@ -117,7 +127,7 @@ func (a *archive) scan() error {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("not a readable docker-archive tarball: %w", err)
+			return streamError("", err)
 		}
 		if n > a.lim.MaxFiles {
 			return &LimitError{What: "tar entries", Limit: int64(a.lim.MaxFiles), Field: "MaxFiles"}

@@ -1,10 +1,16 @@
 package image_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -274,4 +280,128 @@ func objectNames(c *catalog.Contents, kind string) []string {
 		}
 	}
 	return out
+}
+
+// savedArchive writes an image as `docker save` does: plain layer tars (the second and later
+// copies of a layer as links to the first), the config and manifest.json, after the entries
+// before; gzipped when gz is set. bomb, when positive, is a file of that many zeros first,
+// written in kilobytes.
+func savedArchive(t *testing.T, img v1.Image, gz bool, bomb int64, before ...entry) string {
+	t.Helper()
+	layers, err := img.Layers()
+	require.NoError(t, err)
+	cfg, err := img.RawConfigFile()
+	require.NoError(t, err)
+	var entries []testtools.TarEntry
+	entries = append(entries, before...)
+	var paths []string
+	first := map[v1.Hash]string{}
+	for i, l := range layers {
+		d, err := l.DiffID()
+		require.NoError(t, err)
+		p := fmt.Sprintf("l%d/layer.tar", i)
+		paths = append(paths, p)
+		if f, ok := first[d]; ok {
+			entries = append(entries, entry{Name: p, Link: "../" + f})
+			continue
+		}
+		first[d] = p
+		rc, err := l.Uncompressed()
+		require.NoError(t, err)
+		data, err := io.ReadAll(rc)
+		require.NoError(t, err)
+		entries = append(entries, entry{Name: p, Body: string(data)})
+	}
+	manifest, err := json.Marshal([]map[string]any{{"Config": "config.json", "RepoTags": []string{"example.com/x:v1"}, "Layers": paths}})
+	require.NoError(t, err)
+	entries = append(entries, entry{Name: "config.json", Body: string(cfg)}, entry{Name: "manifest.json", Body: string(manifest)})
+	var data []byte
+	switch {
+	case bomb > 0:
+		data = gzipBytes(t, layer(t, entries...), testtools.ZerosLayer(t, "bomb.bin", bomb))
+	case gz:
+		data = gzipBytes(t, layer(t, entries...))
+	default:
+		rc, err := layer(t, entries...).Uncompressed()
+		require.NoError(t, err)
+		data, err = io.ReadAll(rc)
+		require.NoError(t, err)
+	}
+	p := filepath.Join(t.TempDir(), "saved.tar")
+	require.NoError(t, os.WriteFile(p, data, 0o644))
+	return p
+}
+
+// gzipBytes is the gzip of a layer's tar; with a bomb layer (gzip), the bomb's members come
+// first, its tar's end dropped, then the layer's.
+func gzipBytes(t *testing.T, l v1.Layer, bomb ...v1.Layer) []byte {
+	t.Helper()
+	rc, err := l.Uncompressed()
+	require.NoError(t, err)
+	plain, err := io.ReadAll(rc)
+	require.NoError(t, err)
+	var out bytes.Buffer
+	if len(bomb) > 0 {
+		rc, err := bomb[0].Compressed()
+		require.NoError(t, err)
+		z, err := io.ReadAll(rc)
+		require.NoError(t, err)
+		// the bomb's last member holds its padding and the end of its tar: rewrite it
+		last := bytes.LastIndex(z, []byte{0x1f, 0x8b, 8})
+		require.Positive(t, last)
+		zr, err := gzip.NewReader(bytes.NewReader(z[last:]))
+		require.NoError(t, err)
+		tail, err := io.ReadAll(zr)
+		require.NoError(t, err)
+		out.Write(z[:last])
+		plain = append(tail[:len(tail)-1024], plain...)
+	}
+	zw := gzip.NewWriter(&out)
+	_, err = zw.Write(plain)
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	return out.Bytes()
+}
+
+// TestDockerArchives: archives as `docker save` writes them are read, and a hostile archive
+// is refused after a bounded read. Before, go-containerregistry read manifest.json and the
+// config whole, and read the archive through for each file it needed.
+func TestDockerArchives(t *testing.T) {
+	kubeGreen := treeEntries(t, filepath.Join(realCatalogs, "community", "kube-green"), "configs/kube-green/")
+	base := layer(t, entry{Name: "usr/bin/opm", Body: "\x7fELF"})
+	img := build(t, nil, base, layer(t, kubeGreen...), base)
+	t.Run("plain and gzipped, a repeated layer as a link", func(t *testing.T) {
+		for _, gz := range []bool{false, true} {
+			c, _, err := load(t, savedArchive(t, img, gz, 0), image.Options{})
+			require.NoError(t, err)
+			assert.Equal(t, []string{"kube-green"}, c.PackageNames())
+		}
+	})
+	bigConfig := build(t, map[string]string{"padding": strings.Repeat("x", 9<<20)}, layer(t, kubeGreen...))
+	for _, tc := range []struct {
+		name   string
+		path   string
+		limits image.Limits
+		want   string
+	}{
+		{"a manifest.json past its limit", savedArchive(t, img, false, 0, entry{Name: "manifest.json", Body: strings.Repeat(" ", 5<<20) + "[]"}), image.Limits{},
+			"more than 4 MiB in manifest.json (a fixed limit)"},
+		{"a config past its limit", savedArchive(t, bigConfig, true, 0), image.Limits{},
+			"the image config (config.json): more than 8 MiB in the image config (a fixed limit)"},
+		{"layers past the image limit", savedArchive(t, img, false, 0), image.Limits{MaxImageBytes: 4 << 10},
+			"more than 4096 bytes of layers (limit Limits.MaxImageBytes)"},
+		{"a gzipped archive that decompresses past the image limit", savedArchive(t, img, true, 1<<30), image.Limits{MaxImageBytes: 16 << 20},
+			"more than 80 MiB in the archive, uncompressed (limit Limits.MaxImageBytes, plus 64 MiB)"},
+		{"more layers than the limit", savedArchive(t, build(t, nil, append([]v1.Layer{layer(t, kubeGreen...)}, tinyLayers(t, 8, "usr")...)...), false, 0),
+			image.Limits{MaxLayers: 4}, "9 layers: more than 4 layers (limit Limits.MaxLayers)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			_, _, err := load(t, tc.path, image.Options{Limits: tc.limits})
+			require.Error(t, err)
+			assert.ErrorContains(t, err, tc.path+": ")
+			assert.ErrorContains(t, err, tc.want)
+			assert.Less(t, time.Since(start), 5*time.Second)
+		})
+	}
 }
