@@ -107,3 +107,47 @@ func TestExtractPullsBundleContents(t *testing.T) {
 	assert.Equal(t, ExitUsage, code)
 	assert.Contains(t, stderr, "--bundle-image-source needs --bundle-contents pull")
 }
+
+// TestExtractReadsATamperedCacheEntryAgain: a cache entry edited on disk (a permission made
+// `*`) is not used: extract warns, reads the bundle image again and writes the snapshot it
+// wrote before. Before, the edited entry went into the snapshot.
+func TestExtractReadsATamperedCacheEntryAgain(t *testing.T) {
+	img := testtools.BundleImage(t, "../../testdata/bundles/kube-green-0.7.1", "kube-green")
+	digest, err := img.Digest()
+	require.NoError(t, err)
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	ref, err := name.ParseReference(host + "/op/kube-green@" + digest.String())
+	require.NoError(t, err)
+	require.NoError(t, remote.Write(ref, img))
+	real, err := os.ReadFile(filepath.Join(testCatalogs, "community/kube-green/catalog.yaml"))
+	require.NoError(t, err)
+	headImage := "quay.io/community-operator-pipeline-prod/kube-green@sha256:6a3babd5a11f00ce3786a1a2c7f7543ee72b4fe41d10a4e184a566da36b75bd0"
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "catalog"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "catalog", "catalog.yaml"), []byte(strings.Replace(string(real), headImage, ref.String(), 1)), 0o644))
+	cache := filepath.Join(dir, "cache")
+	t.Chdir(dir)
+	args := []string{"catalog", "extract", "--from", "catalog", "--package", "kube-green", "--bundle-contents", "pull", "--cache-dir", cache, "-o"}
+
+	code, _, stderr := extract(t, "", append(args, "first.yaml")...)
+	require.Equal(t, ExitOK, code, stderr)
+	entry := filepath.Join(cache, "sha256-"+digest.Hex+".json")
+	data, err := os.ReadFile(entry)
+	require.NoError(t, err)
+	edited := strings.Replace(string(data), `"resources":["secrets"]`, `"resources":["*"]`, 1)
+	require.NotEqual(t, string(data), edited)
+	require.NoError(t, os.WriteFile(entry, []byte(edited), 0o644))
+
+	code, _, stderr = extract(t, "", append(args, "second.yaml")...)
+	require.Equal(t, ExitOK, code, stderr)
+	assert.Contains(t, stderr, entry+": the cache entry does not match its checksum")
+	assert.Contains(t, stderr, "reading the image again")
+	first, err := os.ReadFile("first.yaml")
+	require.NoError(t, err)
+	second, err := os.ReadFile("second.yaml")
+	require.NoError(t, err)
+	assert.Equal(t, string(first), string(second))
+	assert.NotContains(t, string(second), "- '*'")
+}
