@@ -13,6 +13,13 @@
 // What it must not do: write to disk, pull anything but the one image asked
 // for, or send credentials anywhere but that image's registry (the default
 // keychain: docker config, credential helpers).
+//
+// Images are untrusted (odlm-render also runs as an Argo CD plugin shared by
+// tenants, and whoever runs a registry or writes an archive chose its bytes):
+// a registry image is read by digest and its manifest checked against it
+// (remote.go), a docker-archive's metadata is bounded before it is read
+// (archive.go), and every read of an image, local or not, stops at the
+// timeout and at its Limits (limits.go, layers.go).
 package image
 
 import (
