@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"strings"
 	"testing/fstest"
+
+	"github.com/odlm-render/odlm-render/internal/fileread"
 )
 
 // archiveLimits are the caps readArchive applies; tests use small ones.
@@ -26,14 +27,14 @@ var defaultArchiveLimits = archiveLimits{bytes: maxCollectionBytes, files: maxCo
 // kB of gzip may unpack to gigabytes. Only regular files and folders are kept; a member
 // path that leaves the archive is an error.
 func readArchive(p string, limits archiveLimits) (fs.FS, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|openFlags, 0)
+	f, err := fileread.OpenNonBlocking(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 		if err == nil {
-			err = fmt.Errorf("not a regular file (%s)", describeMode(st.Mode()))
+			err = fmt.Errorf("not a regular file (%s)", fileread.DescribeMode(st.Mode()))
 		}
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/odlm-render/odlm-render/internal/fileread"
 )
 
 // Limits on what is read from a collection.
@@ -76,34 +78,14 @@ func readFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 func checkRegular(name string, st fs.FileInfo, limit int64) error {
 	switch {
 	case !st.Mode().IsRegular():
-		return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("not a regular file (%s)", describeMode(st.Mode()))}
+		return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("not a regular file (%s)", fileread.DescribeMode(st.Mode()))}
 	case st.Size() > limit:
 		return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%d bytes, over the %s limit on a file the check reads", st.Size(), sizeText(limit))}
 	}
 	return nil
 }
 
-// describeMode names a file type in the words of internal/fileread, which reads the
-// other files a render is given.
-func describeMode(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "mode " + m.String()
-}
-
-// dirFS is os.DirFS opening files without blocking (openFlags), so that the open of a
+// dirFS is os.DirFS opening files without blocking (fileread.OpenNonBlocking), so that the open of a
 // FIFO returns; readFile then refuses it. Links are followed, as os.DirFS does.
 type dirFS string
 
@@ -120,7 +102,7 @@ func (d dirFS) Open(name string) (fs.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(full, os.O_RDONLY|openFlags, 0)
+	f, err := fileread.OpenNonBlocking(full)
 	if err != nil {
 		return nil, renamed(err, name)
 	}

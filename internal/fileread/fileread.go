@@ -88,13 +88,16 @@ type NotRegularError struct {
 }
 
 func (e *NotRegularError) Error() string {
-	return fmt.Sprintf("%s: not a regular file (%s): odlm-render reads only regular files", e.Name, describeMode(e.Mode))
+	return fmt.Sprintf("%s: not a regular file (%s): odlm-render reads only regular files", e.Name, DescribeMode(e.Mode))
 }
 
-func describeMode(m fs.FileMode) string {
+// DescribeMode names a file type for a message: "a folder", "a FIFO", "a character device".
+func DescribeMode(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeDir != 0:
 		return "a folder"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
 	case m&fs.ModeNamedPipe != 0:
 		return "a FIFO"
 	case m&fs.ModeSocket != 0:
@@ -124,7 +127,7 @@ func FormatSize(n int64) string {
 // opens without blocking (a FIFO would block until a writer comes) and checks the opened
 // file, not the path, so that a link swapped between a check and the open changes nothing.
 func Open(path string) (*os.File, error) {
-	f, err := openNonBlocking(path)
+	f, err := OpenNonBlocking(path)
 	if err != nil {
 		return nil, err
 	}

@@ -4,5 +4,6 @@ package fileread
 
 import "os"
 
-// There are no FIFOs to block on here: a plain open, checked by Open as everywhere.
-func openNonBlocking(path string) (*os.File, error) { return os.Open(path) }
+// OpenNonBlocking is a plain open where there are no FIFOs to block on; the caller checks
+// what it opened.
+func OpenNonBlocking(path string) (*os.File, error) { return os.Open(path) }
