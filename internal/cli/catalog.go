@@ -126,7 +126,7 @@ Exit status: 0 success, 1 when any error was found (nothing is written then), 2 
 	fl.StringArrayVar(&f.packages, "package", nil, "a package to keep; repeatable")
 	fl.StringVarP(&f.output, "output", "o", "-", `where to write the snapshot ("-" is stdout)`)
 	fl.StringVar(&f.name, "name", "", "metadata.name of the snapshot (default: from the source's name)")
-	fl.DurationVar(&f.timeout, "timeout", image.DefaultTimeout, "give up reading an image from a registry after this long")
+	fl.DurationVar(&f.timeout, "timeout", image.DefaultTimeout, "give up reading an image (from a registry, an OCI layout or a docker-archive) after this long")
 	fl.StringVar(&f.contents, "bundle-contents", contentsKeep, "bundle CRDs and install strategies: keep (what the catalog carries), pull (read the bundle images of the kept bundles that lack them) or drop")
 	fl.StringArrayVar(&f.imageSources, "bundle-image-source", nil, "FROM=TO: read bundle images under FROM (a registry, repository or image reference) from TO (a mirror prefix, or for one image an OCI layout folder or docker-archive tarball); repeatable")
 	fl.StringVar(&f.cacheDir, "cache-dir", defaultCacheDir(), `where pulled bundle contents are cached by image digest ("" for no cache)`)
