@@ -38,7 +38,11 @@ func Decode(file string, data []byte) ([]*Object, error) {
 	if objs, ok := decodeParallel(file, data); ok {
 		return objs, nil
 	}
-	return decodeSequential(file, data)
+	objs, err := decodeSequential(file, data)
+	if err != nil {
+		return nil, templateError(file, data, err)
+	}
+	return objs, nil
 }
 
 // decodeSequential decodes a stream a document at a time (the reference decodeParallel
