@@ -45,7 +45,7 @@ func Classify(docs []*manifest.Object) (Set, error) {
 		case IsCatalogBlob(d):
 			s.CatalogBlobs = append(s.CatalogBlobs, d)
 		case d.APIVersion() == "" || d.Kind() == "":
-			return Set{}, &manifest.SyntaxError{File: d.Source.File, Line: d.Source.Line, Msg: "not a Kubernetes object: apiVersion and kind are required"}
+			return Set{}, notObjectError(d)
 		case IsLocal(d):
 			s.Local = append(s.Local, d)
 		default:
