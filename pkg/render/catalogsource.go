@@ -73,10 +73,10 @@ func (r *run) catalogSources() []*catalogSource {
 }
 
 // chooseCatalogSource is ODLM's choice for an entry without sourceName/sourceNamespace
-// (2.2 case 4): every CatalogSource the registry does not exclude is a candidate; those in
-// the entry's namespace first, then higher priority, then (same namespace) by name, else by
-// namespace. It says which it chose and why, and returns false when there is none.
-func (r *run) chooseCatalogSource(e *entry) bool {
+// (2.2 case 4): every CatalogSource the registry does not exclude is a candidate, in the
+// order of catalogSourceBefore. It says which it chose and why; when there is no candidate
+// it returns false and why not, for the error that follows.
+func (r *run) chooseCatalogSource(e *entry) (bool, string) {
 	excluded := map[string]bool{}
 	if a := e.registry.obj.Annotations()[excludedCatalogSourceAnnotation]; a != "" {
 		for _, name := range strings.Split(a, ",") {
@@ -84,47 +84,118 @@ func (r *run) chooseCatalogSource(e *entry) bool {
 		}
 	}
 	var candidates []*catalogSource
+	var all []string
 	for _, cs := range r.catalogSources() {
+		all = append(all, cs.namespace+"/"+cs.name)
 		if !excluded[cs.name] {
 			candidates = append(candidates, cs)
 		}
 	}
 	if len(candidates) == 0 {
-		return false
+		if len(all) == 0 {
+			return false, "no CatalogSource is known to choose from"
+		}
+		return false, fmt.Sprintf("every CatalogSource known (%s) is in its registry's %s annotation", strings.Join(all, ", "), excludedCatalogSourceAnnotation)
 	}
-	sort.SliceStable(candidates, func(i, j int) bool {
-		a, b := candidates[i], candidates[j]
-		if (a.namespace == e.Namespace) != (b.namespace == e.Namespace) {
-			return a.namespace == e.Namespace
-		}
-		if a.priority != b.priority {
-			return a.priority > b.priority
-		}
-		if a.namespace == b.namespace {
-			return a.name < b.name
-		}
-		return a.namespace < b.namespace
-	})
+	own := r.odlmCatalog()
+	sort.SliceStable(candidates, func(i, j int) bool { return catalogSourceBefore(candidates[i], candidates[j], e.Namespace, own) })
 	chosen := candidates[0]
-	var why string
-	switch {
-	case len(candidates) == 1:
-		why = "the only CatalogSource known (inputs and snapshots)"
-	case chosen.namespace == e.Namespace && candidates[1].namespace != e.Namespace:
-		why = "the only candidate in the operator's namespace " + e.Namespace
-	case chosen.priority != candidates[1].priority:
-		why = fmt.Sprintf("the highest priority (%d)", chosen.priority)
-	default:
-		why = "first by namespace and name among equal priorities"
-	}
 	var names []string
 	for _, c := range candidates {
 		names = append(names, c.namespace+"/"+c.name)
 	}
-	r.add(diag.Infof(e.registry.obj, e.field("sourceName"), "operator %q names no CatalogSource: using %s/%s, %s (candidates in ODLM's order: %s)", e.Name, chosen.namespace, chosen.name, why, strings.Join(names, ", ")))
+	r.add(diag.Infof(e.registry.obj, e.field("sourceName"), "operator %q names no CatalogSource: using %s/%s, %s (candidates in ODLM's order: %s)", e.Name, chosen.namespace, chosen.name, whyChosen(candidates, e.Namespace, own), strings.Join(names, ", ")))
 	e.SourceName, e.SourceNamespace = chosen.name, chosen.namespace
-	return true
+	return true, ""
 }
+
+// catalogSourceBefore is ODLM's order of candidate CatalogSources (2.2 step 4): those in
+// the operator's namespace first, then higher priority, then the one ODLM itself was
+// installed from, then (same namespace) by name, else by namespace.
+func catalogSourceBefore(a, b *catalogSource, namespace string, own *odlmCatalog) bool {
+	if (a.namespace == namespace) != (b.namespace == namespace) {
+		return a.namespace == namespace
+	}
+	if a.priority != b.priority {
+		return a.priority > b.priority
+	}
+	if own.is(a) != own.is(b) {
+		return own.is(a)
+	}
+	if a.namespace == b.namespace {
+		return a.name < b.name
+	}
+	return a.namespace < b.namespace
+}
+
+// whyChosen names the rule that put the first candidate ahead of the second.
+func whyChosen(candidates []*catalogSource, namespace string, own *odlmCatalog) string {
+	chosen := candidates[0]
+	if len(candidates) == 1 {
+		return "the only CatalogSource known (inputs and snapshots)"
+	}
+	next := candidates[1]
+	switch {
+	case chosen.namespace == namespace && next.namespace != namespace:
+		return "the only candidate in the operator's namespace " + namespace
+	case chosen.priority != next.priority:
+		return fmt.Sprintf("the highest priority (%d)", chosen.priority)
+	case own.is(chosen) && !own.is(next):
+		return fmt.Sprintf("the one ODLM itself was installed from (Subscription %s of package %s), first among equal priorities", own.subscription, odlmPackage)
+	default:
+		return "first by namespace and name among equal priorities"
+	}
+}
+
+// odlmPackage is the OLM package of ODLM itself.
+const odlmPackage = "ibm-odlm"
+
+// odlmCatalog is the CatalogSource ODLM was installed from, which wins ties (2.2 step 4
+// (c)): the source of ODLM's own Subscription. A nil *odlmCatalog is "unknown".
+type odlmCatalog struct {
+	namespace, name string
+	subscription    string // namespace/name of ODLM's Subscription, for messages
+}
+
+func (o *odlmCatalog) is(cs *catalogSource) bool {
+	return o != nil && cs.namespace == o.namespace && cs.name == o.name
+}
+
+// odlmCatalog finds ODLM's own Subscription (package ibm-odlm) among the inputs, the
+// snapshot and the live cluster (15.14). ODLM knows its namespace and reads the one there;
+// the render does not, so Subscriptions of ibm-odlm from different CatalogSources (two ODLM
+// installs) leave it unknown, with a warning, rather than guessing.
+func (r *run) odlmCatalog() *odlmCatalog {
+	if r.ownCatalog != nil {
+		return r.ownCatalog.found
+	}
+	r.ownCatalog = &ownCatalogLookup{}
+	bySource := map[string]*odlmCatalog{}
+	var subs []string
+	for _, s := range r.allSubscriptions() {
+		if s.String("spec", "name") != odlmPackage || s.String("spec", "source") == "" || s.String("spec", "sourceNamespace") == "" {
+			continue
+		}
+		k := s.String("spec", "sourceNamespace") + "/" + s.String("spec", "source")
+		subs = append(subs, fmt.Sprintf("%s/%s uses %s", s.Namespace(), s.Name(), k))
+		if _, ok := bySource[k]; !ok {
+			bySource[k] = &odlmCatalog{namespace: s.String("spec", "sourceNamespace"), name: s.String("spec", "source"), subscription: s.Namespace() + "/" + s.Name()}
+		}
+	}
+	switch len(bySource) {
+	case 0:
+	case 1:
+		for _, c := range bySource {
+			r.ownCatalog.found = c
+		}
+	default:
+		r.add(diag.Warnf(nil, "", "Subscriptions of package %s use different CatalogSources (%s): which one ODLM was installed from is unknown, so it breaks no tie between CatalogSources of equal priority", odlmPackage, strings.Join(subs, "; ")))
+	}
+	return r.ownCatalog.found
+}
+
+// ownCatalogLookup caches odlmCatalog's answer for a round (found is nil when unknown).
+type ownCatalogLookup struct{ found *odlmCatalog }
 
 var templateVarRe = regexp.MustCompile(`\{kube_(major|minor|patch)_version\}`)
 

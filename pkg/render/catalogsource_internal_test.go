@@ -76,3 +76,27 @@ entries:
 	assert.True(t, reachable(pkg, ch, "p.v1.5.0", "p.v2.0.0"), "skips")
 	assert.False(t, reachable(pkg, ch, "p.v2.0.0", "p.v1.1.0"))
 }
+
+func TestCatalogSourceOrderPutsODLMsOwnCatalogAfterNamespaceAndPriority(t *testing.T) {
+	own := &odlmCatalog{namespace: "openshift-marketplace", name: "opencloud-operators"}
+	cs := func(ns, name string, priority int) *catalogSource {
+		return &catalogSource{namespace: ns, name: name, priority: priority}
+	}
+	for _, tc := range []struct {
+		name   string
+		a, b   *catalogSource
+		own    *odlmCatalog
+		aFirst bool
+	}{
+		{"ODLM's own wins a tie against a name that sorts first", cs("openshift-marketplace", "opencloud-operators", 0), cs("openshift-marketplace", "cloud-native-postgresql-catalog", 0), own, true},
+		{"without ODLM's own catalog, names decide", cs("openshift-marketplace", "opencloud-operators", 0), cs("openshift-marketplace", "cloud-native-postgresql-catalog", 0), nil, false},
+		{"a higher priority beats ODLM's own", cs("openshift-marketplace", "opencloud-operators", 0), cs("openshift-marketplace", "mirror", 10), own, false},
+		{"the operator's namespace beats ODLM's own", cs("openshift-marketplace", "opencloud-operators", 100), cs("cs", "team", -5), own, false},
+		{"ODLM's own is namespace and name: same name elsewhere is not it", cs("other", "opencloud-operators", 0), cs("openshift-marketplace", "b", 0), own, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.aFirst, catalogSourceBefore(tc.a, tc.b, "cs", tc.own))
+			assert.Equal(t, !tc.aFirst, catalogSourceBefore(tc.b, tc.a, "cs", tc.own), "the order is strict")
+		})
+	}
+}

@@ -57,8 +57,12 @@ type run struct {
 	providedKinds     map[string]bool
 	installNamespaces map[string]bool
 
-	// CatalogSources from the inputs and snapshots (catalogsource.go), listed once
+	// CatalogSources from the inputs and snapshots (catalogsource.go), listed once, and the
+	// one ODLM was installed from (looked up once)
 	knownCatalogSources []*catalogSource
+	ownCatalog          *ownCatalogLookup
+	// subscriptionListsFailed are the sources whose list of all Subscriptions failed
+	subscriptionListsFailed []cluster.Origin
 
 	// the look-up layers (reader.go) and rounds (round.go): what the previous round
 	// emitted, the questions this round asked, results given once, lists already made, the

@@ -132,14 +132,25 @@ func (r *run) noteInstalledBundles() {
 			install(p, p.existing)
 		}
 	}
-	subsFailed := func(origin cluster.Origin, err error) diag.Result {
-		r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: "the Subscriptions in the " + string(origin)})
-		return diag.Warnf(nil, "", "listing the Subscriptions in all namespaces (%s) failed, so the CRDs the operators already installed bring are not known: objects of kinds nothing else serves are not validated: %v", origin, err)
-	}
-	for _, sub := range r.existingOr(subscriptionAPIVersion, "Subscription", "", subsFailed) {
+	for _, sub := range r.allSubscriptions() {
 		install(nil, sub)
 	}
+	for _, origin := range r.subscriptionListsFailed {
+		r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: "the Subscriptions in the " + string(origin)})
+	}
 	r.indexServedKinds()
+}
+
+// allSubscriptions lists the Subscriptions of every namespace: the inputs, the snapshot and
+// the live cluster. Two reads ask (ODLM's own CatalogSource, the bundles already installed),
+// and the first answer is kept for the round, so a failed list is remembered for the second.
+func (r *run) allSubscriptions() []*manifest.Object {
+	return r.existingOr(subscriptionAPIVersion, "Subscription", "", func(origin cluster.Origin, err error) diag.Result {
+		if !slices.Contains(r.subscriptionListsFailed, origin) {
+			r.subscriptionListsFailed = append(r.subscriptionListsFailed, origin)
+		}
+		return diag.Warnf(nil, "", "listing the Subscriptions in all namespaces (%s) failed, so the CRDs the operators already installed bring, and the CatalogSource ODLM was installed from, are not known: objects of kinds nothing else serves are not validated: %v", origin, err)
+	})
 }
 
 // addBundleState makes a bundle's CSV (in the Subscription's namespace) and CRDs readable.

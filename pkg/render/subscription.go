@@ -191,13 +191,12 @@ func (r *run) resolveChannel(w *want, forCreate bool) bool {
 	o := e.registry.obj
 	if (e.SourceName == "" || e.SourceNamespace == "") && forCreate {
 		// ODLM picks among the catalogs it can see (2.2 case 4); a lone sourceName is ignored
-		r.chooseCatalogSource(e)
-	}
-	if e.SourceName == "" || e.SourceNamespace == "" {
-		if forCreate {
-			r.add(diag.Errorf(o, e.field("sourceName"), "operator %q has no sourceName/sourceNamespace: ODLM cannot find a CatalogSource for its Subscription (requested by %s)", e.Name, w.request.key))
+		if ok, why := r.chooseCatalogSource(e); !ok {
+			r.add(diag.Errorf(o, e.field("sourceName"), "operator %q has no sourceName/sourceNamespace and %s: ODLM cannot find a CatalogSource for its Subscription (requested by %s). Set sourceName and sourceNamespace, or give the cluster's CatalogSources to choose from: among the inputs, in a --snapshot (kubectl get catalogsources -A -o yaml) or with --live", e.Name, why, w.request.key))
 			return false
 		}
+	}
+	if e.SourceName == "" || e.SourceNamespace == "" {
 		w.channel = e.Channel
 		return true
 	}
