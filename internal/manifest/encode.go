@@ -248,12 +248,17 @@ func Sort(objs []*Object) {
 	})
 }
 
+// kindRanks put what installs the operators first, in the order it is needed. OLM v1's
+// ClusterCatalog and ClusterExtension take the places of OLM v0's CatalogSource and
+// Subscription, so that an --olm v1 render reads like an OLM v0 one.
 var kindRanks = map[string]int{
 	"Namespace":                1,
 	"CustomResourceDefinition": 2,
 	"CatalogSource":            3,
+	"ClusterCatalog":           3,
 	"OperatorGroup":            4,
 	"Subscription":             5,
+	"ClusterExtension":         5,
 }
 
 func kindRank(kind string) int {
