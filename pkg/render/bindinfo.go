@@ -36,6 +36,8 @@ type operandBindInfo struct {
 	obj  *manifest.Object
 	key  key
 	spec api.OperandBindInfoSpec
+	// missing are the sources not found, reported together (bindinfo_missing.go)
+	missing []missingSource
 }
 
 // renderBindInfos renders the copies ODLM makes for every OperandBindInfo (section 8): into
@@ -87,6 +89,7 @@ func (r *run) renderBindInfo(bi *operandBindInfo) {
 			}
 		}
 	}
+	r.reportMissingSources(bi)
 }
 
 // requestsOf lists the OperandRequests with a block for the registry that names the operand
@@ -189,7 +192,8 @@ func (r *run) copyObject(bi *operandBindInfo, field string, req *operandRequest,
 		return
 	}
 	if !found {
-		r.add(diag.Warnf(bi.obj, field, "%s %s/%s not found (inputs, snapshot or cluster): no copy into namespace %s for OperandRequest %s", kind, sourceNs, source, targetNs, req.key))
+		bi.missing = append(bi.missing, missingSource{field: field, kind: kind, ref: sourceNs + "/" + source, request: req.key,
+			msg: fmt.Sprintf("%s %s/%s not found (inputs, snapshot or cluster): no copy into namespace %s for OperandRequest %s", kind, sourceNs, source, targetNs, req.key)})
 		return
 	}
 	isSecret := secret.IsKind("v1", kind)
@@ -268,7 +272,8 @@ func (r *run) fieldConfigMap(bi *operandBindInfo, field string, req *operandRequ
 		return
 	}
 	if !found {
-		r.add(diag.Warnf(bi.obj, field, "%s %s/%s not found (inputs, snapshot or cluster): no ConfigMap of its fields in namespace %s for OperandRequest %s", kind, sourceNs, name, req.key.Namespace, req.key))
+		bi.missing = append(bi.missing, missingSource{field: field, kind: kind, ref: sourceNs + "/" + name, request: req.key,
+			msg: fmt.Sprintf("%s %s/%s not found (inputs, snapshot or cluster): no ConfigMap of its fields in namespace %s for OperandRequest %s", kind, sourceNs, name, req.key.Namespace, req.key)})
 		return
 	}
 	out := map[string]any{}
