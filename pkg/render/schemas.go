@@ -2,6 +2,7 @@ package render
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -67,6 +68,9 @@ func (s *servedKind) versions() []string {
 type installedBundle struct {
 	plan   *subscriptionPlan
 	bundle *catalog.Bundle
+	// userManaged names the registry entry that marks the operator userManaged: the user
+	// installed it, so its CRDs are there before the render's output is applied
+	userManaged string
 }
 
 // parsedCRD caches a CRD parsed once per render (parsing builds its validators).
@@ -81,20 +85,41 @@ type parsedCRD struct {
 type unknownInstall struct {
 	name   string
 	bundle *catalog.Bundle // nil when not even the bundle is known
+	// plan is the Subscription (or no-OLM tracker) that installs it, when the render knows
+	// one: the operand CRs rendered for that plan are of kinds it serves
+	plan *subscriptionPlan
+	// why the CRDs are unknown, and how to make them known, for the info that says so
+	why, remedy string
 }
+
+// info says once per operator that the objects of its kinds are not validated.
+func (u unknownInstall) info() diag.Result {
+	subject := u.name
+	if u.bundle != nil {
+		subject = "bundle " + u.name
+	}
+	return diag.Infof(nil, "", "%s: %s, so the objects of the kinds it serves are not validated (%s)", subject, u.why, u.remedy)
+}
+
+// crdsElsewhere is how to make an operator's CRDs known without its bundle.
+const crdsElsewhere = "give its CRDs among the inputs or in a --snapshot folder, or read them with --live"
 
 // noteInstalledBundles finds the bundle each Subscription installs (the render's, and the
 // ones already in the inputs, the snapshot or the live cluster) and adds its CSV and CRDs to
-// what reads see (bundleState), then indexes the served kinds.
+// what reads see (bundleState); the operators the registries mark userManaged serve their
+// kinds too (15.16). Then it indexes the served kinds.
 func (r *run) noteInstalledBundles() {
 	r.installed, r.unknownInstalls = nil, nil
 	r.bundleState = map[string]*manifest.Object{}
 	if r.opts.NoOLM {
 		for _, t := range r.subscriptions {
 			if len(t.contributions) > 0 {
-				r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: "package " + t.contributions[0].entry.PackageName + " (installed without OLM)"})
+				pkg := t.contributions[0].entry.PackageName
+				r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: "package " + pkg + " (installed without OLM)", plan: t,
+					why: "its CRDs are not known", remedy: crdsElsewhere})
 			}
 		}
+		r.noteUserManaged()
 		r.indexServedKinds()
 		return
 	}
@@ -104,26 +129,10 @@ func (r *run) noteInstalledBundles() {
 			return
 		}
 		seen[sub.Ref().Key()] = true
-		pkgName := sub.String("spec", "name")
-		if r.catalog == nil {
-			r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: "package " + pkgName + " (no catalog was given)"})
-			return
+		if b := r.knownBundle(sub.String("spec", "name"), sub.String("spec", "channel"), "", p); b != nil {
+			r.installed = append(r.installed, installedBundle{plan: p, bundle: b})
+			r.addBundleState(sub.Namespace(), b)
 		}
-		pkg, ok := r.catalog.Package(pkgName)
-		if !ok {
-			r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: "package " + pkgName + " (not in the catalog)"})
-			return
-		}
-		b, err := pkg.HeadBundle(sub.String("spec", "channel"))
-		if err != nil {
-			r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: "package " + pkgName})
-			return // reported where the bundle is needed
-		}
-		if b.Contents == nil {
-			r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: b.Name, bundle: b})
-		}
-		r.installed = append(r.installed, installedBundle{plan: p, bundle: b})
-		r.addBundleState(sub.Namespace(), b)
 	}
 	for _, p := range r.subscriptions {
 		if p.obj != nil {
@@ -138,7 +147,41 @@ func (r *run) noteInstalledBundles() {
 	for _, origin := range r.subscriptionListsFailed {
 		r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: "the Subscriptions in the " + string(origin)})
 	}
+	r.noteUserManaged()
 	r.indexServedKinds()
+}
+
+// knownBundle is the bundle a package's channel installs once converged (its head), or nil
+// when the catalog does not say, which is then recorded as an unknown install. what
+// qualifies the package in messages ("userManaged in OperandRegistry cs/common-service").
+func (r *run) knownBundle(pkgName, channel, what string, p *subscriptionPlan) *catalog.Bundle {
+	unknown := func(qualifier, why string) *catalog.Bundle {
+		name := "package " + pkgName
+		if q := strings.Join(slices.DeleteFunc([]string{what, qualifier}, func(s string) bool { return s == "" }), ", "); q != "" {
+			name += " (" + q + ")"
+		}
+		r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: name, plan: p, why: why,
+			remedy: "give a catalog with its bundle contents (--catalog), or " + strings.TrimPrefix(crdsElsewhere, "give ")})
+		return nil
+	}
+	if r.catalog == nil {
+		return unknown("no catalog was given", "its CRDs are not known")
+	}
+	pkg, ok := r.catalog.Package(pkgName)
+	if !ok {
+		return unknown("not in the catalog", "its CRDs are not known")
+	}
+	b, err := pkg.HeadBundle(channel)
+	if err != nil {
+		// reported where the bundle is needed
+		return unknown("", fmt.Sprintf("the head of channel %q is not known, nor are its CRDs", channel))
+	}
+	if b.Contents == nil {
+		r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: b.Name, bundle: b, plan: p,
+			why:    "the catalog carries only its CSV metadata, not its CRDs",
+			remedy: "a catalog with olm.bundle.object properties, or catalog extract --bundle-contents pull, gives them"})
+	}
+	return b
 }
 
 // allSubscriptions lists the Subscriptions of every namespace: the inputs, the snapshot and
@@ -164,6 +207,14 @@ func (r *run) addBundleState(namespace string, b *catalog.Bundle) {
 	} else {
 		csv := manifest.New(m)
 		r.bundleState[csv.Ref().Key()] = csv
+	}
+	r.addBundleCRDs(b)
+}
+
+// addBundleCRDs makes a bundle's CRDs readable.
+func (r *run) addBundleCRDs(b *catalog.Bundle) {
+	if b.Contents == nil {
+		return
 	}
 	for i := range b.Contents.CRDs {
 		m, err := b.Contents.CRD(i)
@@ -259,6 +310,11 @@ func (r *run) indexServedKinds() {
 			def, err := r.parseBundleCRD(ib.bundle, i)
 			if err != nil {
 				r.warnOnce("bundle-crd-parse|"+ib.bundle.Name+"|"+c.CRDName(i), diag.Warnf(nil, "", "bundle %s: CRD %s cannot be read, so objects of its kind are not validated: %v", ib.bundle.Name, c.CRDName(i), err))
+				continue
+			}
+			if ib.userManaged != "" {
+				// installed by the user already: its CRDs do not arrive with the output
+				add(def, "bundle "+ib.bundle.Name+" of userManaged operator "+ib.userManaged, false)
 				continue
 			}
 			add(def, "bundle "+ib.bundle.Name, true)
@@ -469,19 +525,13 @@ func lastField(path string) string {
 }
 
 // notServed reports an object whose kind nothing known serves: an error, unless an
-// operator whose CRDs are unknown may serve it (then the render says once that it is not
-// validated).
+// operator whose CRDs are unknown may serve it. When that operator is known (its bundle lists
+// the kind, or the object is one of its operand CRs) the render says once per operator that
+// its kinds are not validated, in every mode; else once per kind.
 func (r *run) notServed(o *manifest.Object, a schemaAnchor) {
-	for _, u := range r.unknownInstalls {
-		if u.bundle == nil {
-			continue
-		}
-		for _, g := range u.bundle.ProvidedGVKs {
-			if g.Group == o.Group() && g.Kind == o.Kind() {
-				r.warnOnce("unvalidated|"+u.bundle.Name, diag.Infof(nil, "", "bundle %s: the catalog carries only its CSV metadata, not its CRDs, so the objects of the kinds it serves are not validated (a catalog with olm.bundle.object properties, or catalog extract --bundle-contents pull, gives them)", u.bundle.Name))
-				return
-			}
-		}
+	if u, ok := r.unknownServer(o, a); ok {
+		r.warnOnce("unvalidated|"+u.name, u.info())
+		return
 	}
 	if len(r.unknownInstalls) > 0 {
 		names := make([]string, 0, len(r.unknownInstalls))
@@ -500,8 +550,33 @@ func (r *run) notServed(o *manifest.Object, a schemaAnchor) {
 	}
 	kinds = append(kinds, platform.CRDKinds()...)
 	slices.Sort(kinds)
-	r.add(diag.Errorf(a.about, a.kindField(), "%s: no CRD or built-in type serves %s %s: the API server refuses it (the render knows the CRDs of the bundles it installs, the inputs, the snapshot and the live cluster)%s",
+	r.add(diag.Errorf(a.about, a.kindField(), "%s: no CRD or built-in type serves %s %s: the API server refuses it%s. The render knows the CRDs of the bundles it installs, of the operators the registries mark userManaged (from the catalog), of the inputs, the snapshot and the live cluster: if the cluster serves this kind, give its CRD among the inputs or in a --snapshot folder, the catalog entry of the operator that provides it (--catalog), or read the cluster with --live",
 		o.Ref(), o.APIVersion(), o.Kind(), suggest.DidYouMean(o.Kind(), slices.Compact(kinds))))
+}
+
+// unknownServer is the operator with unknown CRDs that serves o, if the render can tell: a
+// bundle without contents whose olm.gvks list o's kind, or the operator o is an operand CR
+// of (an alm-example or a request's CR). An OperandConfig resource may be of anyone's kind,
+// so its operator says nothing.
+func (r *run) unknownServer(o *manifest.Object, a schemaAnchor) (unknownInstall, bool) {
+	for _, u := range r.unknownInstalls {
+		if u.bundle == nil {
+			continue
+		}
+		for _, g := range u.bundle.ProvidedGVKs {
+			if g.Group == o.Group() && g.Kind == o.Kind() {
+				return u, true
+			}
+		}
+	}
+	if p, ok := r.operatorOf[o]; ok && !a.data {
+		for _, u := range r.unknownInstalls {
+			if u.plan == p {
+				return u, true
+			}
+		}
+	}
+	return unknownInstall{}, false
 }
 
 // versionOf is the version part of an apiVersion.

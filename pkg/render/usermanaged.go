@@ -1,0 +1,51 @@
+package render
+
+import (
+	"fmt"
+
+	"github.com/odlm-render/odlm-render/internal/channel"
+)
+
+// noteUserManaged adds what the operators the registries mark userManaged serve (15.16).
+// The user installed them, so ODLM creates no Subscription, yet the cluster serves their
+// kinds: the OperandConfig resources of IBM's configurations are cert-manager Issuers and
+// Certificates next to a cert-manager the user runs. The head of the entry's channel in the
+// catalog stands for what the user installed: its CRDs serve and are readable, and its
+// olm.gvks, when the catalog carries no contents, make its kinds unvalidated rather than
+// unknown. Where it is installed is the user's business, so no CSV is made readable.
+func (r *run) noteUserManaged() {
+	seen := map[string]bool{}
+	for _, k := range sortedKeys(r.registries) {
+		reg := r.registries[k]
+		for _, e := range reg.entries {
+			if !e.UserManaged || seen[e.PackageName] {
+				continue
+			}
+			seen[e.PackageName] = true
+			what := fmt.Sprintf("userManaged %q in OperandRegistry %s", e.Name, reg.key)
+			b := r.knownBundle(e.PackageName, r.userManagedChannel(e), what, nil)
+			if b == nil {
+				continue
+			}
+			r.installed = append(r.installed, installedBundle{bundle: b, userManaged: fmt.Sprintf("%q (OperandRegistry %s)", e.Name, reg.key)})
+			r.addBundleCRDs(b)
+		}
+	}
+}
+
+// userManagedChannel is the channel whose head stands for a userManaged operator: the
+// entry's channel when the package has it, else the fallback ODLM's rule picks, else the
+// entry's (the head is then unknown).
+func (r *run) userManagedChannel(e *entry) string {
+	pkg, ok := r.catalog.Package(e.PackageName)
+	if !ok || e.Channel == "" {
+		return e.Channel
+	}
+	if _, ok := pkg.Channels[e.Channel]; ok {
+		return e.Channel
+	}
+	if fb, ok := channel.PickFallback(pkg.ChannelNames(), e.FallbackChannels); ok {
+		return fb
+	}
+	return e.Channel
+}
