@@ -307,6 +307,7 @@ func (r *run) configCR(cfg *operandConfig, si int, specKey string, fragment any,
 	md["namespace"] = cfg.key.Namespace
 	obj.SetMetadataString("labels", naming.ControlLabel, "true")
 	ref := obj.Ref()
+	r.replaceRequestCR(ref, schemaAnchor{about: cfg.obj, field: field}) // samename.go
 
 	if prev := r.existingOperand(ref); prev != nil {
 		// day 2 (5.5): alm-example, then what exists, then the OperandConfig fragment
@@ -418,6 +419,9 @@ func (r *run) requestCR(w *want) {
 		},
 	})
 	ref := obj.Ref()
+	if r.requestCRShadowed(ref, schemaAnchor{about: req.obj, field: w.field("spec")}) { // samename.go
+		return
+	}
 	// an OperandRequest the previous round emitted may hold a Secret's value in the spec
 	marks := r.secretFieldsUnder(req.obj, w.field("spec")).Prefixed(specStep)
 	if prev := r.existingOperand(ref); prev != nil {

@@ -1,0 +1,78 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/odlm-render/odlm-render/internal/api"
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
+)
+
+// Same-name operand CRs from two places. An OperandRequest operand with a kind (5.3) names
+// its CR itself (instanceName, or a hash), and an OperandConfig makes CRs from the
+// alm-examples (5.2) and its resources (section 6). When both give the same kind, namespace
+// and name, ODLM updates one object from both paths: the request path merges the request's
+// spec over it, the config path merges the OperandConfig's over it, and its spec flips
+// between the two on every reconcile. No steady state exists to render, so the render keeps
+// the OperandConfig's object, whatever order it meets the two in, leaves the request-level
+// CR out (with nothing said about it: it is not in the output), and warns once naming both
+// places and the one kept.
+
+// placeOf says where an operand CR rendered in this pass comes from: "OperandConfig
+// cs/common-service spec.services[0].spec.SleepInfo (config.yaml:25)".
+func (r *run) placeOf(a schemaAnchor) string {
+	s := fmt.Sprintf("%s %s/%s %s", a.about.Kind(), a.about.Namespace(), a.about.Name(), a.field)
+	if a.about.Source.File != "" {
+		if l := a.about.Source.LineOf(a.field); l > 0 {
+			return fmt.Sprintf("%s (%s:%d)", s, a.about.Source.File, l)
+		}
+	}
+	return s
+}
+
+// renderedFrom returns the object this pass rendered under ref and where it comes from,
+// when kind (OperandRequest or OperandConfig) made it.
+func (r *run) renderedFrom(ref manifest.Ref, kind string) (*manifest.Object, schemaAnchor, bool) {
+	o, ok := r.rendered[ref.Key()]
+	if !ok {
+		return nil, schemaAnchor{}, false
+	}
+	a, ok := r.schemaAnchors[o]
+	if !ok || a.about == nil || a.about.Kind() != kind || a.about.Group() != api.Group {
+		return nil, schemaAnchor{}, false
+	}
+	return o, a, true
+}
+
+// requestCRShadowed reports a request-level CR whose name an OperandConfig CR of this pass
+// already has: the OperandConfig's is kept.
+func (r *run) requestCRShadowed(ref manifest.Ref, req schemaAnchor) bool {
+	_, cfg, ok := r.renderedFrom(ref, api.KindOperandConfig)
+	if !ok {
+		return false
+	}
+	r.warnSameName(ref, req, cfg)
+	return true
+}
+
+// replaceRequestCR removes the request-level CR this pass rendered under ref, if any, so that
+// the OperandConfig's object (cfg says where it comes from) takes its place.
+func (r *run) replaceRequestCR(ref manifest.Ref, cfg schemaAnchor) {
+	o, req, ok := r.renderedFrom(ref, api.KindOperandRequest)
+	if !ok {
+		return
+	}
+	r.warnSameName(ref, req, cfg)
+	delete(r.rendered, ref.Key())
+	delete(r.schemaAnchors, o)
+	delete(r.operatorOf, o)
+	r.renderedList = slices.DeleteFunc(r.renderedList, func(x *manifest.Object) bool { return x == o })
+}
+
+// warnSameName is the one result about a collision, at the request's operand (the CR left
+// out), naming the OperandConfig's place too.
+func (r *run) warnSameName(ref manifest.Ref, req, cfg schemaAnchor) {
+	r.add(diag.Warnf(req.about, req.field, "%s is also rendered from %s: ODLM updates the object from both, and its spec flips between the two on every reconcile; the render keeps the OperandConfig's and leaves this operand's CR out (give the operand another instanceName, or configure the CR in one place)",
+		ref, r.placeOf(cfg)))
+}
