@@ -171,7 +171,9 @@ func (p sidecarPolicy) confinePaths(getenv func(string) string, path string, val
 	}
 	roots := append([]string{root}, p.readPaths...)
 	sort.Strings(roots[1:])
-	if err := confine("PATH", []string{path}, roots); err != nil {
+	// PATH is the administrator's (plugin.yaml's generate command): only the links below it
+	// are the Application's
+	if err := confine("PATH", []string{path}, append([]string{path}, roots...)); err != nil {
 		return err
 	}
 	for _, name := range pathOptions {

@@ -333,7 +333,8 @@ func (r *run) configCR(cfg *operandConfig, si int, specKey string, fragment any,
 	}
 	obj.Map["spec"] = spec
 	r.producers[obj] = producer{config: cfg.obj, field: field}
-	r.schemaAnchors[obj] = schemaAnchor{about: cfg.obj, field: field}
+	kind, _ := ex["kind"].(string)
+	r.schemaAnchors[obj] = schemaAnchor{about: cfg.obj, field: field, example: &almExample{bundle: b.Name, kind: kind, fragment: fragment}}
 	r.markSecret(obj, marks)
 	r.emit(obj)
 }

@@ -428,6 +428,8 @@ type schemaAnchor struct {
 	about *manifest.Object
 	field string
 	data  bool
+	// example is the alm-example an OperandConfig CR was made from (fieldorigin.go)
+	example *almExample
 }
 
 // at returns the input field that holds the object's field path.
@@ -487,12 +489,11 @@ func (r *run) checkEmitted() {
 			continue
 		}
 		for _, p := range res.Pruned {
-			r.add(diag.Warnf(a.about, a.at(p), "%s: field %s is not in CRD %s (%s): the API server drops it, so it is left out%s",
-				o.Ref(), p, s.def.Name, s.where, suggest.DidYouMean(lastField(p), s.def.FieldsAt(o.APIVersion(), p))))
+			r.add(r.prunedResult(o, a, s.def, s.where, p))
 		}
 		o.Map = res.Object
 		for _, p := range res.Problems {
-			r.add(diag.Errorf(a.about, a.at(p.Field), "%s: %s: %s (CRD %s, %s): the API server refuses it", o.Ref(), p.Field, p.Reason, s.def.Name, s.where))
+			r.add(r.refusedResult(o, a, s.def, s.where, p))
 		}
 		if res.Deprecated != "" {
 			r.warnOnce("deprecated|"+o.APIVersion()+"|"+o.Kind(), diag.Warnf(a.about, a.kindField(), "%s: CRD %s deprecates %s, and the API server warns: %s", o.Ref(), s.def.Name, o.APIVersion(), res.Deprecated))
