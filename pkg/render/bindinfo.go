@@ -67,13 +67,15 @@ func (r *run) renderBindInfo(bi *operandBindInfo) {
 	if regNs == "" {
 		regNs = bi.key.Namespace
 	}
-	reg, ok := r.registries[key{regNs, bi.spec.Registry}]
-	if !ok {
-		r.add(diag.Errorf(o, "spec.registry", "OperandRegistry %s/%s not found among the inputs%s", regNs, bi.spec.Registry, suggest.DidYouMean(bi.spec.Registry, r.registryNames(regNs))))
+	reg, present := r.registryAt(key{regNs, bi.spec.Registry})
+	if !present {
+		r.add(diag.Errorf(o, "spec.registry", "OperandRegistry %s/%s not found %s%s%s", regNs, bi.spec.Registry, r.lookedIn(), suggest.DidYouMean(bi.spec.Registry, r.registryNames(regNs)), r.registryHint(bi.spec.Registry, regNs)))
+	}
+	if reg == nil {
 		return
 	}
 	if _, ok := reg.byName[bi.spec.Operand]; !ok {
-		r.add(diag.Errorf(o, "spec.operand", "operator %q is not in OperandRegistry %s%s", bi.spec.Operand, reg.key, suggest.DidYouMean(bi.spec.Operand, reg.names())))
+		r.add(diag.Errorf(o, "spec.operand", "operator %q is not in OperandRegistry %s%s%s", bi.spec.Operand, reg.key, r.fromCluster(reg.obj), suggest.DidYouMean(bi.spec.Operand, reg.names())))
 		return
 	}
 	keys := manifest.SortedKeys(bi.spec.Bindings)

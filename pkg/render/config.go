@@ -31,31 +31,39 @@ func (c *operandConfig) service(e *entry) (*api.ConfigService, int) {
 
 func (r *run) loadConfigs() {
 	for _, o := range r.odlmInputs(api.KindOperandConfig) {
-		var spec api.OperandConfigSpec
-		if !r.decodeSpec(o, &spec) {
-			continue
+		r.decodeConfig(o)
+		r.warnIfClusterDiffers(o)
+	}
+	for _, k := range sortedKeys(r.configs) {
+		if _, present := r.registryAt(k); !present {
+			r.add(diag.Warnf(r.configs[k].obj, "metadata.name", "no OperandRegistry %s %s: ODLM only reads an OperandConfig with the same name and namespace as its registry", k, r.lookedIn()))
 		}
-		c := &operandConfig{obj: o, key: key{o.Namespace(), o.Name()}, services: spec.Services, byName: map[string]int{}}
-		for i, s := range spec.Services {
-			if _, dup := c.byName[s.Name]; !dup {
-				c.byName[s.Name] = i
-			}
-			if s.Name == "" {
-				r.add(diag.Errorf(o, manifest.Field("spec.services", i, "name"), "is required"))
-			}
-			for j, res := range s.Resources {
-				for _, f := range [][2]string{{"name", res.Name}, {"kind", res.Kind}, {"apiVersion", res.APIVersion}} {
-					if f[1] == "" {
-						r.add(diag.Errorf(o, manifest.Field("spec.services", i, "resources", j, f[0]), "is required"))
-					}
+	}
+}
+
+// decodeConfig decodes an OperandConfig (an input, or one read from the cluster) and
+// records it; nil when its spec does not decode.
+func (r *run) decodeConfig(o *manifest.Object) *operandConfig {
+	var spec api.OperandConfigSpec
+	if !r.decodeSpec(o, &spec) {
+		return nil
+	}
+	c := &operandConfig{obj: o, key: key{o.Namespace(), o.Name()}, services: spec.Services, byName: map[string]int{}}
+	for i, s := range spec.Services {
+		if _, dup := c.byName[s.Name]; !dup {
+			c.byName[s.Name] = i
+		}
+		if s.Name == "" {
+			r.add(diag.Errorf(o, manifest.Field("spec.services", i, "name"), "is required"))
+		}
+		for j, res := range s.Resources {
+			for _, f := range [][2]string{{"name", res.Name}, {"kind", res.Kind}, {"apiVersion", res.APIVersion}} {
+				if f[1] == "" {
+					r.add(diag.Errorf(o, manifest.Field("spec.services", i, "resources", j, f[0]), "is required"))
 				}
 			}
 		}
-		r.configs[c.key] = c
 	}
-	for _, k := range sortedKeys(r.configs) {
-		if _, ok := r.registries[k]; !ok {
-			r.add(diag.Warnf(r.configs[k].obj, "metadata.name", "no OperandRegistry %s: ODLM only reads an OperandConfig with the same name and namespace as its registry", k))
-		}
-	}
+	r.configs[c.key] = c
+	return c
 }

@@ -42,6 +42,11 @@ type run struct {
 	registries map[key]*registry
 	configs    map[key]*operandConfig
 	requests   []*operandRequest
+	// clusterODLMObjects are the registries and configs read from the cluster, by
+	// kind|namespace/name; nil for one that is not there (clusterodlm.go), and those whose
+	// spec does not decode
+	clusterODLMObjects map[string]*manifest.Object
+	undecodable        map[*manifest.Object]bool
 
 	subscriptions  []*subscriptionPlan
 	operatorGroups []*manifest.Object

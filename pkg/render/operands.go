@@ -108,8 +108,8 @@ func (r *run) renderWant(w *want, doneServices map[string]bool) {
 		r.requestCR(w)
 		return
 	}
-	cfg, ok := r.configs[w.registry.key]
-	if !ok {
+	cfg := r.configAt(w.registry.key)
+	if cfg == nil {
 		return
 	}
 	svc, si := cfg.service(e)

@@ -47,26 +47,34 @@ func (e *entry) serviceName() string {
 
 func (r *run) loadRegistries() {
 	for _, o := range r.odlmInputs(api.KindOperandRegistry) {
-		var spec api.OperandRegistrySpec
-		if !r.decodeSpec(o, &spec) {
+		r.decodeRegistry(o)
+		r.warnIfClusterDiffers(o)
+	}
+}
+
+// decodeRegistry decodes an OperandRegistry (an input, or one read from the cluster) with
+// ODLM's defaults and records it; nil when its spec does not decode.
+func (r *run) decodeRegistry(o *manifest.Object) *registry {
+	var spec api.OperandRegistrySpec
+	if !r.decodeSpec(o, &spec) {
+		return nil
+	}
+	reg := &registry{obj: o, key: key{o.Namespace(), o.Name()}, byName: map[string]*entry{}}
+	for i, op := range spec.Operators {
+		e := &entry{Operator: op, registry: reg, index: i}
+		if !r.checkEntry(e) {
 			continue
 		}
-		reg := &registry{obj: o, key: key{o.Namespace(), o.Name()}, byName: map[string]*entry{}}
-		for i, op := range spec.Operators {
-			e := &entry{Operator: op, registry: reg, index: i}
-			if !r.checkEntry(e) {
-				continue
-			}
-			if first, dup := reg.byName[e.Name]; dup {
-				r.add(diag.Errorf(o, e.field("name"), "duplicate operator name %q (also spec.operators[%d]); ODLM would silently use the first", e.Name, first.index))
-				continue
-			}
-			applyEntryDefaults(e, reg.key.Namespace)
-			reg.entries = append(reg.entries, e)
-			reg.byName[e.Name] = e
+		if first, dup := reg.byName[e.Name]; dup {
+			r.add(diag.Errorf(o, e.field("name"), "duplicate operator name %q (also spec.operators[%d]); ODLM would silently use the first", e.Name, first.index))
+			continue
 		}
-		r.registries[reg.key] = reg
+		applyEntryDefaults(e, reg.key.Namespace)
+		reg.entries = append(reg.entries, e)
+		reg.byName[e.Name] = e
 	}
+	r.registries[reg.key] = reg
+	return reg
 }
 
 // applyEntryDefaults sets ODLM's defaults (scope private, installMode namespace,

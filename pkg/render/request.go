@@ -74,12 +74,17 @@ func (r *run) loadBlock(req *operandRequest, bi int, block api.Request) {
 	if regNs == "" {
 		regNs = req.key.Namespace
 	}
-	reg, ok := r.registries[key{regNs, block.Registry}]
-	if !ok {
-		r.add(diag.Errorf(o, blockField+".registry", "OperandRegistry %s/%s not found among the inputs%s; ODLM renders no operands for this request", regNs, block.Registry, suggest.DidYouMean(block.Registry, r.registryNames(regNs))))
+	reg, present := r.registryAt(key{regNs, block.Registry})
+	if !present {
+		r.add(diag.Errorf(o, blockField+".registry", "OperandRegistry %s/%s not found %s%s; ODLM renders no operands for this request%s", regNs, block.Registry, r.lookedIn(), suggest.DidYouMean(block.Registry, r.registryNames(regNs)), r.registryHint(block.Registry, regNs)))
+	}
+	if reg == nil {
 		req.failed = true
 		return
 	}
+	// the config is read now (from the cluster, when no input holds it), so that what the
+	// render installs is known before the operands (noteInstallTargets)
+	r.configAt(reg.key)
 	for oi, op := range block.Operands {
 		w := &want{request: req, block: bi, index: oi, operand: op, registry: reg}
 		if op.Name == "" {
@@ -89,7 +94,7 @@ func (r *run) loadBlock(req *operandRequest, bi int, block api.Request) {
 		}
 		e, ok := reg.byName[op.Name]
 		if !ok {
-			r.add(diag.Errorf(o, w.field("name"), "operator %q is not in OperandRegistry %s%s", op.Name, reg.key, suggest.DidYouMean(op.Name, reg.names())))
+			r.add(diag.Errorf(o, w.field("name"), "operator %q is not in OperandRegistry %s%s%s", op.Name, reg.key, r.fromCluster(reg.obj), suggest.DidYouMean(op.Name, reg.names())))
 			req.failed = true
 			continue
 		}
