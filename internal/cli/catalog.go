@@ -20,8 +20,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/odlm-render/odlm-render/internal/image"
-	"github.com/odlm-render/odlm-render/internal/inputs"
-	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/suggest"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
@@ -42,7 +40,7 @@ func newCatalogCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 }
 
 type extractFlags struct {
-	from       string
+	froms      []string
 	registries []string
 	packages   []string
 	output     string
@@ -74,7 +72,7 @@ var progressAfter, progressEvery = time.Second, 5 * time.Second
 func newCatalogExtractCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var f extractFlags
 	cmd := &cobra.Command{
-		Use:   "extract --from SOURCE [--registry FILE|DIR]... [--package P]... [-o FILE]",
+		Use:   "extract --from [NAME=]SOURCE... [--registry FILE|DIR]... [--package P]... [-o FILE]",
 		Short: "Write the catalog data a render needs as a compact CatalogSnapshot",
 		Long: `Extract reads an OLM catalog and writes the packages a render needs as one YAML document of
 kind CatalogSnapshot (apiVersion odlm-render.io/v1alpha1): every channel with its entries and
@@ -92,9 +90,16 @@ SOURCE is one of:
 An image's catalog is the folder named by its label
 operators.operatorframework.io.index.configs.v1 (default /configs).
 
-The packages kept are the packageNames of every OperandRegistry in the --registry files and
-folders, plus every --package; with neither, all packages. A package that is asked for and not
-in the catalog is an error.
+The packages kept are the packageNames of the entries of every OperandRegistry in the
+--registry files and folders (entries with installMode no-op install nothing and are
+skipped), plus every --package; with neither, all packages.
+
+--from may be given several times. Each catalog is named by NAME= or after its folder, file or
+image; a registry entry's package is looked for in the catalogs named like its sourceName when
+there are any, else in all of them, and is kept from the first that has it. Each catalog that
+keeps a package writes its own CatalogSnapshot document. A registry package that is in none
+of the catalogs it is looked for in is a warning saying where it was looked for, and is left
+out; a --package that is in none is an error, and so is finding none of the packages.
 
 Bundle contents (the CRDs and the CSV's install strategy, against which render checks the
 custom resources it emits): catalogs rendered the older way carry them (olm.bundle.object
@@ -114,14 +119,11 @@ Exit status: 0 success, 1 when any error was found (nothing is written then), 2 
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f.from == "" {
-				return usageError{errors.New("extract needs --from SOURCE")}
-			}
 			return runExtract(cmd.Context(), f, stdin, stdout, stderr)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.from, "from", "", "the catalog: an FBC folder or file, an OCI image layout folder, a docker-archive tarball or an image reference")
+	fl.StringArrayVar(&f.froms, "from", nil, "a catalog: an FBC folder or file, an OCI image layout folder, a docker-archive tarball or an image reference; NAME=SOURCE gives the CatalogSource name registry entries use as sourceName (default: the folder's, file's or image's name); repeatable")
 	fl.StringArrayVar(&f.registries, "registry", nil, `files or folders holding OperandRegistries whose packages to keep ("-" is stdin); repeatable`)
 	fl.StringArrayVar(&f.packages, "package", nil, "a package to keep; repeatable")
 	fl.StringVarP(&f.output, "output", "o", "-", `where to write the snapshot ("-" is stdout)`)
@@ -138,32 +140,113 @@ func runExtract(ctx context.Context, f extractFlags, stdin io.Reader, stdout, st
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	rewrites, err := checkExtractFlags(f)
+	if err != nil {
+		return err
+	}
+	sources, err := parseSources(f.froms)
+	if err != nil {
+		return err
+	}
+	if len(sources) > 1 && f.name != "" {
+		return usageError{errors.New("--name names the snapshot of one --from; with several, each snapshot is named after its catalog (NAME=SOURCE)")}
+	}
+	wanted, err := wantedPackages(f, stdin)
+	if err != nil {
+		return err
+	}
+	catalog.TuneGCForExtract()
+	warn := func(msg string) { fmt.Fprintf(stderr, "odlm-render: warning: %s\n", msg) }
+	cats := make([]*catalog.Catalog, len(sources))
+	infos := make([]image.Info, len(sources))
+	for i, src := range sources {
+		var pkgs []string
+		if wanted != nil {
+			if pkgs = wanted.packagesFor(i, sources); len(pkgs) == 0 {
+				continue // no package is looked for there
+			}
+		}
+		if cats[i], infos[i], err = loadSource(ctx, f, src.source, pkgs, stderr, warn); err != nil {
+			return err
+		}
+	}
+	kept, err := assignPackages(wanted, sources, cats, warn)
+	if err != nil {
+		return err
+	}
+	docs, err := snapshotDocs(ctx, f, sources, infos, kept, rewrites, stderr, warn)
+	if err != nil {
+		return err
+	}
+	if f.output == "-" || f.output == "" {
+		return docs(stdout)
+	}
+	return writeFileAtomic(f.output, docs)
+}
+
+// snapshotDocs completes the bundle contents of each catalog and returns the writer of
+// their snapshots: one per catalog that keeps a package ("---" between them), or the one
+// catalog's even when empty.
+func snapshotDocs(ctx context.Context, f extractFlags, sources []extractSource, infos []image.Info, kept []*catalog.Catalog, rewrites []image.Rewrite, stderr io.Writer, warn func(string)) (func(io.Writer) error, error) {
+	var docs []func(io.Writer) error
+	for i, cat := range kept {
+		if cat == nil || (len(sources) > 1 && len(cat.PackageNames()) == 0) {
+			continue
+		}
+		if err := bundleContents(ctx, f, cat, rewrites, stderr, warn); err != nil {
+			return nil, err
+		}
+		meta := catalog.SnapshotMeta{Name: f.name, Source: infos[i].SnapshotSource()}
+		if meta.Name == "" {
+			meta.Name = sources[i].name
+		}
+		docs = append(docs, func(w io.Writer) error { return cat.WriteSnapshot(w, meta) })
+	}
+	return func(w io.Writer) error {
+		for i, doc := range docs {
+			if i > 0 {
+				if _, err := io.WriteString(w, "---\n"); err != nil {
+					return err
+				}
+			}
+			if err := doc(w); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
+}
+
+// checkExtractFlags checks --from, --bundle-contents and --bundle-image-source.
+func checkExtractFlags(f extractFlags) ([]image.Rewrite, error) {
+	if len(f.froms) == 0 {
+		return nil, usageError{errors.New("extract needs --from SOURCE")}
+	}
 	switch f.contents {
 	case contentsKeep, contentsPull, contentsDrop:
 	default:
-		return usageError{fmt.Errorf("--bundle-contents %q: must be keep, pull or drop%s", f.contents, suggest.DidYouMean(f.contents, []string{contentsKeep, contentsPull, contentsDrop}))}
+		return nil, usageError{fmt.Errorf("--bundle-contents %q: must be keep, pull or drop%s", f.contents, suggest.DidYouMean(f.contents, []string{contentsKeep, contentsPull, contentsDrop}))}
 	}
 	var rewrites []image.Rewrite
 	for _, s := range f.imageSources {
 		r, err := image.ParseRewrite(s)
 		if err != nil {
-			return usageError{fmt.Errorf("--bundle-image-source %w", err)}
+			return nil, usageError{fmt.Errorf("--bundle-image-source %w", err)}
 		}
 		rewrites = append(rewrites, r)
 	}
 	if len(rewrites) > 0 && f.contents != contentsPull {
-		return usageError{errors.New("--bundle-image-source needs --bundle-contents pull")}
+		return nil, usageError{errors.New("--bundle-image-source needs --bundle-contents pull")}
 	}
-	wanted, origin, err := wantedPackages(f, stdin)
-	if err != nil {
-		return err
-	}
-	catalog.TuneGCForExtract()
-	b := catalog.NewBuilder(catalog.LoadOptions{Packages: wanted})
+	return rewrites, nil
+}
 
+// loadSource reads one catalog, keeping the named packages (nil: all), with a progress line
+// when it takes long.
+func loadSource(ctx context.Context, f extractFlags, source string, packages []string, stderr io.Writer, warn func(string)) (*catalog.Catalog, image.Info, error) {
+	b := catalog.NewBuilder(catalog.LoadOptions{Packages: packages})
 	var layerBytes atomic.Int64
-	warn := func(msg string) { fmt.Fprintf(stderr, "odlm-render: warning: %s\n", msg) }
-	stop := startProgress(stderr, f.from, func() string {
+	stop := startProgress(stderr, source, func() string {
 		st := b.Stats()
 		read := st.BytesRead
 		if n := layerBytes.Load(); n > read {
@@ -171,7 +254,7 @@ func runExtract(ctx context.Context, f extractFlags, stdin io.Reader, stdout, st
 		}
 		return fmt.Sprintf("%s read, %d packages, %d bundles kept", megabytes(read), st.Packages, st.Bundles)
 	})
-	info, err := image.Load(ctx, f.from, b, image.Options{
+	info, err := image.Load(ctx, source, b, image.Options{
 		Timeout: f.timeout,
 		OnRead:  func(n int64) { layerBytes.Add(n) },
 		Warn:    warn,
@@ -182,7 +265,7 @@ func runExtract(ctx context.Context, f extractFlags, stdin io.Reader, stdout, st
 	}
 	stop(err == nil)
 	if err != nil {
-		return err
+		return nil, info, err
 	}
 	if ignored := cat.IgnoredBlobs(); len(ignored) > 0 {
 		var list []string
@@ -191,78 +274,7 @@ func runExtract(ctx context.Context, f extractFlags, stdin io.Reader, stdout, st
 		}
 		warn("blobs of schemas odlm-render does not read were ignored: " + strings.Join(list, ", "))
 	}
-	if wanted != nil {
-		var missing []string
-		for _, p := range wanted {
-			if _, ok := cat.Package(p); !ok {
-				missing = append(missing, fmt.Sprintf("%s (%s)", p, strings.Join(origin[p], ", ")))
-			}
-		}
-		if len(missing) > 0 {
-			return fmt.Errorf("%s: packages not in the catalog: %s", f.from, strings.Join(missing, "; "))
-		}
-	}
-	if err := bundleContents(ctx, f, cat, rewrites, stderr, warn); err != nil {
-		return err
-	}
-	meta := catalog.SnapshotMeta{Name: f.name, Source: info.SnapshotSource()}
-	if meta.Name == "" {
-		meta.Name = snapshotName(f.from, info.Kind)
-	}
-	if f.output == "-" || f.output == "" {
-		return cat.WriteSnapshot(stdout, meta)
-	}
-	return writeFileAtomic(f.output, func(w io.Writer) error { return cat.WriteSnapshot(w, meta) })
-}
-
-// wantedPackages returns the packages to keep (nil: all) and, for each,
-// what asked for it.
-func wantedPackages(f extractFlags, stdin io.Reader) ([]string, map[string][]string, error) {
-	origin := map[string][]string{}
-	for _, p := range f.packages {
-		if p == "" {
-			return nil, nil, usageError{errors.New("--package needs a package name")}
-		}
-		origin[p] = append(origin[p], "--package")
-	}
-	if len(f.registries) > 0 {
-		docs, err := inputs.ReadPaths(f.registries, stdin)
-		if err != nil {
-			return nil, nil, err
-		}
-		found := 0
-		for _, d := range docs {
-			if d.Kind() != "OperandRegistry" || d.Group() != inputs.ODLMGroup {
-				continue
-			}
-			found++
-			ops, _ := manifest.Get(d.Map, "spec", "operators").([]any)
-			for i, op := range ops {
-				m, _ := op.(map[string]any)
-				pn, _ := m["packageName"].(string)
-				if pn == "" {
-					return nil, nil, &manifest.SyntaxError{File: d.Source.File, Line: d.Source.LineOf(manifest.Field("spec.operators", i)),
-						Msg: fmt.Sprintf("OperandRegistry %s: spec.operators[%d] has no packageName", d.Ref(), i)}
-				}
-				who := d.Ref().String()
-				if !slices.Contains(origin[pn], who) {
-					origin[pn] = append(origin[pn], who)
-				}
-			}
-		}
-		if found == 0 {
-			return nil, nil, fmt.Errorf("no OperandRegistry (operator.ibm.com) in %s", strings.Join(f.registries, ", "))
-		}
-	}
-	if len(origin) == 0 {
-		return nil, nil, nil
-	}
-	names := make([]string, 0, len(origin))
-	for p := range origin {
-		names = append(names, p)
-	}
-	slices.Sort(names)
-	return names, origin, nil
+	return cat, info, nil
 }
 
 // startProgress prints a progress line on w once the work has taken more

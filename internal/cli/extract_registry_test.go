@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// realCase is IBM's foundational-services configuration as the common-services operator
+// assembles it (testdata/render/real-foundational-services/README.md): 97 registry entries
+// of 28 packages, 15 entries installMode no-op (9 packages only no-op), every entry with
+// sourceName opencloud-operators; its catalog/ holds real data of 4 packages from three
+// vendors' catalogs.
+const realCase = "../../testdata/render/real-foundational-services"
+
+// vendorCatalogs splits the real case's catalog as the vendors publish it: IBM's packages,
+// Red Hat's Keycloak and EDB's PostgreSQL in three catalogs.
+func vendorCatalogs(t *testing.T) (ibm, redhat, certified string) {
+	t.Helper()
+	dir := t.TempDir()
+	for sub, pkgs := range map[string][]string{
+		"opencloud-operators": {"ibm-iam-operator", "ibm-commonui-operator-app"},
+		"redhat-operators":    {"rhbk-operator"},
+		"certified-operators": {"cloud-native-postgresql"},
+	} {
+		for _, p := range pkgs {
+			data, err := os.ReadFile(filepath.Join(realCase, "catalog", p, "catalog.yaml"))
+			require.NoError(t, err)
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, sub, p), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, sub, p, "catalog.yaml"), data, 0o644))
+		}
+	}
+	return filepath.Join(dir, "opencloud-operators"), filepath.Join(dir, "redhat-operators"), filepath.Join(dir, "certified-operators")
+}
+
+// noOpOnly are the real registry's packages whose every entry is installMode no-op.
+var noOpOnly = []string{"ibm-licensing-operator-app", "ibm-cert-manager-operator", "ibm-healthcheck-operator-app", "ibm-management-ingress-operator-app",
+	"ibm-ingress-nginx-operator-app", "ibm-auditlogging-operator-app", "ibm-platform-api-operator-app", "ibm-monitoring-grafana-operator-app", "zen-cpp-operator"}
+
+// TestExtractRealRegistry: extract on a real registry keeps what the catalogs hold, warns per
+// missing package where it looked, skips no-op entries, maps entries to the catalog their
+// sourceName names, and fails only when nothing is found.
+func TestExtractRealRegistry(t *testing.T) {
+	ibm, redhat, certified := vendorCatalogs(t)
+	registry := realCase + "/input/registry.yaml"
+	missingWarning := func(stderr string) int { return strings.Count(stderr, "odlm-render: warning: package ") }
+
+	t.Run("entries look where their sourceName points", func(t *testing.T) {
+		code, out, stderr := extract(t, "", "catalog", "extract", "--registry", registry, "--from", ibm, "--from", redhat, "--from", certified, "--bundle-contents", "drop")
+		require.Equal(t, ExitOK, code, stderr)
+		assert.Equal(t, 1, strings.Count(out, "kind: CatalogSnapshot"), "only opencloud-operators keeps packages")
+		assert.Contains(t, out, "metadata:\n  name: opencloud-operators\n")
+		assert.Equal(t, 2, strings.Count(out, "\n  - name: "))
+		assert.Equal(t, 28-len(noOpOnly)-2, missingWarning(stderr))
+		assert.Contains(t, stderr, "odlm-render: warning: package rhbk-operator (OperandRegistry cs-services/common-service) is not in opencloud-operators ("+ibm+"), the catalog its entries' sourceName names: the snapshot leaves it out, so a render needs another catalog for it\n")
+		assert.Contains(t, stderr, "package cloud-native-postgresql (OperandRegistry cs-services/common-service) is not in opencloud-operators")
+		for _, p := range noOpOnly {
+			assert.NotContains(t, stderr, p, "no-op entries install nothing")
+		}
+	})
+
+	t.Run("with no catalog named after the sourceName, every catalog is looked in", func(t *testing.T) {
+		snap := filepath.Join(t.TempDir(), "snapshot.yaml")
+		code, _, stderr := extract(t, "", "catalog", "extract", "--registry", registry, "--from", "ibm="+ibm, "--from", redhat, "--from", certified, "--bundle-contents", "drop", "-o", snap)
+		require.Equal(t, ExitOK, code, stderr)
+		assert.Equal(t, 28-len(noOpOnly)-4, missingWarning(stderr))
+		assert.Contains(t, stderr, "package ibm-zen-operator (OperandRegistry cs-services/common-service) is not in ibm ("+ibm+"), redhat-operators ("+redhat+"), certified-operators ("+certified+") (no --from is named opencloud-operators, the sourceName of its entries: name one as NAME=SOURCE to look there only): the snapshot leaves it out")
+		data, err := os.ReadFile(snap)
+		require.NoError(t, err)
+		for _, name := range []string{"ibm", "redhat-operators", "certified-operators"} {
+			assert.Contains(t, string(data), "metadata:\n  name: "+name+"\n")
+		}
+		render := func(catalogPath string) string {
+			code, out, stderr := extract(t, "", "render", realCase+"/input", "--catalog", catalogPath)
+			require.Equal(t, ExitOK, code, stderr)
+			return out
+		}
+		assert.Equal(t, render(realCase+"/catalog"), render(snap), "the snapshots of three catalogs render as the catalog folder")
+	})
+
+	t.Run("a package two catalogs hold is kept from the first", func(t *testing.T) {
+		code, out, stderr := extract(t, "", "catalog", "extract", "--package", "rhbk-operator", "--from", redhat, "--from", "copy="+redhat, "--bundle-contents", "drop")
+		require.Equal(t, ExitOK, code, stderr)
+		assert.Equal(t, 1, strings.Count(out, "kind: CatalogSnapshot"))
+		assert.Contains(t, stderr, "odlm-render: warning: package rhbk-operator is in redhat-operators ("+redhat+"), copy ("+redhat+"): kept from redhat-operators, the first --from\n")
+	})
+
+	t.Run("user-managed operators are kept, and said so when missing", func(t *testing.T) {
+		reg := filepath.Join(t.TempDir(), "registry.yaml")
+		require.NoError(t, os.WriteFile(reg, []byte(`apiVersion: operator.ibm.com/v1alpha1
+kind: OperandRegistry
+metadata: {name: common-service, namespace: cs}
+spec:
+  operators:
+  - {name: keycloak-operator, packageName: rhbk-operator, channel: stable-v24, userManaged: true}
+  - {name: cert-manager, packageName: cert-manager, channel: stable-v1, userManaged: true, sourceName: redhat-operators}
+`), 0o644))
+		code, out, stderr := extract(t, "", "catalog", "extract", "--registry", reg, "--from", redhat, "--bundle-contents", "drop")
+		require.Equal(t, ExitOK, code, stderr)
+		assert.Contains(t, out, "  - name: rhbk-operator\n")
+		assert.Contains(t, stderr, "package cert-manager (OperandRegistry cs/common-service) is not in redhat-operators ("+redhat+"), the catalog its entries' sourceName names: the snapshot leaves it out, so a render needs another catalog for it (its entries are userManaged: a render reads only the kinds it serves from it)\n")
+	})
+
+	t.Run("nothing found is an error, and nothing is written", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "out.yaml")
+		code, stdout, stderr := extract(t, "", "catalog", "extract", "--registry", registry, "--from", t.TempDir(), "-o", out)
+		assert.Equal(t, ExitErrors, code)
+		assert.Empty(t, stdout)
+		assert.Contains(t, stderr, "odlm-render: none of the 19 packages asked for is in ")
+		_, err := os.Stat(out)
+		assert.True(t, os.IsNotExist(err))
+	})
+}
+
+func TestExtractSourcesUsage(t *testing.T) {
+	ibm, redhat, _ := vendorCatalogs(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"two sources of one name", []string{"--from", ibm, "--from", "opencloud-operators=" + redhat}, "are both named opencloud-operators: name one as NAME=SOURCE"},
+		{"--name with several sources", []string{"--from", ibm, "--from", redhat, "--name", "x"}, "--name names the snapshot of one --from"},
+		{"a name without a source", []string{"--from", "opencloud-operators="}, `--from "opencloud-operators=": no source`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, stderr := extract(t, "", append([]string{"catalog", "extract"}, tc.args...)...)
+			assert.Equal(t, ExitUsage, code)
+			assert.Empty(t, out)
+			assert.Contains(t, stderr, tc.want)
+		})
+	}
+}
