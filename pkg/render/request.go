@@ -56,10 +56,25 @@ func (r *run) loadRequests() {
 			req.failed = true
 			continue
 		}
+		if len(decoded.Requests) == 0 && !r.fedFromCarried(o) {
+			r.noteEmptyRequest(o)
+		}
 		for bi, block := range decoded.Requests {
 			r.loadBlock(req, bi, block)
 		}
 	}
+}
+
+// noteEmptyRequest says that an input OperandRequest without requests (requests: [], a
+// marker object some Cloud Paks create) makes ODLM create nothing, and, when the render
+// consumes it, that it leaves the output: whatever in the cluster looks for it then finds
+// nothing. (One the render emits stays in the output anyway.)
+func (r *run) noteEmptyRequest(o *manifest.Object) {
+	if !r.consumed[o] {
+		r.add(diag.Infof(o, "spec.requests", "is empty: ODLM creates nothing for this OperandRequest; it stays in the output"))
+		return
+	}
+	r.add(diag.Infof(o, "spec.requests", "is empty: ODLM creates nothing for this OperandRequest, and the render leaves it out of the output like every ODLM input it reads; give --keep-inputs when something in the cluster reads OperandRequests (an empty one used as a marker, operators that wait for a request's status)"))
 }
 
 func (r *run) loadBlock(req *operandRequest, bi int, block api.Request) {
