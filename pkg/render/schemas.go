@@ -474,6 +474,9 @@ func (r *run) checkEmitted() {
 			}
 		}
 		if s.def == nil {
+			if s.builtin != nil {
+				r.checkBuiltinRequired(o, a) // builtincheck.go
+			}
 			continue
 		}
 		check := s.def.Check
