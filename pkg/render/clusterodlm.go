@@ -26,6 +26,9 @@ func (r *run) registryAt(k key) (reg *registry, present bool) {
 	if reg, ok := r.registries[k]; ok {
 		return reg, true
 	}
+	if r.brokenInputs[api.KindOperandRegistry+"|"+k.String()] {
+		return nil, false // the input wins, and its errors say why it is unusable
+	}
 	o := r.clusterODLM(api.KindOperandRegistry, k)
 	if o == nil {
 		return nil, false
@@ -45,6 +48,9 @@ func (r *run) configAt(k key) *operandConfig {
 	if c, ok := r.configs[k]; ok {
 		return c
 	}
+	if r.brokenInputs[api.KindOperandConfig+"|"+k.String()] {
+		return nil
+	}
 	o := r.clusterODLM(api.KindOperandConfig, k)
 	if o == nil || r.undecodable[o] {
 		return nil
@@ -54,6 +60,16 @@ func (r *run) configAt(k key) *operandConfig {
 		r.undecodable[o] = true // its errors are given once
 	}
 	return c
+}
+
+// noteBrokenInput records an input registry or config whose spec does not decode: the
+// cluster's copy does not stand in for it (the input comes first), and no hint sends the
+// user to the cluster for it.
+func (r *run) noteBrokenInput(o *manifest.Object) {
+	if r.brokenInputs == nil {
+		r.brokenInputs = map[string]bool{}
+	}
+	r.brokenInputs[o.Kind()+"|"+o.Namespace()+"/"+o.Name()] = true
 }
 
 // clusterODLM reads an ODLM object from the snapshot and the live cluster, once per round:
@@ -110,7 +126,8 @@ func (r *run) lookedIn() string {
 // registryHint says how to give a registry the inputs lack, when no cluster source is read
 // and the name is no likely typo of an input registry's.
 func (r *run) registryHint(name, namespace string) string {
-	if len(r.opts.Sources) > 0 || suggest.DidYouMean(name, r.registryNames(namespace)) != "" {
+	if len(r.opts.Sources) > 0 || suggest.DidYouMean(name, r.registryNames(namespace)) != "" ||
+		r.brokenInputs[api.KindOperandRegistry+"|"+namespace+"/"+name] {
 		return ""
 	}
 	return " (where an operator creates the registry in the cluster, as IBM's common-services operator does, give a --snapshot holding it or read the cluster with --live)"

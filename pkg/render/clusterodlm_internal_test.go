@@ -100,3 +100,32 @@ spec:
 		})
 	}
 }
+
+func TestABrokenInputRegistryIsNotReplacedByTheClusters(t *testing.T) {
+	objs, err := manifest.Decode("in.yaml", []byte(`apiVersion: operator.ibm.com/v1alpha1
+kind: OperandRegistry
+metadata: {name: common-service, namespace: cs}
+spec: {operators: not-a-list}
+---
+apiVersion: operator.ibm.com/v1alpha1
+kind: OperandRequest
+metadata: {name: r, namespace: cs}
+spec:
+  requests:
+  - {registry: common-service, operands: [{name: a}]}
+`))
+	require.NoError(t, err)
+	snapshot, err := manifest.Decode("snap.yaml", []byte(`apiVersion: operator.ibm.com/v1alpha1
+kind: OperandRegistry
+metadata: {name: common-service, namespace: cs}
+spec:
+  operators:
+  - {name: a, packageName: a, channel: v1, sourceName: c, sourceNamespace: olm}
+`))
+	require.NoError(t, err)
+	out := Render(Inputs{Objects: objs}, Options{Sources: cluster.Chain{{Origin: cluster.OriginSnapshot, Reader: cluster.NewSnapshot(snapshot)}}})
+	require.True(t, out.Results.HasErrors())
+	for _, o := range out.Objects {
+		assert.NotEqual(t, "Subscription", o.Kind(), "the input comes first: the cluster's registry does not stand in for a broken one")
+	}
+}

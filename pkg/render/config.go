@@ -31,7 +31,9 @@ func (c *operandConfig) service(e *entry) (*api.ConfigService, int) {
 
 func (r *run) loadConfigs() {
 	for _, o := range r.odlmInputs(api.KindOperandConfig) {
-		r.decodeConfig(o)
+		if r.decodeConfig(o) == nil {
+			r.noteBrokenInput(o)
+		}
 		r.warnIfClusterDiffers(o)
 	}
 	for _, k := range sortedKeys(r.configs) {

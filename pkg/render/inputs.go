@@ -47,6 +47,9 @@ type run struct {
 	// spec does not decode
 	clusterODLMObjects map[string]*manifest.Object
 	undecodable        map[*manifest.Object]bool
+	// brokenInputs are the input registries and configs (kind|namespace/name) whose spec
+	// does not decode
+	brokenInputs map[string]bool
 
 	subscriptions  []*subscriptionPlan
 	operatorGroups []*manifest.Object

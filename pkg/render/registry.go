@@ -47,7 +47,9 @@ func (e *entry) serviceName() string {
 
 func (r *run) loadRegistries() {
 	for _, o := range r.odlmInputs(api.KindOperandRegistry) {
-		r.decodeRegistry(o)
+		if r.decodeRegistry(o) == nil {
+			r.noteBrokenInput(o)
+		}
 		r.warnIfClusterDiffers(o)
 	}
 }
