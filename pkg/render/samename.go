@@ -20,15 +20,10 @@ import (
 // places and the one kept.
 
 // placeOf says where an operand CR rendered in this pass comes from: "OperandConfig
-// cs/common-service spec.services[0].spec.SleepInfo (config.yaml:25)".
+// cs/common-service spec.services[0].spec.SleepInfo" (object and field, not a file: the
+// same inputs split across files give the same message).
 func (r *run) placeOf(a schemaAnchor) string {
-	s := fmt.Sprintf("%s %s/%s %s", a.about.Kind(), a.about.Namespace(), a.about.Name(), a.field)
-	if a.about.Source.File != "" {
-		if l := a.about.Source.LineOf(a.field); l > 0 {
-			return fmt.Sprintf("%s (%s:%d)", s, a.about.Source.File, l)
-		}
-	}
-	return s
+	return fmt.Sprintf("%s %s/%s %s", a.about.Kind(), a.about.Namespace(), a.about.Name(), a.field)
 }
 
 // renderedFrom returns the object this pass rendered under ref and where it comes from,
