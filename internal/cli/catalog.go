@@ -69,12 +69,8 @@ var remoteOptions []remote.Option
 // progressEvery how often it prints them then.
 var progressAfter, progressEvery = time.Second, 5 * time.Second
 
-func newCatalogExtractCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	var f extractFlags
-	cmd := &cobra.Command{
-		Use:   "extract --from [NAME=]SOURCE... [--registry FILE|DIR]... [--package P]... [-o FILE]",
-		Short: "Write the catalog data a render needs as a compact CatalogSnapshot",
-		Long: `Extract reads an OLM catalog and writes the packages a render needs as one YAML document of
+// extractLong is extract's help.
+const extractLong = `Extract reads an OLM catalog and writes the packages a render needs as one YAML document of
 kind CatalogSnapshot (apiVersion odlm-render.io/v1alpha1): every channel with its entries and
 head, every bundle with its version, image, skipRange, install modes, provided and required
 APIs, alm-examples (parsed) and annotations, and the deprecations; no icons, no descriptions.
@@ -111,7 +107,14 @@ like catalog images (docker config credentials), cached by digest in --cache-dir
 TO its replacement) or from a local image (FROM one image reference, TO an OCI layout folder
 or a docker-archive tarball). --bundle-contents drop writes none.
 
-Exit status: 0 success, 1 when any error was found (nothing is written then), 2 for wrong usage.`,
+Exit status: 0 success, 1 when any error was found (nothing is written then), 2 for wrong usage.`
+
+func newCatalogExtractCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	var f extractFlags
+	cmd := &cobra.Command{
+		Use:   "extract --from [NAME=]SOURCE... [--registry FILE|DIR]... [--package P]... [-o FILE]",
+		Short: "Write the catalog data a render needs as a compact CatalogSnapshot",
+		Long:  extractLong,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usageError{fmt.Errorf("extract takes no arguments (got %q): the source is --from", args[0])}

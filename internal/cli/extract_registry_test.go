@@ -81,6 +81,13 @@ func TestExtractRealRegistry(t *testing.T) {
 		}
 		assert.Equal(t, render(realCase+"/catalog"), render(snap), "the snapshots of three catalogs render as the catalog folder")
 	})
+}
+
+// TestExtractKeepsAndWarns: a package several catalogs hold, user-managed operators, and
+// nothing found.
+func TestExtractKeepsAndWarns(t *testing.T) {
+	_, redhat, _ := vendorCatalogs(t)
+	registry := realCase + "/input/registry.yaml"
 
 	t.Run("a package two catalogs hold is kept from the first", func(t *testing.T) {
 		code, out, stderr := extract(t, "", "catalog", "extract", "--package", "rhbk-operator", "--from", redhat, "--from", "copy="+redhat, "--bundle-contents", "drop")

@@ -21,60 +21,7 @@ import (
 func TestRequiredFieldsTheAPIServerRefuses(t *testing.T) {
 	c := testcluster.Start(t)
 	ns := c.Namespace(t)
-	for _, tc := range []struct {
-		name    string
-		object  string
-		removed []string // fields MissingRequired must name once removed
-	}{
-		{"Job", `apiVersion: batch/v1
-kind: Job
-metadata: {name: pre-upgrade}
-spec:
-  template:
-    spec:
-      restartPolicy: OnFailure
-      containers:
-      - {name: job, image: registry.example/utils:1, command: [/bin/true]}`,
-			[]string{"spec.template.spec.containers[0].image", "spec.template.spec.containers[0].name", "spec.template.spec.containers"}},
-		{"Deployment", `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      initContainers:
-      - {name: init, image: registry.example/init:1}
-      containers:
-      - {name: web, image: registry.example/web:1, env: [{name: A, value: b}]}`,
-			[]string{"spec.selector", "spec.template.spec.initContainers[0].image", "spec.template.spec.containers[0].env[0].name"}},
-		{"Service", `apiVersion: v1
-kind: Service
-metadata: {name: keycloak}
-spec:
-  ports: [{name: https, port: 8443}]
-  selector: {app: keycloak}`,
-			[]string{"spec.ports[0].port"}},
-		{"RoleBinding", `apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: pre-upgrade}
-subjects: [{kind: ServiceAccount, name: sa}]
-roleRef: {kind: Role, name: pre-upgrade, apiGroup: rbac.authorization.k8s.io}`,
-			[]string{"roleRef", "subjects[0].name"}},
-		{"CronJob", `apiVersion: batch/v1
-kind: CronJob
-metadata: {name: nightly}
-spec:
-  schedule: "0 1 * * *"
-  jobTemplate:
-    spec:
-      template:
-        spec:
-          restartPolicy: OnFailure
-          containers: [{name: job, image: registry.example/utils:1}]`,
-			[]string{"spec.schedule", "spec.jobTemplate.spec.template.spec.containers[0].image"}},
-	} {
+	for _, tc := range refusedCases {
 		t.Run(tc.name, func(t *testing.T) {
 			valid := decode(t, tc.object, ns)
 			assert.Empty(t, MissingRequired(valid["apiVersion"].(string), tc.name, valid))
@@ -93,6 +40,63 @@ spec:
 			}
 		})
 	}
+}
+
+// refusedCases are objects the API server accepts, and fields MissingRequired must name
+// once each is removed (the server refuses the object at that field).
+var refusedCases = []struct {
+	name    string
+	object  string
+	removed []string // fields MissingRequired must name once removed
+}{
+	{"Job", `apiVersion: batch/v1
+kind: Job
+metadata: {name: pre-upgrade}
+spec:
+  template:
+    spec:
+      restartPolicy: OnFailure
+      containers:
+      - {name: job, image: registry.example/utils:1, command: [/bin/true]}`,
+		[]string{"spec.template.spec.containers[0].image", "spec.template.spec.containers[0].name", "spec.template.spec.containers"}},
+	{"Deployment", `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      initContainers:
+      - {name: init, image: registry.example/init:1}
+      containers:
+      - {name: web, image: registry.example/web:1, env: [{name: A, value: b}]}`,
+		[]string{"spec.selector", "spec.template.spec.initContainers[0].image", "spec.template.spec.containers[0].env[0].name"}},
+	{"Service", `apiVersion: v1
+kind: Service
+metadata: {name: keycloak}
+spec:
+  ports: [{name: https, port: 8443}]
+  selector: {app: keycloak}`,
+		[]string{"spec.ports[0].port"}},
+	{"RoleBinding", `apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: pre-upgrade}
+subjects: [{kind: ServiceAccount, name: sa}]
+roleRef: {kind: Role, name: pre-upgrade, apiGroup: rbac.authorization.k8s.io}`,
+		[]string{"roleRef", "subjects[0].name"}},
+	{"CronJob", `apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly}
+spec:
+  schedule: "0 1 * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers: [{name: job, image: registry.example/utils:1}]`,
+		[]string{"spec.schedule", "spec.jobTemplate.spec.template.spec.containers[0].image"}},
 }
 
 func decode(t *testing.T, y, namespace string) map[string]any {
