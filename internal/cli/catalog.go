@@ -196,7 +196,12 @@ func snapshotDocs(ctx context.Context, f extractFlags, sources []extractSource, 
 		if cat == nil || (len(sources) > 1 && len(cat.PackageNames()) == 0) {
 			continue
 		}
-		if err := bundleContents(ctx, f, cat, rewrites, stderr, warn); err != nil {
+		catWarn := warn
+		if len(sources) > 1 {
+			name := sources[i].name
+			catWarn = func(msg string) { warn(name + ": " + msg) }
+		}
+		if err := bundleContents(ctx, f, cat, rewrites, stderr, catWarn); err != nil {
 			return nil, err
 		}
 		meta := catalog.SnapshotMeta{Name: f.name, Source: infos[i].SnapshotSource()}
