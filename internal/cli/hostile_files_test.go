@@ -32,7 +32,7 @@ func TestRenderReadsNeitherFIFOsNorEndlessStreams(t *testing.T) {
 		want  string
 	}{
 		{"a FIFO in an input folder", []string{"render", dir}, nil, filepath.Join(dir, "x.yaml") + ": not a regular file (a FIFO)"},
-		{"an endless stdin", []string{"render", "-"}, zero, "reading stdin: stdin: larger than 1Mi"},
+		{"an endless stdin", []string{"render", "-"}, zero, "stdin: larger than 1Mi"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

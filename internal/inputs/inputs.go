@@ -100,6 +100,9 @@ func ReadPaths(paths []string, stdin io.Reader) ([]*manifest.Object, error) {
 		if p == "-" {
 			data, err := fileread.ReadAll("stdin", stdin)
 			if err != nil {
+				if fileread.IsLimit(err) {
+					return nil, err // it names stdin
+				}
 				return nil, fmt.Errorf("reading stdin: %w", err)
 			}
 			objs, err := manifest.Decode("-", data)
