@@ -7,6 +7,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/odlm-render/odlm-render/internal/cli"
+	"github.com/odlm-render/odlm-render/internal/fileread"
+	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
 // pwnKubeconfig writes a kubeconfig whose user runs an exec credential plugin that leaves a
@@ -134,4 +138,23 @@ func TestArgoCDPluginReadsOnlyTheApplicationsRepository(t *testing.T) {
 		"ODLM_RENDER_ARGOCD_READ_PATHS=/nonexistent:"+other), "argocd-generate")
 	require.NoError(t, err, stderr)
 	assert.NotEmpty(t, out)
+}
+
+// TestSidecarPatchNamesEverySetting: deploy/argocd/repo-server-sidecar.yaml shows an
+// administrator every setting of the sidecar, and nothing the CLI does not read.
+func TestSidecarPatchNamesEverySetting(t *testing.T) {
+	b, err := os.ReadFile("../../deploy/argocd/repo-server-sidecar.yaml")
+	require.NoError(t, err)
+	objs, err := manifest.Decode("repo-server-sidecar.yaml", b)
+	require.NoError(t, err)
+	require.Len(t, objs, 1)
+	containers, _ := manifest.Get(objs[0].Map, "spec", "template", "spec", "containers").([]any)
+	require.Len(t, containers, 1)
+	var names []string
+	env, _ := containers[0].(map[string]any)["env"].([]any)
+	for _, e := range env {
+		names = append(names, e.(map[string]any)["name"].(string))
+	}
+	assert.ElementsMatch(t, []string{cli.EnvArgoAllowLive, cli.EnvArgoKubeconfig, cli.EnvArgoAllowCredentialPlugins,
+		cli.EnvArgoReadPaths, fileread.EnvMaxBytes}, names)
 }
