@@ -37,7 +37,7 @@ spec:
 
 // TestLiveRegistryAndConfigFromTheCluster is the common layout of IBM's foundational
 // services: an operator created the OperandRegistry and OperandConfig in the cluster, and the
-// repository holds only the OperandRequest. --live reads both (spec 15.14) and renders from
+// repository holds only the OperandRequest. --live reads both (docs/semantics.md, Decided deviations: one look-up order) and renders from
 // them; neither is in the output.
 func TestLiveRegistryAndConfigFromTheCluster(t *testing.T) {
 	c := testcluster.Start(t)

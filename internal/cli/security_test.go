@@ -121,7 +121,7 @@ spec: {storage: 42G}
 		path, _, _ := strings.Cut(e.RequestURI, "?")
 		uris = append(uris, e.Verb+" "+path)
 		if assert.NotNil(t, e.ResponseStatus, "%s %s", e.Verb, e.RequestURI) {
-			// 404: the render asks whether the objects it emits exist already (spec 15.14)
+			// 404: the render asks whether the objects it emits exist already (docs/semantics.md, Decided deviations: one look-up order)
 			assert.Contains(t, []int{200, 404}, int(e.ResponseStatus.Code), "%s %s: nothing beyond the role is needed", e.Verb, e.RequestURI)
 		}
 	}

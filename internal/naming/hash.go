@@ -37,7 +37,7 @@ func DataHash(v any) (string, error) {
 	return shortHash(data), nil
 }
 
-// TextHash is ODLM's hash of a string's raw bytes (the Route host hash, section 6 step 3):
+// TextHash is ODLM's hash of a string's raw bytes (the Route host hash, docs/semantics.md, OperandConfig resources):
 // the first 14 hex digits of its SHA-256, not of its JSON encoding.
 func TextHash(s string) string { return shortHash([]byte(s)) }
 

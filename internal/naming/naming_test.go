@@ -155,7 +155,7 @@ func TestConstants(t *testing.T) {
 	assert.Equal(t, "operator.ibm.com/managedBy-opbi", naming.ManagedByOpbiLabel)
 }
 
-// TestTextHashIsOfTheRawHost checks the spec's worked value (section 6 step 3): the Route
+// TestTextHashIsOfTheRawHost checks the worked value of docs/semantics.md, OperandConfig resources: the Route
 // host hash is over the host's bytes, not over its JSON string.
 func TestTextHashIsOfTheRawHost(t *testing.T) {
 	assert.Equal(t, "7653e4959f8eac", naming.TextHash("a.example.com"))

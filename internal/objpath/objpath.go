@@ -21,7 +21,7 @@ import (
 )
 
 // Evaluate returns the string ODLM computes for path on obj. A missing field anywhere in
-// the path makes the whole path "" (spec 7.5: ".spec.nothere+-suffix" is "", not "-suffix");
+// the path makes the whole path "" (docs/semantics.md, Templating: ".spec.nothere+-suffix" is "", not "-suffix");
 // other JSONPath errors (a malformed expression, an index out of range) are returned.
 func Evaluate(path string, obj map[string]any) (string, error) {
 	var b strings.Builder

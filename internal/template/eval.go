@@ -9,7 +9,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/template/secret"
 )
 
-// The grammar (spec 7.2). Templates are decoded with encoding/json, as ODLM decodes them into
+// The grammar (docs/semantics.md, Templating: resolution). Templates are decoded with encoding/json, as ODLM decodes them into
 // its structs: unknown keys are ignored, keys match case-insensitively, null leaves a field
 // unset and a value of the wrong JSON type is an error.
 
@@ -113,7 +113,7 @@ func (e *evaluator) fail(ref *Source, format string, args ...any) *Error {
 	return &Error{Path: e.path, Ref: ref, Msg: fmt.Sprintf(format, args...)}
 }
 
-// template resolves the value of a templatingValueFrom key (spec 7.3). secret reports that
+// template resolves the value of a templatingValueFrom key (docs/semantics.md, Templating: resolution). secret reports that
 // the result came from a Secret.
 func (e *evaluator) template(raw any) (string, bool, error) {
 	m, ok := raw.(map[string]any)

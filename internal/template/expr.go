@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// expr evaluates a condition (spec 7.4): the first present operator wins in the order equal,
+// expr evaluates a condition (docs/semantics.md, Templating: expressions): the first present operator wins in the order equal,
 // notEqual, greaterThan, lessThan, and, or, not, value.
 func (e *evaluator) expr(x *expression) (bool, error) {
 	if x == nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/template/secret"
 )
 
-// Source look-ups (spec 7.5). Every read is recorded in e.sources. No message built here
+// Source look-ups (docs/semantics.md, Templating: look-ups). Every read is recorded in e.sources. No message built here
 // contains a value read from an object.
 
 func (e *evaluator) namespace(ns string) string {

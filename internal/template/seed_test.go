@@ -12,7 +12,7 @@ import (
 )
 
 // The examples of the user documentation's "Dynamic Configuration with Templating" section,
-// with the results the controller's code gives (spec sections 7 and 13). Where the document's
+// with the results the controller's code gives (docs/semantics.md, Templating). Where the document's
 // YAML is mis-indented (templatingValueFrom left empty with its content beside it), both the
 // text as written and the evident intent are tested.
 

@@ -2,7 +2,7 @@
 // objects read through a Reader, and the conversion of results into JSON values. It never
 // reads files or the network itself and never puts a Secret's value in an error or a Use.
 //
-// The behaviour follows the controller's code (spec sections 7 and 13), not its
+// The behaviour follows the controller's code (docs/semantics.md, Templating), not its
 // documentation: a template is decoded the way encoding/json decodes it into ODLM's structs
 // (unknown keys ignored, keys matched case-insensitively, a value of the wrong JSON type is an
 // error), the standard form gives objectRef > secretKeyRef > configMapKeyRef > default, errors

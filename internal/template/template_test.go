@@ -49,7 +49,7 @@ func cm(k string) string {
 	return `{templatingValueFrom: {configMapKeyRef: {name: cm, key: "` + k + `"}}}`
 }
 
-func TestConversions(t *testing.T) { // spec 7.1
+func TestConversions(t *testing.T) { // docs/semantics.md, Templating: result
 	runCases(t, []tcase{
 		{name: "a number stays a string", in: `v: ` + cm("num"), want: `v: "42"`},
 		{name: "true becomes a boolean", in: `v: ` + cm("t"), want: `v: true`},
@@ -111,7 +111,7 @@ func TestNonMapValue(t *testing.T) {
 	assert.Nil(t, out)
 }
 
-func TestGrammar(t *testing.T) { // spec 7.2
+func TestGrammar(t *testing.T) { // docs/semantics.md, Templating: resolution
 	runCases(t, []tcase{
 		{name: "top-level literal resolves to empty: key deleted", in: `{v: {templatingValueFrom: {literal: x}}, w: 1}`, want: `w: 1`},
 		{name: "unknown keys are ignored", in: `v: {templatingValueFrom: {bogus: 1, configMapKeyRef: {name: cm, key: a, extra: [1]}}}`, want: `v: from-cm`},
@@ -124,7 +124,7 @@ func TestGrammar(t *testing.T) { // spec 7.2
 	})
 }
 
-func TestPrecedence(t *testing.T) { // spec 7.3
+func TestPrecedence(t *testing.T) { // docs/semantics.md, Templating: resolution
 	const all = `configMapKeyRef: {name: cm, key: a}, secretKeyRef: {name: sd, key: extra},
       objectRef: {apiVersion: apps/v1, kind: Deployment, name: dep, path: .status.replicas}, default: {defaultValue: dv}`
 	runCases(t, []tcase{
@@ -191,7 +191,7 @@ func TestBranches(t *testing.T) { // GetValueFromBranch, GetValueFromSource, arr
 	})
 }
 
-func TestExpressions(t *testing.T) { // spec 7.4
+func TestExpressions(t *testing.T) { // docs/semantics.md, Templating: expressions
 	cond := func(expr string) string {
 		return `v: {templatingValueFrom: {conditional: {expression: ` + expr + `, then: {literal: "yes"}, else: {literal: "no"}}}}`
 	}
@@ -284,7 +284,7 @@ func TestNaNIsNeverEqual(t *testing.T) {
 	})
 }
 
-func TestLookups(t *testing.T) { // spec 7.5
+func TestLookups(t *testing.T) { // docs/semantics.md, Templating: look-ups
 	obj := func(path string) string {
 		return `v: {templatingValueFrom: {objectRef: {apiVersion: v1, kind: Service, name: svc, path: '` + path + `'}}}`
 	}

@@ -52,7 +52,7 @@ func teamRequests(i int, indent string) string {
 // service requests its database: team-i's OperandRequest asks for the userManaged operator
 // app-i, whose OperandConfig service has one resource, an OperandRequest nested-i in
 // namespace team-i with what fleet's team-i asks for. ODLM reconciles that nested request
-// like an input (spec 15.12), so the output is fleet(n)'s plus the n nested requests.
+// like an input (docs/semantics.md, Decided deviations: emitted ODLM objects are reconciled), so the output is fleet(n)'s plus the n nested requests.
 func nestedFleet(t testing.TB, n int) []*manifest.Object {
 	platform, err := os.ReadFile("../../testdata/bench/fleet-platform.yaml")
 	require.NoError(t, err)

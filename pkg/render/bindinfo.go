@@ -40,7 +40,7 @@ type operandBindInfo struct {
 	missing []missingSource
 }
 
-// renderBindInfos renders the copies ODLM makes for every OperandBindInfo (section 8): into
+// renderBindInfos renders the copies ODLM makes for every OperandBindInfo (docs/semantics.md, OperandBindInfo): into
 // the namespace of every OperandRequest that names the bind info's operand under its
 // registry, from the registry namespace.
 func (r *run) renderBindInfos() {

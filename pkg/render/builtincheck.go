@@ -12,7 +12,7 @@ import (
 // resource (schemas.go); for built-in kinds what a library can tell is the API server's
 // published OpenAPI document, which marks required fields, plus the few fields only its
 // validation requires that real configurations miss (internal/platform). A template whose
-// value is empty removes its key (7.1), so a Job whose image comes from an unset value
+// value is empty removes its key (docs/semantics.md, Templating: result), so a Job whose image comes from an unset value
 // reaches the API server without one: ODLM creates it as it is and the server refuses it.
 // The render emits it too (it is what ODLM sends) and warns, naming the object and field.
 
@@ -32,7 +32,7 @@ func (r *run) checkBuiltinRequired(o *manifest.Object, a schemaAnchor) {
 }
 
 // emptiedBy says why an input field the object lacks is gone: a template that resolved to
-// an empty value removes its key (7.1).
+// an empty value removes its key (docs/semantics.md, Templating: result).
 func emptiedBy(a schemaAnchor, path string) string {
 	if a.about == nil {
 		return ""

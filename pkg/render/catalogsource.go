@@ -73,7 +73,7 @@ func (r *run) catalogSources() []*catalogSource {
 }
 
 // chooseCatalogSource is ODLM's choice for an entry without sourceName/sourceNamespace
-// (2.2 case 4): every CatalogSource the registry does not exclude is a candidate, in the
+// (docs/semantics.md, Resolving a registry entry: catalog and channel resolution): every CatalogSource the registry does not exclude is a candidate, in the
 // order of catalogSourceBefore. It says which it chose and why; when there is no candidate
 // it returns false and why not, for the error that follows.
 func (r *run) chooseCatalogSource(e *entry) (bool, string) {
@@ -109,7 +109,7 @@ func (r *run) chooseCatalogSource(e *entry) (bool, string) {
 	return true, ""
 }
 
-// catalogSourceBefore is ODLM's order of candidate CatalogSources (2.2 step 4): those in
+// catalogSourceBefore is ODLM's order of candidate CatalogSources (docs/semantics.md, Resolving a registry entry: catalog and channel resolution): those in
 // the operator's namespace first, then higher priority, then the one ODLM itself was
 // installed from, then (same namespace) by name, else by namespace.
 func catalogSourceBefore(a, b *catalogSource, namespace string, own *odlmCatalog) bool {
@@ -150,8 +150,8 @@ func whyChosen(candidates []*catalogSource, namespace string, own *odlmCatalog) 
 // odlmPackage is the OLM package of ODLM itself.
 const odlmPackage = "ibm-odlm"
 
-// odlmCatalog is the CatalogSource ODLM was installed from, which wins ties (2.2 step 4
-// (c)): the source of ODLM's own Subscription. A nil *odlmCatalog is "unknown".
+// odlmCatalog is the CatalogSource ODLM was installed from, which wins ties (docs/semantics.md, Resolving a registry entry: catalog and
+// channel resolution): the source of ODLM's own Subscription. A nil *odlmCatalog is "unknown".
 type odlmCatalog struct {
 	namespace, name string
 	subscription    string // namespace/name of ODLM's Subscription, for messages
@@ -162,7 +162,7 @@ func (o *odlmCatalog) is(cs *catalogSource) bool {
 }
 
 // odlmCatalog finds ODLM's own Subscription (package ibm-odlm) among the inputs, the
-// snapshot and the live cluster (15.14). ODLM knows its namespace and reads the one there;
+// snapshot and the live cluster (docs/semantics.md, Decided deviations: one look-up order). ODLM knows its namespace and reads the one there;
 // the render does not, so Subscriptions of ibm-odlm from different CatalogSources (two ODLM
 // installs) leave it unknown, with a warning, rather than guessing.
 func (r *run) odlmCatalog() *odlmCatalog {

@@ -14,7 +14,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/suggest"
 )
 
-// Registries and configs from the cluster (15.14). In the common layout the common-services
+// Registries and configs from the cluster (docs/semantics.md, Decided deviations: one look-up order). In the common layout the common-services
 // operator creates the OperandRegistry and OperandConfig in the cluster, and the repository
 // holds only OperandRequests. So a registry or config the inputs lack is read from the
 // snapshot, then the live cluster. It is used read-only: it is not an input, so it is never

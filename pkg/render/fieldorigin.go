@@ -8,7 +8,7 @@ import (
 )
 
 // Where a field of an operand CR comes from. A CR an OperandConfig service configures is
-// its bundle's alm-example with the service's fragment merged over it (5.2), and the
+// its bundle's alm-example with the service's fragment merged over it (docs/semantics.md, Operand custom resources), and the
 // fragment is often empty (`navconfiguration: {}` in IBM's configurations): a field the CRD
 // prunes or refuses is then the alm-example's, and pointing at the OperandConfig line would
 // send the user to a file that does not hold it and cannot remove it. Results about such a

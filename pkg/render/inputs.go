@@ -173,7 +173,7 @@ func (r *run) classify() {
 	defaulted := false
 	for i, o := range r.objects {
 		if isODLM(o) && o.Namespace() == "" && o.Name() != "" && r.opts.DefaultNamespace != "" {
-			// default a copy: the caller's inputs are never modified (15.7)
+			// default a copy: the caller's inputs are never modified (docs/semantics.md, Decided deviations: inputs are not modified)
 			cp := manifest.New(merge.DeepCopy(o.Map).(map[string]any))
 			cp.Source = o.Source
 			manifest.EnsureMap(cp.Map, "metadata")["namespace"] = r.opts.DefaultNamespace
@@ -242,7 +242,7 @@ func (r *run) odlmInputs(kind string) []*manifest.Object {
 		}
 		out = append(out, o)
 	}
-	// what the previous round emitted is reconciled too (15.12); it stays in the output
+	// what the previous round emitted is reconciled too (docs/semantics.md, Decided deviations: emitted ODLM objects are reconciled); it stays in the output
 	// because this round emits it again
 	return append(out, fed...)
 }
@@ -395,7 +395,7 @@ func (r *run) fedFromCarried(o *manifest.Object) bool {
 // odlmKinds are the kinds of ODLM's API, for typo checks.
 var odlmKinds = []string{api.KindOperandRegistry, api.KindOperandConfig, api.KindOperandRequest, api.KindOperandBindInfo, api.KindOperatorConfig}
 
-// checkKindTypo reports an object that is almost an ODLM input (15.15): a kind one or two
+// checkKindTypo reports an object that is almost an ODLM input (docs/semantics.md, Decided deviations: nothing invalid, nothing silent): a kind one or two
 // edits from an ODLM kind (any case) in ODLM's group, or an ODLM kind in a group one or two
 // edits from ODLM's. ODLM would never see it, and everything it should render would be
 // silently missing.

@@ -12,7 +12,7 @@ import (
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
-// The no-OLM mode (ODLM with NO_OLM=true, spec section 10): no Subscriptions, OperatorGroups
+// The no-OLM mode (ODLM with NO_OLM=true, see docs/semantics.md, The no-OLM variant): no Subscriptions, OperatorGroups
 // or catalogs; ODLM tracks each operator with a ConfigMap and reads alm-examples from the
 // operator's Deployment.
 

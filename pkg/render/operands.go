@@ -96,7 +96,7 @@ func (r *run) renderWant(w *want, doneServices map[string]bool) {
 		if sub = r.subscriptionFor(w); sub == nil {
 			return
 		}
-		// no-OLM: no InstallPlan, CSV or channel to check (section 10)
+		// no-OLM: no InstallPlan, CSV or channel to check (docs/semantics.md, The no-OLM variant)
 		if !r.opts.NoOLM && (!r.checkInstallStatus(w, sub) || !r.channelGate(w, sub)) {
 			return
 		}
@@ -148,7 +148,7 @@ func (r *run) renderWant(w *want, doneServices map[string]bool) {
 }
 
 // checkInstallStatus rejects an input Subscription whose status ODLM dereferences and
-// crashes on: status.install set without status.installPlanRef (12.3).
+// crashes on: status.install set without status.installPlanRef (docs/semantics.md, Operand custom resources: preconditions).
 func (r *run) checkInstallStatus(w *want, sub *subscriptionPlan) bool {
 	if sub.existing == nil {
 		return true
@@ -161,7 +161,7 @@ func (r *run) checkInstallStatus(w *want, sub *subscriptionPlan) bool {
 	return false
 }
 
-// channelGate is section 3.4: operands only when the Subscription's channel is the
+// channelGate is docs/semantics.md, Subscriptions: channel gate: operands only when the Subscription's channel is the
 // request's resolved channel or one of the entry's fallbackChannels.
 func (r *run) channelGate(w *want, sub *subscriptionPlan) bool {
 	ch := w.channel
@@ -172,7 +172,7 @@ func (r *run) channelGate(w *want, sub *subscriptionPlan) bool {
 	if current == ch || slices.Contains(w.entry.FallbackChannels, current) {
 		return true
 	}
-	// an empty channel is the package's default channel (15.13)
+	// an empty channel is the package's default channel (docs/semantics.md, Decided deviations: empty channel)
 	if pkg, ok := r.catalog.Package(sub.packageName(w.entry)); ok && pkg.ChannelOrDefault(current) == pkg.ChannelOrDefault(ch) {
 		return true
 	}
@@ -199,7 +199,7 @@ func (r *run) headBundle(w *want, sub *subscriptionPlan) *catalog.Bundle {
 	return b
 }
 
-// configCRs renders the CRs of one OperandConfig service from the CSV's alm-examples (5.2).
+// configCRs renders the CRs of one OperandConfig service from the CSV's alm-examples (docs/semantics.md, Operand custom resources).
 func (r *run) configCRs(w *want, cfg *operandConfig, svc *api.ConfigService, si int, b *catalog.Bundle) {
 	examples, err := r.examples(b)
 	if err != nil {
@@ -211,7 +211,7 @@ func (r *run) configCRs(w *want, cfg *operandConfig, svc *api.ConfigService, si 
 		return
 	}
 	// templates apply to the whole service spec: one that fails or waits holds back every
-	// CR of the service (5.2)
+	// CR of the service (docs/semantics.md, Operand custom resources)
 	resolved, marks, ok := r.resolve(site{
 		config:  cfg,
 		field:   manifest.Field("spec.services", si, "spec"),
@@ -310,7 +310,7 @@ func (r *run) configCR(cfg *operandConfig, si int, specKey string, fragment any,
 	r.replaceRequestCR(ref, schemaAnchor{about: cfg.obj, field: field}) // samename.go
 
 	if prev := r.existingOperand(ref); prev != nil {
-		// day 2 (5.5): alm-example, then what exists, then the OperandConfig fragment
+		// day 2 (docs/semantics.md, Operand custom resources: day 2): alm-example, then what exists, then the OperandConfig fragment
 		base, err := merge.Merge(ex["spec"], prev.Map["spec"])
 		if err == nil {
 			base, err = merge.Merge(base, fragment)
@@ -402,7 +402,7 @@ func (r *run) emit(o *manifest.Object) {
 	}
 }
 
-// requestCR renders the CR an OperandRequest operand defines itself (5.3).
+// requestCR renders the CR an OperandRequest operand defines itself (docs/semantics.md, Operand custom resources).
 func (r *run) requestCR(w *want) {
 	op := w.operand
 	req := w.request

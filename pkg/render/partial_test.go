@@ -13,7 +13,7 @@ import (
 // The golden files of cases with errors hold no objects (front doors write nothing then).
 // These cases also pin what the engine computed before giving up, because that is the
 // behaviour under test: one failed operator blocks the operands of its whole
-// OperandRequest (3.1 step 8), not the other operators' Subscriptions.
+// OperandRequest (docs/semantics.md, Subscriptions: when one is created), not the other operators' Subscriptions.
 func TestErrorsBlockOperandsOfTheWholeRequest(t *testing.T) {
 	for name, want := range map[string][]string{
 		"failed-subscription-blocks-all-operands-of-request": {

@@ -11,7 +11,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/merge"
 )
 
-// The one look-up order (spec 15.14). Everything the render reads about the cluster comes
+// The one look-up order (docs/semantics.md, Decided deviations: one look-up order). Everything the render reads about the cluster comes
 // from, in this order: the objects the render emits, the inputs, the snapshot, the live
 // cluster (Options.Sources). Two questions are asked of these layers:
 //

@@ -107,7 +107,7 @@ func (r *run) checkEntry(e *entry) bool {
 		}
 	}
 	// the CRD requires the key, not a value: channel: "" follows the package's default
-	// channel (15.13)
+	// channel (docs/semantics.md, Decided deviations: empty channel)
 	raw, _ := manifest.Get(o.Map, "spec", "operators").([]any)
 	if e.index < len(raw) {
 		if m, isMap := raw[e.index].(map[string]any); isMap {

@@ -13,7 +13,7 @@ type operandRequest struct {
 	key   key
 	wants []*want
 	// failed is set when ODLM would render no operands for this request: a missing
-	// registry or operand, or a Subscription that cannot be created (3.1 step 8).
+	// registry or operand, or a Subscription that cannot be created (docs/semantics.md, Subscriptions: when one is created).
 	failed bool
 }
 
@@ -123,7 +123,7 @@ func (r *run) loadBlock(req *operandRequest, bi int, block api.Request) {
 	}
 }
 
-// checkOperand rejects the operand shapes that crash ODLM (section 12.3).
+// checkOperand rejects the operand shapes that crash ODLM (docs/semantics.md, Decided deviations: crashes are errors).
 func (r *run) checkOperand(w *want) {
 	o := w.request.obj
 	op := w.operand

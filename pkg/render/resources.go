@@ -10,7 +10,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/template/secret"
 )
 
-// renderResources renders the `resources` of one OperandConfig service (section 6).
+// renderResources renders the `resources` of one OperandConfig service (docs/semantics.md, OperandConfig resources).
 func (r *run) renderResources(cfg *operandConfig, svc *api.ConfigService, si int) {
 	for ri := range svc.Resources {
 		r.renderResource(cfg, &svc.Resources[ri], manifest.Field("spec.services", si, "resources", ri))
@@ -112,7 +112,7 @@ func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field 
 	r.emit(obj)
 }
 
-// applicable rejects an object the API server would refuse (15.15): no name (optionalFields
+// applicable rejects an object the API server would refuse (docs/semantics.md, Decided deviations: nothing invalid, nothing silent): no name (optionalFields
 // may remove .metadata), or no kind or apiVersion left.
 func (r *run) applicable(cfg *operandConfig, field string, obj *manifest.Object) bool {
 	for _, f := range []struct{ name, value string }{{"apiVersion", obj.APIVersion()}, {"kind", obj.Kind()}, {"metadata.name", obj.Name()}} {
@@ -227,7 +227,7 @@ func (r *run) updateResource(cfg *operandConfig, res *api.ConfigResource, field 
 }
 
 // applyOptionalFields runs optionalFields with operation remove (the only one ODLM
-// implements), gated by matchExpressions read through the one look-up order (15.14).
+// implements), gated by matchExpressions read through the one look-up order (docs/semantics.md, Decided deviations: one look-up order).
 func (r *run) applyOptionalFields(cfg *operandConfig, res *api.ConfigResource, field string, obj *manifest.Object) {
 	for i, of := range res.OptionalFields {
 		ofField := manifest.Field(field+".optionalFields", i)

@@ -12,7 +12,7 @@ import (
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
-// Rounds (spec 15.12, 15.14). ODLM's controllers converge by reconciling again whenever
+// Rounds (docs/semantics.md, Decided deviations: emitted ODLM objects are reconciled; one look-up order). ODLM's controllers converge by reconciling again whenever
 // something they watch changes: an OperandRequest that an OperandConfig resource creates is
 // reconciled like any other, and a template that reads a bind-info copy, a Subscription or a
 // CatalogSource sees it once it exists. The render reproduces that with rounds: a round
@@ -40,7 +40,7 @@ type carried struct {
 	odlmSet map[*manifest.Object]bool
 	// producers says where each emitted ODLM object was rendered from
 	producers map[string]producer
-	// references are the ConfigMaps and Secrets templates read, with the reader (7.5)
+	// references are the ConfigMaps and Secrets templates read, with the reader (docs/semantics.md, Templating)
 	references map[string]string
 }
 
@@ -201,7 +201,7 @@ func (r *run) fedODLM(kind string) []*manifest.Object {
 }
 
 // markEmittedODLM writes the labels ODLM's controllers put on the ODLM objects they
-// reconcile (15.7): an OperandRequest gets <registry ns>.<registry name>/registry and
+// reconcile (docs/semantics.md, Decided deviations: inputs are not modified): an OperandRequest gets <registry ns>.<registry name>/registry and
 // /config for every registry it uses, an OperandBindInfo the /registry label of its registry.
 func (r *run) markEmittedODLM() {
 	for _, o := range r.renderedList {

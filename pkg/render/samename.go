@@ -9,9 +9,9 @@ import (
 	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
-// Same-name operand CRs from two places. An OperandRequest operand with a kind (5.3) names
+// Same-name operand CRs from two places. An OperandRequest operand with a kind (docs/semantics.md, Operand custom resources) names
 // its CR itself (instanceName, or a hash), and an OperandConfig makes CRs from the
-// alm-examples (5.2) and its resources (section 6). When both give the same kind, namespace
+// alm-examples and its resources (docs/semantics.md, Operand custom resources; OperandConfig resources). When both give the same kind, namespace
 // and name, ODLM updates one object from both paths: the request path merges the request's
 // spec over it, the config path merges the OperandConfig's over it, and its spec flips
 // between the two on every reconcile. No steady state exists to render, so the render keeps

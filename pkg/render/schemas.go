@@ -20,7 +20,7 @@ import (
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
-// What serves a kind (spec 15.14, 15.15). The API server refuses a custom resource that no
+// What serves a kind (docs/semantics.md, Decided deviations: what a cluster serves; nothing invalid, nothing silent). The API server refuses a custom resource that no
 // CRD serves, and prunes and validates the others against their CRD; built-in kinds have
 // their versions and scope. The render knows CRDs from, in the one look-up order: the
 // bundles the Subscriptions install (their contents), the inputs, the snapshot and the live
@@ -107,7 +107,7 @@ const crdsElsewhere = "give its CRDs among the inputs or in a --snapshot folder,
 // noteInstalledBundles finds the bundle each Subscription installs (the render's, and the
 // ones already in the inputs, the snapshot or the live cluster) and adds its CSV and CRDs to
 // what reads see (bundleState); the operators the registries mark userManaged serve their
-// kinds too (15.16). Then it indexes the served kinds.
+// kinds too (docs/semantics.md, Decided deviations: what a cluster serves). Then it indexes the served kinds.
 func (r *run) noteInstalledBundles() {
 	r.installed, r.unknownInstalls = nil, nil
 	r.bundleState = map[string]*manifest.Object{}
@@ -443,8 +443,8 @@ func (a schemaAnchor) at(path string) string {
 	return a.field // spec itself, or outside it: the field that holds the spec
 }
 
-// checkEmitted runs the API server's checks on every custom resource the pass emitted (spec
-// 15.15): its kind and version must be served; fields the CRD does not know are pruned, with
+// checkEmitted runs the API server's checks on every custom resource the pass emitted (docs/semantics.md,
+// Decided deviations: nothing invalid, nothing silent): its kind and version must be served; fields the CRD does not know are pruned, with
 // a warning; values the CRD refuses are errors. Scope: a cluster-scoped object has no
 // namespace.
 func (r *run) checkEmitted() {

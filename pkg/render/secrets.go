@@ -14,7 +14,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/template/secret"
 )
 
-// Values derived from Secrets (spec 7.5, 15.14). A value a template reads from a Secret stays
+// Values derived from Secrets (docs/semantics.md, Templating: look-ups, and docs/semantics.md, Decided deviations: one look-up order). A value a template reads from a Secret stays
 // a Secret's value wherever the render copies it: into the object the template fills, into an
 // operand CR merged from an OperandConfig spec, into a bind-info copy, into the objects an
 // emitted ODLM object makes in the next round. The render marks the fields of every object it

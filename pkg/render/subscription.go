@@ -63,9 +63,9 @@ func (p *subscriptionPlan) labelled() bool {
 	return ok
 }
 
-// findExisting is ODLM's Subscription search (3.1 step 5): in the install namespace and
+// findExisting is ODLM's Subscription search (docs/semantics.md, Subscriptions: when one is created): in the install namespace and
 // the registry namespace, a Subscription named like the operator or subscribing to its
-// package (among the inputs, the snapshot and the live cluster: 15.14). More than one is an
+// package (among the inputs, the snapshot and the live cluster: docs/semantics.md, Decided deviations: one look-up order). More than one is an
 // error.
 func (r *run) findExisting(w *want) (*manifest.Object, bool) {
 	e := w.entry
@@ -185,12 +185,12 @@ func (r *run) userManagedExisting(w *want, existing *manifest.Object) {
 }
 
 // resolveChannel sets w.channel from the registry and, when a catalog is given, checks it
-// against the catalog (2.2 case 3). forCreate makes a missing catalog source an error.
+// against the catalog (docs/semantics.md, Resolving a registry entry: catalog and channel resolution). forCreate makes a missing catalog source an error.
 func (r *run) resolveChannel(w *want, forCreate bool) bool {
 	e := w.entry
 	o := e.registry.obj
 	if (e.SourceName == "" || e.SourceNamespace == "") && forCreate {
-		// ODLM picks among the catalogs it can see (2.2 case 4); a lone sourceName is ignored
+		// ODLM picks among the catalogs it can see (docs/semantics.md, Resolving a registry entry: catalog and channel resolution); a lone sourceName is ignored
 		if ok, why := r.chooseCatalogSource(e); !ok {
 			r.add(diag.Errorf(o, e.field("sourceName"), "operator %q has no sourceName/sourceNamespace and %s: ODLM cannot find a CatalogSource for its Subscription (requested by %s). Set sourceName and sourceNamespace, or give the cluster's CatalogSources to choose from: among the inputs, in a --snapshot (kubectl get catalogsources -A -o yaml) or with --live", e.Name, why, w.request.key))
 			return false
@@ -211,7 +211,7 @@ func (r *run) resolveChannel(w *want, forCreate bool) bool {
 	}
 	names := pkg.ChannelNames()
 	if e.Channel == "" {
-		// no channel: OLM follows the package's default channel (15.13)
+		// no channel: OLM follows the package's default channel (docs/semantics.md, Decided deviations: empty channel)
 		if pkg.DefaultChannel == "" {
 			r.add(diag.Errorf(o, e.field("channel"), "is empty, and package %q has no defaultChannel for OLM to follow", e.PackageName))
 			return false
@@ -278,7 +278,7 @@ func (r *run) createSubscription(p *subscriptionPlan) {
 		if base == nil {
 			base = w
 			spec["name"] = e.PackageName
-			if chosen != "" { // ODLM leaves an empty channel out (15.13)
+			if chosen != "" { // ODLM leaves an empty channel out (docs/semantics.md, Decided deviations: empty channel)
 				spec["channel"] = chosen
 			}
 			if e.StartingCSV != "" {
@@ -322,7 +322,7 @@ func (r *run) throughOLMTypes(obj *manifest.Object) {
 }
 
 // applyEntryToSpec is what ODLM writes into a Subscription's spec from an entry whose
-// channel matches the Subscription's (3.3 step 5).
+// channel matches the Subscription's (docs/semantics.md, Subscriptions: existing Subscriptions and several requests).
 func (r *run) applyEntryToSpec(spec map[string]any, w *want) {
 	e := w.entry
 	spec["name"] = e.PackageName
@@ -365,7 +365,7 @@ func (r *run) warnSpecDisagreement(base, w *want) {
 	}
 }
 
-// agreeOnChannel applies section 15.3: when requests disagree, the minimum semver channel
+// agreeOnChannel applies docs/semantics.md, Decided deviations: disagreeing channels: when requests disagree, the minimum semver channel
 // wins (first in render order on ties), with a warning that names every request.
 func (r *run) agreeOnChannel(p *subscriptionPlan, ws []*want) string {
 	var channels []string
@@ -384,7 +384,7 @@ func (r *run) agreeOnChannel(p *subscriptionPlan, ws []*want) string {
 	return chosen
 }
 
-// annotate writes the steady-state annotations of every contribution (3.2, 3.3 step 2).
+// annotate writes the steady-state annotations of every contribution (docs/semantics.md, Subscriptions: shape of a new Subscription; existing Subscriptions and several requests).
 func (r *run) annotate(obj *manifest.Object, p *subscriptionPlan) {
 	for _, w := range p.contributions {
 		reg := w.registry.key
@@ -398,7 +398,7 @@ func (r *run) annotate(obj *manifest.Object, p *subscriptionPlan) {
 	}
 }
 
-// updateSubscription reconciles an existing Subscription that carries ODLM's label (3.3).
+// updateSubscription reconciles an existing Subscription that carries ODLM's label (docs/semantics.md, Subscriptions: existing Subscriptions and several requests).
 func (r *run) updateSubscription(p *subscriptionPlan) {
 	obj := r.updatedCopy(p.existing)
 	r.annotate(obj, p)
@@ -412,7 +412,7 @@ func (r *run) updateSubscription(p *subscriptionPlan) {
 	for range len(p.contributions) + 1 {
 		r.pinNoOpAnnotations(obj, p, current)
 		if len(ws) == 0 {
-			break // only no-op entries: ODLM never reaches the channel step (3.3 step 3)
+			break // only no-op entries: ODLM never reaches the channel step (docs/semantics.md, Subscriptions: existing Subscriptions and several requests)
 		}
 		min := channel.ODLMFindMinSemver(current, requestedChannels(obj))
 		if min == "" || min == current {
@@ -432,7 +432,7 @@ func (r *run) updateSubscription(p *subscriptionPlan) {
 	r.updated(p.existing, obj)
 }
 
-// pinNoOpAnnotations is 3.3 step 3: a no-op entry never moves the channel forward, so its
+// pinNoOpAnnotations is docs/semantics.md, Subscriptions: existing Subscriptions and several requests: a no-op entry never moves the channel forward, so its
 // request annotation records the Subscription's current channel when that is older than
 // the entry's (both valid semvers).
 func (r *run) pinNoOpAnnotations(obj *manifest.Object, p *subscriptionPlan, current string) {
@@ -463,9 +463,9 @@ func requestedChannels(obj *manifest.Object) []string {
 }
 
 // buildOperatorGroups creates one OperatorGroup per namespace where the render creates a
-// Subscription, unless the inputs already hold one there (section 4 and 15.4).
+// Subscription, unless the inputs already hold one there (docs/semantics.md, OperatorGroups; Decided deviations: shared OperatorGroups).
 func (r *run) buildOperatorGroups() {
-	// an OperatorGroup already there stops a second one (15.4, 15.14), except ODLM's own
+	// an OperatorGroup already there stops a second one (docs/semantics.md, Decided deviations: shared OperatorGroups; one look-up order), except ODLM's own
 	// in a snapshot or live cluster: that is what this render emits again
 	existing := func(ns string) bool {
 		for _, o := range r.existing(operatorGroupAPIVersion, "OperatorGroup", ns) {

@@ -347,7 +347,7 @@ func renderedFingerprint(objs []*manifest.Object) string {
 
 // noteReferences records the ConfigMaps and Secrets a template read through configMapKeyRef
 // or secretKeyRef: ODLM marks each as watched and referenced by the reading OperandConfig
-// (7.5), and the render shows that mark on the ones it emits (15.7).
+// (docs/semantics.md, Templating: look-ups), and the render shows that mark on the ones it emits (docs/semantics.md, Decided deviations: inputs are not modified).
 func (r *run) noteReferences(cfg *operandConfig, u template.Use) {
 	for _, src := range u.Sources {
 		if !src.Found || (src.Ref != "configMapKeyRef" && src.Ref != "secretKeyRef") {

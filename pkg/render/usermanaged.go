@@ -6,7 +6,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/channel"
 )
 
-// noteUserManaged adds what the operators the registries mark userManaged serve (15.16).
+// noteUserManaged adds what the operators the registries mark userManaged serve (docs/semantics.md, Decided deviations: what a cluster serves).
 // The user installed them, so ODLM creates no Subscription, yet the cluster serves their
 // kinds: the OperandConfig resources of IBM's configurations are cert-manager Issuers and
 // Certificates next to a cert-manager the user runs. The head of the entry's channel in the

@@ -70,7 +70,7 @@ func (f Fields) Prefixed(prefix []manifest.PathStep) Fields {
 	return out
 }
 
-// ReadBy reports whether evaluating an objpath path (spec 7.5: "+"-joined parts, JSONPath
+// ReadBy reports whether evaluating an objpath path (docs/semantics.md, Templating: "+"-joined parts, JSONPath
 // for parts that start with ".") on the object reads a marked value. A JSONPath part made of
 // plain .field and [index] steps reads one field; any other (wildcards, filters, recursive
 // descent, unions) may read, or choose by, anything, so it reads a marked value whenever
