@@ -7,6 +7,7 @@ package collection
 // archive is unpacked within limits.
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -124,7 +125,8 @@ func (d dirFS) Stat(name string) (fs.FileInfo, error) {
 // renamed puts the collection's name of a file in an error of the os package, as os.DirFS
 // does, so that messages do not depend on where the folder is.
 func renamed(err error, name string) error {
-	if pe, ok := err.(*fs.PathError); ok {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
 		pe.Path = name
 	}
 	return err

@@ -123,7 +123,7 @@ func (a *archive) scan() error {
 	var manifest []byte
 	for n := 1; ; n++ {
 		h, err := tr.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

@@ -141,7 +141,7 @@ func Detect(s string) (Kind, string, error) {
 		return "", s, fmt.Errorf("%s: no such file or folder", s)
 	}
 	if _, perr := name.ParseReference(s); perr != nil {
-		return "", s, fmt.Errorf("%s: no such file or folder, and not an image reference: %v", s, perr)
+		return "", s, fmt.Errorf("%s: no such file or folder, and not an image reference: %w", s, perr)
 	}
 	return KindRegistry, s, nil
 }

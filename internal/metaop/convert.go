@@ -1,6 +1,7 @@
 package metaop
 
 import (
+	"errors"
 	"sort"
 	"strings"
 
@@ -185,7 +186,8 @@ func (u *Unit) key() string { return u.Namespace + "/" + u.Name }
 func (c *Conversion) decode(u *Unit, o *manifest.Object, out any) bool {
 	issues, err := api.DecodeSpec(o, out)
 	if err != nil {
-		if fe, ok := err.(*api.FieldError); ok {
+		var fe *api.FieldError
+		if errors.As(err, &fe) {
 			c.errorf(u, o, fe.Path, "%s", fe.Msg)
 		} else {
 			c.errorf(u, o, "spec", "%v", err)

@@ -2,6 +2,7 @@ package template_test
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -174,7 +175,8 @@ func assertNoSecret(t testing.TB, o outcome) {
 	var texts []string
 	if o.err != nil {
 		texts = append(texts, o.err.Error(), fmt.Sprintf("%+v", o.err), fmt.Sprintf("%#v", o.err))
-		if e, ok := o.err.(*template.Error); ok {
+		var e *template.Error
+		if errors.As(o.err, &e) {
 			texts = append(texts, fmt.Sprintf("%+v", *e))
 		}
 	}

@@ -12,6 +12,7 @@ package template
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -189,7 +190,8 @@ func (w *walker) resolveOne(tv any, steps []any) (resolved, error) {
 	ev := &evaluator{ctx: w.ctx, path: path}
 	s, secret, err := ev.template(tv)
 	if err != nil {
-		if e, ok := err.(*Error); ok {
+		var e *Error
+		if errors.As(err, &e) {
 			e.Path = path
 			e.Sources = ev.sources
 			return resolved{}, e

@@ -127,7 +127,7 @@ func start() (*Cluster, string, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		return nil, "", fmt.Errorf("scripts/apiserver.sh start: %v\n%s", err, errb.String())
+		return nil, "", fmt.Errorf("scripts/apiserver.sh start: %w\n%s", err, errb.String())
 	}
 	dir := strings.TrimSpace(out.String())
 	started = dir

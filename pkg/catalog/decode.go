@@ -217,14 +217,14 @@ func parseYAMLDoc(data []byte, first int) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	err := safeDecode(dec, &doc)
-	if err == io.EOF {
+	if errors.Is(err, io.EOF) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("invalid YAML: %s", shiftLines(err.Error(), first))
 	}
 	var extra yaml.Node
-	if err := safeDecode(dec, &extra); err != io.EOF {
+	if err := safeDecode(dec, &extra); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("invalid YAML: unexpected second document in one document (line %d)", first+extra.Line-1)
 	}
 	root := &doc

@@ -44,7 +44,7 @@ func referenceLoad(name string, data []byte, keep []string) (*Catalog, error) {
 	for i := 0; ; i++ {
 		var doc yaml.Node
 		err := safeDecode(dec, &doc)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

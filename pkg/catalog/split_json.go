@@ -21,7 +21,7 @@ func splitJSONWithin(limits splitLimits, name string, r io.Reader, emit func(*ch
 	for ; ; s.index++ {
 		data, line, err := s.next()
 		if err != nil {
-			if _, ok := err.(*Error); ok {
+			if _, ok := errors.AsType[*Error](err); ok {
 				return err // a limit, already placed
 			}
 			return &Error{Source: fileSource(name), Err: err}

@@ -336,7 +336,7 @@ var labelsPath = []manifest.PathStep{{Key: "metadata"}, {Key: "labels"}}
 // types as ODLM does (integers %d, floats %f, booleans true/false).
 func routeField(route map[string]any, path string) (string, error) {
 	if !strings.HasPrefix(path, ".spec.") {
-		return "", fmt.Errorf("path %q must start with .spec.", path)
+		return "", fmt.Errorf("path %q must start with .spec.", path) //nolint:staticcheck // ST1005: the final period is the prefix's
 	}
 	var cur any = route
 	for _, part := range strings.Split(strings.TrimPrefix(path, "."), ".") {
@@ -359,7 +359,7 @@ func routeField(route map[string]any, path string) (string, error) {
 		}
 		f, err := v.Float64()
 		if err != nil {
-			return "", fmt.Errorf("field %s: %v", path, err)
+			return "", fmt.Errorf("field %s: %w", path, err)
 		}
 		return strconv.FormatFloat(f, 'f', 6, 64), nil
 	}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -270,7 +271,8 @@ func (r *run) decodeSpec(o *manifest.Object, out any) bool {
 	}
 	issues, err := d.issues, d.err
 	if err != nil {
-		if fe, ok := err.(*api.FieldError); ok {
+		var fe *api.FieldError
+		if errors.As(err, &fe) {
 			r.add(diag.Errorf(o, fe.Path, "%s", fe.Msg))
 		} else {
 			r.add(diag.Errorf(o, "spec", "%v", err))
