@@ -247,7 +247,11 @@ func TestExtractFromRegistryWithProgress(t *testing.T) {
 	// The same packages as the FBC folder the image was built from.
 	code, fromFBC, _ := extract(t, "", "catalog", "extract", "--from", quickstartDir+"/catalog", "--registry", quickstartDir+"/manifests", "--name", "catalog-v4.20")
 	require.Equal(t, ExitOK, code)
-	cut := func(s string) string { return s[strings.Index(s, "  packages:"):] }
+	cut := func(s string) string {
+		i := strings.Index(s, "  packages:")
+		require.GreaterOrEqual(t, i, 0, "no packages in %s", s)
+		return s[i:]
+	}
 	assert.Equal(t, cut(fromFBC), cut(out))
 }
 

@@ -168,7 +168,7 @@ func modelFiles(layers [][]fuzzEntry) []catalog.ManifestFile {
 		}
 		return strings.CutPrefix(p, root+"/")
 	}
-	above := func(p string) bool { return p == "" || strings.HasPrefix(root+"/", p+"/") }
+	above := func(p string) bool { return p == "" || strings.HasPrefix(root+"/", p+"/") } //nolint:gocritic // argOrder: on purpose, p is a folder that holds root
 	below := func(p, dir string) bool { return dir == "" || p == dir || strings.HasPrefix(p, dir+"/") }
 	files := map[string][]byte{}
 	for _, layer := range layers {

@@ -162,7 +162,7 @@ func prune(data []byte, schema string, dropRelated bool) *pruned {
 		}
 		rest := line[n:]
 		if quote != 0 {
-			if i := closingQuote(rest, quote, 0); i >= 0 {
+			if i := closingQuote(rest, quote); i >= 0 {
 				quote = 0
 				if !restIsComment(rest[i+1:]) {
 					return nil // a quoted key spanning lines, or worse
@@ -306,7 +306,8 @@ func prune(data []byte, schema string, dropRelated bool) *pruned {
 	if !cut {
 		return nil
 	}
-	result.data = append(out, data[last:]...)
+	out = append(out, data[last:]...)
+	result.data = out
 	return &result
 }
 
@@ -408,7 +409,7 @@ func splitKey(rest []byte) (key, value []byte, isKey, ok bool) {
 	}
 	switch rest[0] {
 	case '"', '\'':
-		i := closingQuote(rest[1:], rest[0], 0)
+		i := closingQuote(rest[1:], rest[0])
 		if i >= 0 {
 			after := bytes.TrimLeft(rest[i+2:], " ")
 			if len(after) > 0 && after[0] == ':' {
@@ -458,7 +459,7 @@ func scanValue(v []byte, col, seq int, block *int, quote *byte) bool {
 	case '&', '*', '!':
 		return false
 	case '"', '\'':
-		if closingQuote(v[1:], v[0], 0) < 0 {
+		if closingQuote(v[1:], v[0]) < 0 {
 			*quote = v[0]
 		}
 	case '[', '{':
@@ -469,8 +470,8 @@ func scanValue(v []byte, col, seq int, block *int, quote *byte) bool {
 
 // closingQuote finds the quote that ends a scalar opened before s (-1 when
 // the line does not end it).
-func closingQuote(s []byte, q byte, from int) int {
-	for i := from; i < len(s); i++ {
+func closingQuote(s []byte, q byte) int {
+	for i := 0; i < len(s); i++ {
 		switch {
 		case q == '"' && s[i] == '\\':
 			i++
@@ -498,7 +499,7 @@ func flowClosed(v []byte) bool {
 				return restIsComment(v[i+1:])
 			}
 		case '"', '\'':
-			j := closingQuote(v[i+1:], v[i], 0)
+			j := closingQuote(v[i+1:], v[i])
 			if j < 0 {
 				return false
 			}

@@ -79,7 +79,8 @@ func TestAddSnapshotObject(t *testing.T) {
 
 			_, noLines := loadSnapshotObject(t, path, false)
 			require.Error(t, noLines)
-			assert.Equal(t, path+":1"+tc.want[strings.Index(tc.want, " "):], noLines.Error(), "without lines: the document's")
+			_, msg, _ := strings.Cut(tc.want, " ")
+			assert.Equal(t, path+":1 "+msg, noLines.Error(), "without lines: the document's")
 		})
 	}
 

@@ -2,8 +2,10 @@ package catalog
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/odlm-render/odlm-render/internal/yamltext"
 )
@@ -70,7 +72,7 @@ func (s *yamlSplitter) run(read func(int)) error {
 			buf = buf[:len(buf)+n]
 		}
 		switch {
-		case err == io.EOF:
+		case errors.Is(err, io.EOF):
 			eof = true
 		case err != nil:
 			return &Error{Source: fileSource(s.name), Err: err}
@@ -259,6 +261,6 @@ func (s *yamlSplitter) finishSnapshot() error {
 	if err := sn.flushItem(); err != nil {
 		return err
 	}
-	header := append(sn.header, sn.trailer...)
+	header := slices.Concat(sn.header, sn.trailer)
 	return s.emit(&chunk{src: Source{File: s.name, Index: sn.index, Line: sn.headerLine}, data: header, snapshotHeader: true})
 }

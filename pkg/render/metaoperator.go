@@ -34,6 +34,8 @@ package render
 //     Meta Operator CRs).
 
 import (
+	"slices"
+
 	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/merge"
@@ -167,7 +169,7 @@ func (r *run) finishMeta(m *metaRun, out Output) Output {
 	manifest.Sort(objs)
 	out.Objects = objs
 
-	results := append(out.Results, r.results...)
+	results := slices.Concat(out.Results, r.results) // a new slice: out.Results is not changed in place
 	for i, res := range results {
 		results[i] = m.conv.MapResult(res)
 	}

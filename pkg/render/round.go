@@ -299,7 +299,7 @@ func describeUnsettled(seen map[string]map[string]bool, last *carried, stale []s
 		if len(seen[k]) < 2 {
 			continue
 		}
-		what := k
+		var what string
 		if o, ok := last.byKey[k]; ok {
 			what = o.Ref().String()
 		} else {
