@@ -145,6 +145,7 @@ func withoutFileAnnotations(t *testing.T, rl string, keepInputs bool) string {
 	require.NoError(t, err)
 	var objs []*manifest.Object
 	for _, n := range nodes {
+		//nolint:staticcheck // SA1019: the legacy annotations, which kpt may still write, are cleared too
 		for _, a := range []string{kioutil.PathAnnotation, kioutil.IndexAnnotation, kioutil.LegacyPathAnnotation, kioutil.LegacyIndexAnnotation, kioutil.IdAnnotation, kioutil.LegacyIdAnnotation} {
 			require.NoError(t, n.PipeE(yaml.ClearAnnotation(a)))
 		}

@@ -111,7 +111,7 @@ func dashedKeys() []string {
 // field.
 func (c config) check() error {
 	var msgs []string
-	for _, oe := range render.OptionErrors(c.Options.Validate()) {
+	for _, oe := range render.OptionErrors(c.Validate()) {
 		msgs = append(msgs, fmt.Sprintf("functionConfig: %s: %s", oe.Option.JSON, oe.Msg))
 	}
 	if len(msgs) > 0 {

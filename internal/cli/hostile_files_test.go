@@ -38,7 +38,7 @@ func TestRenderReadsNeitherFIFOsNorEndlessStreams(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			done := make(chan int, 1)
 			go func() {
-				var in *os.File = tc.stdin
+				in := tc.stdin
 				if in == nil {
 					in = zero
 				}

@@ -171,7 +171,7 @@ func (ir *imageReader) entry(tr *tar.Reader, h *tar.Header, p string) error {
 		return nil
 	}
 	switch h.Typeflag {
-	case tar.TypeReg, tar.TypeRegA:
+	case tar.TypeReg: // archive/tar reads the legacy TypeRegA as TypeReg (or TypeDir)
 		if rel != "" && ir.sink.Wants(rel) {
 			return ir.put(tr, h, "/"+p, rel)
 		}

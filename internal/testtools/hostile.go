@@ -115,7 +115,7 @@ func RawLayer(t testing.TB, entries ...RawEntry) v1.Layer {
 		if _, err := tw.Write(body); err != nil && h.Size > 0 {
 			t.Fatal(err)
 		}
-		if rest := h.Size - int64(len(body)); rest > 0 && (h.Typeflag == tar.TypeReg || h.Typeflag == tar.TypeRegA) {
+		if rest := h.Size - int64(len(body)); rest > 0 && (h.Typeflag == tar.TypeReg || h.Typeflag == 0) { // 0, unset: the writer writes a regular file
 			if _, err := io.CopyN(tw, zeros{}, rest); err != nil {
 				t.Fatal(err)
 			}

@@ -54,8 +54,8 @@ func (g *generator) Read(p []byte) (int, error) {
 
 // splitWithin runs the splitter of name's format with limits on g, in a goroutine so that a
 // splitter that does not stop fails the test instead of hanging it. It returns the
-// splitter's error and the bytes allocated meanwhile.
-func splitWithin(t *testing.T, limits splitLimits, name string, g *generator) (error, uint64) {
+// bytes allocated meanwhile and the splitter's error.
+func splitWithin(t *testing.T, limits splitLimits, name string, g *generator) (uint64, error) {
 	t.Helper()
 	split := splitYAMLWithin
 	if formatOf(name) == "json" {
@@ -71,12 +71,12 @@ func splitWithin(t *testing.T, limits splitLimits, name string, g *generator) (e
 	select {
 	case err := <-done:
 		runtime.ReadMemStats(&after)
-		return err, after.TotalAlloc - before.TotalAlloc
+		return after.TotalAlloc - before.TotalAlloc, err
 	case <-time.After(20 * time.Second):
 		g.stop.Store(true)
-		<-done
-		t.Fatalf("%s: the splitter still ran after 20 s, at byte %d", name, g.off)
-		return nil, 0
+		err := <-done
+		t.Fatalf("%s: the splitter still ran after 20 s, at byte %d (stopped: %v)", name, g.off, err)
+		return 0, nil
 	}
 }
 
@@ -113,7 +113,7 @@ func TestSplitterLimits(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			g := &generator{prefix: tc.prefix, body: tc.body, size: stream, piece: 32 << 10}
-			err, allocated := splitWithin(t, limits, tc.file, g)
+			allocated, err := splitWithin(t, limits, tc.file, g)
 			require.Error(t, err)
 			assert.ErrorIs(t, err, ErrTooLarge)
 			var ce *Error
@@ -143,7 +143,7 @@ func TestSplitterStaysLinear(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := &generator{prefix: tc.prefix, body: tc.body, size: size, piece: 256}
 			start := time.Now()
-			err, _ := splitWithin(t, splitLimits{blob: 64 << 20, line: 64 << 20}, tc.file, g)
+			_, err := splitWithin(t, splitLimits{blob: 64 << 20, line: 64 << 20}, tc.file, g)
 			require.NoError(t, err)
 			assert.Less(t, time.Since(start), 5*time.Second)
 		})

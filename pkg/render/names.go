@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
-	"k8s.io/apimachinery/pkg/api/validation/path"
 
 	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/manifest"
@@ -21,9 +21,18 @@ func nameRule(group, kind string) func(string, bool) []string {
 	case group == "" && kind == "Service":
 		return apivalidation.NameIsDNS1035Label
 	case group == "rbac.authorization.k8s.io":
-		return path.ValidatePathSegmentName
+		return pathSegmentName
 	}
 	return apivalidation.NameIsDNSSubdomain
+}
+
+// pathSegmentName is apimachinery's deprecated path.ValidatePathSegmentName: a name that
+// can be a path segment (not "." or "..", no "/" or "%").
+func pathSegmentName(name string, prefix bool) []string {
+	if prefix {
+		return content.IsPathSegmentPrefix(name)
+	}
+	return content.IsPathSegmentName(name)
 }
 
 // checkNames refuses output objects whose name or namespace the API server refuses: a name

@@ -210,10 +210,10 @@ func installWork(t *testing.T, ct *catalog.Contents, namespace, pkgName string) 
 	for _, sa := range manifest.SortedKeys(accounts) {
 		subjects = append(subjects, map[string]any{"kind": "ServiceAccount", "name": sa, "namespace": namespace})
 	}
-	prereqs = []map[string]any{
-		{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": generated}, "rules": allRules},
-		{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": map[string]any{"name": generated, "namespace": namespace}, "rules": allRules},
-	}
+	prereqs = append(prereqs,
+		map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": generated}, "rules": allRules},
+		map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": map[string]any{"name": generated, "namespace": namespace}, "rules": allRules},
+	)
 	creates = append(creates,
 		map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": generated + "-new"}, "rules": allRules},
 		map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": map[string]any{"name": generated + "-new", "namespace": namespace}, "rules": allRules},
