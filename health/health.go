@@ -196,7 +196,7 @@ func evaluate(script string, obj map[string]any) (status, message string, err er
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	defer cancel()
 	l.SetContext(ctx)
-	var value lua.LValue = lua.LNil
+	value := lua.LNil
 	if obj != nil {
 		value = toLua(l, obj)
 	}
