@@ -29,8 +29,9 @@ import (
 
 const keycloakBundle = "../../testdata/bundles/keycloak-operator-26.7.1"
 
-func bundleImage(t *testing.T, dir string, extra ...v1.Layer) v1.Image {
-	return testtools.BundleImage(t, dir, "keycloak-operator", extra...)
+// keycloakImage is the image of the keycloak bundle, with extra layers on top.
+func keycloakImage(t *testing.T, extra ...v1.Layer) v1.Image {
+	return testtools.BundleImage(t, keycloakBundle, "keycloak-operator", extra...)
 }
 
 // countingRegistry is go-containerregistry's in-process registry, counting blob reads.
@@ -49,7 +50,7 @@ func countingRegistry(t *testing.T) (host string, blobs *atomic.Int64) {
 }
 
 func TestPullBundleContents(t *testing.T) {
-	img := bundleImage(t, keycloakBundle)
+	img := keycloakImage(t)
 	digest, err := img.Digest()
 	require.NoError(t, err)
 	host, blobs := countingRegistry(t)
@@ -112,7 +113,7 @@ func TestPullBundleContents(t *testing.T) {
 		puller := &image.BundlePuller{}
 		_, _, err := puller.Pull(context.Background(), host+"/nothing/here:1")
 		assert.ErrorContains(t, err, host+"/nothing/here:1")
-		other := bundleImage(t, keycloakBundle, layer(t, entry{Name: "manifests/extra.yaml", Body: "kind: ConfigMap\napiVersion: v1\nmetadata: {name: x}\n"}))
+		other := keycloakImage(t, layer(t, entry{Name: "manifests/extra.yaml", Body: "kind: ConfigMap\napiVersion: v1\nmetadata: {name: x}\n"}))
 		otherDir := filepath.Join(t.TempDir(), "oci")
 		lp, err := layout.Write(otherDir, empty.Index)
 		require.NoError(t, err)
@@ -129,7 +130,7 @@ func TestPullBundleContents(t *testing.T) {
 	})
 
 	t.Run("a later layer deletes a manifest", func(t *testing.T) {
-		withWhiteout := bundleImage(t, keycloakBundle, layer(t, entry{Name: "manifests/.wh.keycloaksamlclients.k8s.keycloak.org-v1.crd.yml"}))
+		withWhiteout := keycloakImage(t, layer(t, entry{Name: "manifests/.wh.keycloaksamlclients.k8s.keycloak.org-v1.crd.yml"}))
 		wRef, _ := name.ParseReference(host + "/whiteout/bundle:1")
 		require.NoError(t, remote.Write(wRef, withWhiteout))
 		c, _, err := (&image.BundlePuller{}).Pull(context.Background(), host+"/whiteout/bundle:1")

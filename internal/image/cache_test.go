@@ -175,7 +175,7 @@ func TestPullIsBoundToTheDigest(t *testing.T) {
 func TestCacheEntriesAreVerified(t *testing.T) {
 	host, blobs := countingRegistry(t)
 	kubeGreen := testtools.BundleImage(t, kubeGreenBundle, "kube-green")
-	keycloak := bundleImage(t, keycloakBundle)
+	keycloak := keycloakImage(t)
 	for ref, img := range map[string]v1.Image{"kube-green:1": kubeGreen, "keycloak:1": keycloak} {
 		r, err := name.ParseReference(host + "/op/" + ref)
 		require.NoError(t, err)

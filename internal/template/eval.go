@@ -109,8 +109,8 @@ const (
 	MaxArrayItems = 10000
 )
 
-func (e *evaluator) fail(ref *Source, format string, args ...any) *Error {
-	return &Error{Path: e.path, Ref: ref, Msg: fmt.Sprintf(format, args...)}
+func (e *evaluator) fail(format string, args ...any) *Error {
+	return &Error{Path: e.path, Msg: fmt.Sprintf(format, args...)}
 }
 
 // template resolves the value of a templatingValueFrom key (docs/semantics.md, Templating: resolution). secret reports that
@@ -129,7 +129,7 @@ func (e *evaluator) template(raw any) (string, bool, error) {
 	}
 	if t.Conditional != nil {
 		if t.Conditional.Expression == nil {
-			return "", false, e.fail(nil, "unsupported conditional type: conditional has no expression")
+			return "", false, e.fail("unsupported conditional type: conditional has no expression")
 		}
 		ok, err := e.expr(t.Conditional.Expression)
 		if err != nil {
@@ -235,7 +235,7 @@ func (e *evaluator) defaultValue(d *defaultRef) (string, bool, error) {
 		}
 	}
 	if v == "" && d.Required {
-		return "", false, e.fail(nil, "default: required value is empty")
+		return "", false, e.fail("default: required value is empty")
 	}
 	return v, secret, nil
 }
@@ -260,7 +260,7 @@ func (e *evaluator) branch(b *valueSource) (string, bool, error) {
 // array evaluates the items of a branch's array into a JSON array text.
 func (e *evaluator) array(items []valueSource) (string, bool, error) {
 	if len(items) > MaxArrayItems {
-		return "", false, e.fail(nil, "array has %d items; at most %d are allowed", len(items), MaxArrayItems)
+		return "", false, e.fail("array has %d items; at most %d are allowed", len(items), MaxArrayItems)
 	}
 	out := make([]any, 0, len(items))
 	anySecret := false

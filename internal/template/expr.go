@@ -12,12 +12,12 @@ import (
 // notEqual, greaterThan, lessThan, and, or, not, value.
 func (e *evaluator) expr(x *expression) (bool, error) {
 	if x == nil {
-		return false, e.fail(nil, "expression is nil")
+		return false, e.fail("expression is nil")
 	}
 	e.exprDepth++
 	defer func() { e.exprDepth-- }()
 	if e.exprDepth > MaxExpressionDepth {
-		return false, e.fail(nil, "expression nested deeper than %d levels (and/or/not)", MaxExpressionDepth)
+		return false, e.fail("expression nested deeper than %d levels (and/or/not)", MaxExpressionDepth)
 	}
 	cmp := func(c *comparison) (int, bool, error) {
 		l, _, err := e.source(c.Left)

@@ -19,7 +19,7 @@ import (
 // content; scripts/bench.sh (section catalog) prints the ratios.
 
 // libraryCatalog is the community catalog beside the clone, else the project's testdata.
-func libraryCatalog(b *testing.B) string {
+func libraryCatalog() string {
 	p := filepath.Join(sharedCatalogs, "community-v4.20")
 	if _, err := os.Stat(p); err != nil {
 		return realCatalogs
@@ -30,7 +30,7 @@ func libraryCatalog(b *testing.B) string {
 // BenchmarkSnapshotWrite writes a catalog's CatalogSnapshot with the package's writer
 // (own), and the same content with yaml.v3's encoder (yamlv3).
 func BenchmarkSnapshotWrite(b *testing.B) {
-	c, err := catalog.Load(libraryCatalog(b))
+	c, err := catalog.Load(libraryCatalog())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func BenchmarkSnapshotWrite(b *testing.B) {
 // decoder into a catalog (own), and decodes the same files' documents with yaml.v3 into
 // value trees, building nothing (yamlv3).
 func BenchmarkCatalogDecode(b *testing.B) {
-	root := libraryCatalog(b)
+	root := libraryCatalog()
 	var files [][]byte
 	var size int64
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {

@@ -17,16 +17,16 @@ import (
 // decodeText decodes one YAML document as a blob (no pruning, no peek).
 func decodeText(t testing.TB, data []byte) ([]item, error) {
 	t.Helper()
-	return decodeWith(t, data, nil)
+	return decodeWith(data, nil)
 }
 
 // decodePruned decodes a pruned document, its alm-examples put back.
 func decodePruned(t testing.TB, p *pruned) ([]item, error) {
 	t.Helper()
-	return decodeWith(t, p.data, p)
+	return decodeWith(p.data, p)
 }
 
-func decodeWith(t testing.TB, data []byte, p *pruned) ([]item, error) {
+func decodeWith(data []byte, p *pruned) ([]item, error) {
 	root, err := parseYAMLDoc(data, 1)
 	if err != nil || root == nil {
 		return nil, err

@@ -132,7 +132,7 @@ func (r *run) renderWant(w *want, doneServices map[string]bool) {
 	}
 	if r.opts.NoOLM {
 		if bundle := r.operatorDeployment(w); bundle != nil {
-			r.configCRs(w, cfg, svc, si, bundle)
+			r.configCRs(cfg, svc, si, bundle)
 		}
 		return
 	}
@@ -143,7 +143,7 @@ func (r *run) renderWant(w *want, doneServices map[string]bool) {
 	// the bundle is looked up only here: a package the catalog lacks matters only when
 	// its alm-examples are needed
 	if bundle := r.headBundle(w, sub); bundle != nil {
-		r.configCRs(w, cfg, svc, si, bundle)
+		r.configCRs(cfg, svc, si, bundle)
 	}
 }
 
@@ -200,7 +200,7 @@ func (r *run) headBundle(w *want, sub *subscriptionPlan) *catalog.Bundle {
 }
 
 // configCRs renders the CRs of one OperandConfig service from the CSV's alm-examples (docs/semantics.md, Operand custom resources).
-func (r *run) configCRs(w *want, cfg *operandConfig, svc *api.ConfigService, si int, b *catalog.Bundle) {
+func (r *run) configCRs(cfg *operandConfig, svc *api.ConfigService, si int, b *catalog.Bundle) {
 	examples, err := r.examples(b)
 	if err != nil {
 		r.add(diag.Errorf(cfg.obj, manifest.Field("spec.services", si, "spec"), "%v", err))

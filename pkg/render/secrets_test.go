@@ -16,7 +16,7 @@ import (
 
 // secretValues are the values of the input Secrets (stringData, decoded data) that appear
 // nowhere else in the inputs, so that finding one in a result can only be a leak.
-func secretValues(t *testing.T, objs []*manifest.Object) []string {
+func secretValues(objs []*manifest.Object) []string {
 	var values []string
 	var elsewhere strings.Builder
 	for _, o := range objs {
@@ -56,7 +56,7 @@ func secretValues(t *testing.T, objs []*manifest.Object) []string {
 func TestNoResultCarriesASecretsValue(t *testing.T) {
 	for _, c := range golden.Cases(t, casesDir) {
 		in, opts := loadCase(t, c.Dir)
-		values := secretValues(t, in.Objects)
+		values := secretValues(in.Objects)
 		if len(values) == 0 {
 			continue
 		}
