@@ -8,11 +8,10 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/odlm-render/odlm-render/internal/crash"
-	"github.com/odlm-render/odlm-render/internal/fileread"
-
 	"github.com/odlm-render/odlm-render/internal/cluster"
+	"github.com/odlm-render/odlm-render/internal/crash"
 	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/fileread"
 	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/krm"
 	"github.com/odlm-render/odlm-render/internal/manifest"

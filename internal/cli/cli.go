@@ -6,8 +6,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/odlm-render/odlm-render/internal/crash"
-	"github.com/spf13/pflag"
 	"io"
 	"os"
 	"reflect"
@@ -15,10 +13,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/odlm-render/odlm-render/health"
 	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/cluster/live"
+	"github.com/odlm-render/odlm-render/internal/crash"
 	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/fileread"
 	"github.com/odlm-render/odlm-render/internal/inputs"

@@ -2,9 +2,10 @@ package merge
 
 import (
 	"fmt"
-	"github.com/odlm-render/odlm-render/internal/manifest"
 	"sort"
 	"strconv"
+
+	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
 // Merge returns changed with the values of def filled in, as ODLM's

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/odlm-render/odlm-render/internal/manifest"
 	"io"
 	"strings"
+
+	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
 // almExamples is the CSV annotation holding example custom resources.

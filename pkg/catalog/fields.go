@@ -3,8 +3,9 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/odlm-render/odlm-render/internal/manifest"
 	"strconv"
+
+	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
 // Blobs are generic trees (map[string]any, []any, scalars) so that the same

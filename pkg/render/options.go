@@ -1,13 +1,13 @@
 package render
 
 import (
-	apivalidation "k8s.io/apimachinery/pkg/api/validation"
-
 	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
+
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 
 	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/suggest"
