@@ -6,19 +6,9 @@
 -- Progressing while it installs, upgrades or retries. Uses only Lua's base and table
 -- libraries and checks every field's type.
 
-local function conditions(v)
-  local found = {}
-  for _, c in ipairs(items(v)) do
-    local t = str(c.type)
-    if t ~= "" and found[t] == nil then found[t] = c end
-  end
-  return found
-end
-
 local function assess(obj)
-  obj = tbl(obj) or {}
   local status = tbl(obj.status) or {}
-  local conds = conditions(status.conditions)
+  local conds = byType(conditions(status.conditions))
   local installed = conds["Installed"]
   local progressing = conds["Progressing"]
   local install = tbl(status.install) or {}
@@ -39,7 +29,7 @@ local function assess(obj)
   local preason = ""
   if progressing ~= nil then preason = str(progressing.reason) end
   if progressing ~= nil and str(progressing.status) == "False" then
-    return "Degraded", join(": ", preason, str(progressing.message))
+    return "Degraded", detail(progressing)
   end
   if preason == "ProgressDeadlineExceeded" then
     return "Degraded", join(": ", "Rollout did not finish in time", str(progressing.message))

@@ -11,21 +11,14 @@ local progressing = {
 }
 
 local function assess(obj)
-  obj = tbl(obj) or {}
   local status = tbl(obj.status)
-  local phase = ""
-  if status ~= nil then phase = str(status.phase) end
+  local phase = phaseOf(status)
   if phase == "" then
     return "Progressing", "Waiting for ODLM to reconcile the OperandBindInfo"
   end
 
   if phase == "Completed" then
-    local namespaces = {}
-    if type(status.requestNamespaces) == "table" then
-      for _, ns in ipairs(status.requestNamespaces) do
-        if type(ns) == "string" and ns ~= "" then namespaces[#namespaces + 1] = ns end
-      end
-    end
+    local namespaces = strings(status.requestNamespaces)
     if #namespaces == 0 then return "Healthy", "Completed" end
     return "Healthy", "Shared with " .. table.concat(namespaces, ", ")
   end

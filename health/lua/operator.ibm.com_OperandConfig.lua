@@ -5,18 +5,6 @@
 -- failed custom resources from status.serviceStatus.
 -- Uses only Lua's base and table libraries and checks every field's type.
 
--- Sorted string keys of a map.
-local function keys(v)
-  local out = {}
-  if type(v) == "table" then
-    for k, _ in pairs(v) do
-      if type(k) == "string" then out[#out + 1] = k end
-    end
-  end
-  table.sort(out)
-  return out
-end
-
 -- "service/resource" for every custom resource in the given phase, sorted.
 local function inPhase(serviceStatus, wanted)
   local out = {}
@@ -31,10 +19,8 @@ local function inPhase(serviceStatus, wanted)
 end
 
 local function assess(obj)
-  obj = tbl(obj) or {}
   local status = tbl(obj.status)
-  local phase = ""
-  if status ~= nil then phase = str(status.phase) end
+  local phase = phaseOf(status)
   if phase == "" then
     return "Progressing", "Waiting for ODLM to reconcile the OperandConfig"
   end

@@ -12,22 +12,10 @@ local progressing = {
   ["Waiting for CatalogSource being ready"] = true,
 }
 
--- Sorted names of the requested operators (status.operatorsStatus is a map).
-local function operators(v)
-  local out = {}
-  if type(v) == "table" then
-    for k, _ in pairs(v) do
-      if type(k) == "string" then out[#out + 1] = k end
-    end
-  end
-  table.sort(out)
-  return out
-end
-
 local function notFound(status)
   local out = {}
-  for _, c in ipairs(items(status.conditions)) do
-    if str(c.type) == "NotFound" and str(c.status) == "True" then
+  for _, c in ipairs(conditions(status.conditions, "True")) do
+    if str(c.type) == "NotFound" then
       local text = str(c.message)
       if text == "" then text = str(c.reason) end
       if text ~= "" then out[#out + 1] = text end
@@ -37,10 +25,8 @@ local function notFound(status)
 end
 
 local function assess(obj)
-  obj = tbl(obj) or {}
   local status = tbl(obj.status)
-  local phase = ""
-  if status ~= nil then phase = str(status.phase) end
+  local phase = phaseOf(status)
   if phase == "" then
     return "Progressing", "Waiting for ODLM to reconcile the OperandRegistry"
   end
@@ -53,7 +39,7 @@ local function assess(obj)
     return "Healthy", join("; ", "Ready for deployment; no OperandRequest uses it yet", warning)
   end
   if phase == "Running" then
-    local names = operators(status.operatorsStatus)
+    local names = keys(status.operatorsStatus) -- the requested operators
     local msg = "Running"
     if #names > 0 then msg = "Requested operators: " .. table.concat(names, ", ") end
     return "Healthy", join("; ", msg, warning)

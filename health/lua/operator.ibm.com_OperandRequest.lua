@@ -6,14 +6,11 @@
 -- out of its phase summary). Uses only Lua's base and table libraries and checks every
 -- field's type.
 
--- "a (operator Installing), b (operand Creating)" for at most five members.
 local progressing = {Pending = true, Creating = true, Installing = true, Updating = true}
 
 local function assess(obj)
-  obj = tbl(obj) or {}
   local status = tbl(obj.status)
-  local phase = ""
-  if status ~= nil then phase = str(status.phase) end
+  local phase = phaseOf(status)
   if phase == "" then
     return "Progressing", "Waiting for ODLM to reconcile the OperandRequest"
   end
@@ -28,6 +25,7 @@ local function assess(obj)
     local phases = {}
     if operator ~= "" then phases[#phases + 1] = "operator " .. operator end
     if operand ~= "" then phases[#phases + 1] = "operand " .. operand end
+    -- "name (operator Running, operand Creating)", listed at most five at a time
     local entry = name
     if #phases > 0 then entry = name .. " (" .. table.concat(phases, ", ") .. ")" end
     if operator == "Failed" or operand == "Failed" then
@@ -54,9 +52,9 @@ local function assess(obj)
   end
   if progressing[phase] then
     if #members == 0 then
-      for _, c in ipairs(items(status.conditions)) do
+      for _, c in ipairs(conditions(status.conditions, "True")) do
         local t = str(c.type)
-        if (t == "NotFound" or t == "OutofScope") and str(c.status) == "True" then
+        if t == "NotFound" or t == "OutofScope" then
           return "Degraded", join(": ", t, str(c.message))
         end
       end

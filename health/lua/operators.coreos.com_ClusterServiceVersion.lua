@@ -32,28 +32,19 @@ local progressing = {
 -- Requirements (CRDs, APIs, permissions) that are not Present, at most three.
 local function unmet(v)
   local names = {}
-  local extra = 0
   for _, r in ipairs(items(v)) do
     local s = str(r.status)
     if s ~= "" and s ~= "Present" then
-      if #names < 3 then
-        names[#names + 1] = join(" ", join("/", str(r.kind), str(r.name)), s)
-      else
-        extra = extra + 1
-      end
+      names[#names + 1] = join(" ", join("/", str(r.kind), str(r.name)), s)
     end
   end
   if #names == 0 then return "" end
-  local text = "unmet: " .. table.concat(names, ", ")
-  if extra > 0 then text = text .. " and " .. extra .. " more" end
-  return text
+  return "unmet: " .. list(names, 3)
 end
 
 local function assess(obj)
-  obj = tbl(obj) or {}
   local status = tbl(obj.status)
-  local phase = ""
-  if status ~= nil then phase = str(status.phase) end
+  local phase = phaseOf(status)
   if phase == "" then
     return "Progressing", "Waiting for OLM to process the ClusterServiceVersion"
   end

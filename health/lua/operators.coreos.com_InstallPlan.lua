@@ -6,21 +6,17 @@
 -- Uses only Lua's base and table libraries and checks every field's type.
 
 local function names(v)
-  local out = {}
-  if type(v) == "table" then
-    for _, n in ipairs(v) do
-      if type(n) == "string" and n ~= "" then out[#out + 1] = n end
-    end
-  end
+  local out = strings(v)
   if #out == 0 then return "the planned operators" end
   return table.concat(out, ", ")
 end
 
 local function failure(status)
+  local falses = conditions(status.conditions, "False")
   for _, ctype in ipairs({"Installed", "Resolved"}) do
-    for _, c in ipairs(items(status.conditions)) do
-      if str(c.type) == ctype and str(c.status) == "False" then
-        local text = join(": ", str(c.reason), str(c.message))
+    for _, c in ipairs(falses) do
+      if str(c.type) == ctype then
+        local text = detail(c)
         if text ~= "" then return text end
       end
     end
@@ -29,11 +25,9 @@ local function failure(status)
 end
 
 local function assess(obj)
-  obj = tbl(obj) or {}
   local spec = tbl(obj.spec) or {}
   local status = tbl(obj.status)
-  local phase = ""
-  if status ~= nil then phase = str(status.phase) end
+  local phase = phaseOf(status)
   local csvs = names(spec.clusterServiceVersionNames)
 
   if phase == "" then

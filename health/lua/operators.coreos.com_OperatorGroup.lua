@@ -13,42 +13,22 @@ local problems = {
 }
 
 local function assess(obj)
-  obj = tbl(obj) or {}
   local status = tbl(obj.status)
   if status == nil then
     return "Progressing", "Waiting for OLM to compute the target namespaces"
   end
 
-  for _, c in ipairs(items(status.conditions)) do
-    if str(c.status) == "True" then
-      local label = problems[str(c.type)] or problems[str(c.reason)]
-      if label ~= nil then return "Degraded", join(": ", label, str(c.message)) end
-    end
+  for _, c in ipairs(conditions(status.conditions, "True")) do
+    local label = problems[str(c.type)] or problems[str(c.reason)]
+    if label ~= nil then return "Degraded", join(": ", label, str(c.message)) end
   end
 
-  local namespaces = {}
-  local all = false
-  if type(status.namespaces) == "table" then
-    for _, ns in ipairs(status.namespaces) do
-      if ns == "" then
-        all = true
-      elseif type(ns) == "string" then
-        namespaces[#namespaces + 1] = ns
-      end
-    end
+  for _, ns in ipairs(tbl(status.namespaces) or {}) do
+    if ns == "" then return "Healthy", "Targets all namespaces" end
   end
-  if all then
-    return "Healthy", "Targets all namespaces"
-  end
+  local namespaces = strings(status.namespaces)
   if #namespaces > 0 then
-    local shown = {}
-    for i = 1, #namespaces do
-      if i > 5 then break end
-      shown[#shown + 1] = namespaces[i]
-    end
-    local text = table.concat(shown, ", ")
-    if #namespaces > 5 then text = text .. " and " .. (#namespaces - 5) .. " more" end
-    return "Healthy", "Targets " .. text
+    return "Healthy", "Targets " .. list(namespaces)
   end
   if str(status.lastUpdated) ~= "" then
     return "Progressing", "Selects no namespace yet"

@@ -5,31 +5,14 @@
 -- Uses only Lua's base and table libraries (what Argo CD opens for argocd-cm scripts)
 -- and checks every field's type, so no object shape can raise an error.
 
--- First condition of each type whose status is "True".
-local function trueConditions(v)
-  local found = {}
-  for _, c in ipairs(items(v)) do
-    local t = str(c.type)
-    if t ~= "" and str(c.status) == "True" and found[t] == nil then found[t] = c end
-  end
-  return found
-end
-
-local function detail(c, ctype)
-  local reason = str(c.reason)
-  if reason == ctype then reason = "" end
-  return join(": ", reason, str(c.message))
-end
-
 local function assess(obj)
-  obj = tbl(obj) or {}
   local spec = tbl(obj.spec) or {}
   local status = tbl(obj.status)
   if status == nil or next(status) == nil then
     return "Progressing", "Waiting for OLM to resolve the Subscription"
   end
 
-  local conds = trueConditions(status.conditions)
+  local conds = byType(conditions(status.conditions, "True"))
   local state = str(status.state)
   local installed = str(status.installedCSV)
   local current = str(status.currentCSV)

@@ -11,6 +11,7 @@ local function tbl(v)
   return nil
 end
 
+-- The tables of the list v, in order.
 local function items(v)
   local out = {}
   if type(v) == "table" then
@@ -21,6 +22,30 @@ local function items(v)
   return out
 end
 
+-- The non-empty strings of the list v, in order.
+local function strings(v)
+  local out = {}
+  if type(v) == "table" then
+    for _, s in ipairs(v) do
+      if type(s) == "string" and s ~= "" then out[#out + 1] = s end
+    end
+  end
+  return out
+end
+
+-- The string keys of the map v, sorted.
+local function keys(v)
+  local out = {}
+  if type(v) == "table" then
+    for k, _ in pairs(v) do
+      if type(k) == "string" then out[#out + 1] = k end
+    end
+  end
+  table.sort(out)
+  return out
+end
+
+-- The non-empty strings among the arguments, joined by sep.
 local function join(sep, ...)
   local parts = {}
   for i = 1, select("#", ...) do
@@ -30,13 +55,49 @@ local function join(sep, ...)
   return table.concat(parts, sep)
 end
 
-local function list(entries)
+-- "a, b, c, d, e and 2 more": the first max entries (five unless given).
+local function list(entries, max)
+  max = max or 5
   local shown = {}
   for i, e in ipairs(entries) do
-    if i > 5 then break end
+    if i > max then break end
     shown[#shown + 1] = e
   end
   local text = table.concat(shown, ", ")
-  if #entries > 5 then text = text .. " and " .. (#entries - 5) .. " more" end
+  if #entries > max then text = text .. " and " .. (#entries - max) .. " more" end
   return text
+end
+
+-- status.phase, or "" when there is no status (status is a table or nil, as tbl returns).
+local function phaseOf(status)
+  if status == nil then return "" end
+  return str(status.phase)
+end
+
+-- The conditions of the list v whose status is wanted ("True", "False"), in order; all of
+-- them when wanted is nil.
+local function conditions(v, wanted)
+  local out = {}
+  for _, c in ipairs(items(v)) do
+    if wanted == nil or str(c.status) == wanted then out[#out + 1] = c end
+  end
+  return out
+end
+
+-- The first condition of each type among the conditions cs, by type.
+local function byType(cs)
+  local found = {}
+  for _, c in ipairs(cs) do
+    local t = str(c.type)
+    if t ~= "" and found[t] == nil then found[t] = c end
+  end
+  return found
+end
+
+-- "reason: message" of condition c, without a reason equal to skip (one that only repeats
+-- the condition's type).
+local function detail(c, skip)
+  local reason = str(c.reason)
+  if reason == skip then reason = "" end
+  return join(": ", reason, str(c.message))
 end
