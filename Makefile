@@ -31,7 +31,7 @@ example: build ## render the bundled example (examples/quickstart) to stdout
 test: lint ## every test, with the pinned kustomize, kpt and kube-apiserver (installed on first use)
 	scripts/test.sh
 
-tools: ## install the pinned kustomize and kpt into .cache/
+tools: ## install the pinned kustomize, kpt and golangci-lint into .cache/
 	scripts/tools.sh >/dev/null
 
 apiserver: ## build the pinned kube-apiserver into .cache/
@@ -41,10 +41,12 @@ apiserver: ## build the pinned kube-apiserver into .cache/
 unit: ## the Go tests alone (integration tests skip)
 	$(GO) test -count=1 ./...
 
-lint: ## go vet and gofmt
+# golangci-lint (pinned, installed and cached by scripts/tools.sh; config .golangci.yml).
+lint: ## go vet, gofmt and golangci-lint
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	"$$(scripts/tools.sh golangci-lint)/golangci-lint" run ./...
 
 # Regenerate golden files on purpose; read the diff before committing.
 golden: ## regenerate golden files (read the diff before committing)
