@@ -36,7 +36,7 @@ func TestEvaluate(t *testing.T) {
 		{"missing field is empty", ".data.missing", ""},
 		{"concatenation with literals", "https://+.data.s+:8443", "https://x:8443"},
 		{"a lone dot is a literal", ".", "."},
-		{"a part not found empties the whole path (spec 7.5)", ".data.nothere+-suffix", ""},
+		{"a part not found empties the whole path (docs/semantics.md Templating)", ".data.nothere+-suffix", ""},
 		{"also after a found part", ".data.s+-+.data.nothere", ""},
 		{"a literal that starts with a dot is a JSONPath, and empties the path", "https://+.data.s+.svc", ""},
 	} {

@@ -14,7 +14,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/testcluster"
 )
 
-// TestLiveLists lists from a real kube-apiserver, as ODLM's searches do (spec 15.14): in a
+// TestLiveLists lists from a real kube-apiserver, as ODLM's searches do (docs/semantics.md "One look-up order"): in a
 // namespace, across namespaces, page by page, with kinds that are not served and RBAC that
 // forbids listing; only GET requests leave the process.
 func TestLiveLists(t *testing.T) {
