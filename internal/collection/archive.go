@@ -123,7 +123,7 @@ func (u *unpacker) failed(err error) error {
 	if u.member != "" {
 		at = fmt.Sprintf(" (at member %q)", u.member)
 	}
-	return fmt.Errorf("more than %s unpacked, the limit on an archive%s", sizeText(u.limits.bytes), at)
+	return fmt.Errorf("more than %s unpacked, the limit on an archive%s", fileread.ByteSize(u.limits.bytes), at)
 }
 
 // budgetReader fails with errUnpackedTooLarge once more than left bytes were read.
@@ -157,7 +157,7 @@ type archiveFS struct {
 func (a *archiveFS) Open(name string) (fs.File, error) {
 	if size, ok := a.skipped[name]; ok {
 		return nil, &fs.PathError{Op: "open", Path: name,
-			Err: fmt.Errorf("%d bytes unpacked, over the %s limit on one member of an archive", size, sizeText(a.limit))}
+			Err: fmt.Errorf("%d bytes unpacked, over the %s limit on one member of an archive", size, fileread.ByteSize(a.limit))}
 	}
 	return a.files.Open(name)
 }

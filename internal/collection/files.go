@@ -37,14 +37,6 @@ const (
 	maxCollectionFiles = 100000
 )
 
-// sizeText writes a limit for a message: "4 MiB", "1000 bytes".
-func sizeText(n int64) string {
-	if n >= 1<<20 && n%(1<<20) == 0 {
-		return fmt.Sprintf("%d MiB", n>>20)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
-
 // readFile reads a regular file (after links) of at most limit bytes; anything else is an
 // error naming the file, without opening it when its type or size already says so.
 func readFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
@@ -71,7 +63,7 @@ func readFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(data)) > limit { // it grew, or says a wrong size (/proc)
-		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("more than %s, the limit on a file the check reads", sizeText(limit))}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("more than %s, the limit on a file the check reads", fileread.ByteSize(limit))}
 	}
 	return data, nil
 }
@@ -81,7 +73,7 @@ func checkRegular(name string, st fs.FileInfo, limit int64) error {
 	case !st.Mode().IsRegular():
 		return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("not a regular file (%s)", fileread.DescribeMode(st.Mode()))}
 	case st.Size() > limit:
-		return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%d bytes, over the %s limit on a file the check reads", st.Size(), sizeText(limit))}
+		return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%d bytes, over the %s limit on a file the check reads", st.Size(), fileread.ByteSize(limit))}
 	}
 	return nil
 }

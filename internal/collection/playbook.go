@@ -13,6 +13,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/fileread"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
@@ -259,7 +260,7 @@ func (c *checker) checkVarReferences(cfg *Config) {
 	_ = fs.WalkDir(c.fsys, ".", s.visit)
 	if s.stopped {
 		c.add(diag.Warning, c.rootName(), 0, "", "stopped looking for the variables the collection uses after %d files or %s read, the limits on a collection: unused vars are not reported",
-			s.limits.files, sizeText(s.limits.bytes))
+			s.limits.files, fileread.ByteSize(s.limits.bytes))
 		return
 	}
 	for _, r := range cfg.Resources {

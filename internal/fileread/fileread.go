@@ -110,6 +110,18 @@ func DescribeMode(m fs.FileMode) string {
 	return "mode " + m.String()
 }
 
+// ByteSize writes a limit for a message: "64 MiB", "1 GiB", "1000 bytes" (every package
+// that names a size limit says it this way).
+func ByteSize(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 // FormatSize writes a size the way ParseSize reads it, in the largest exact unit.
 func FormatSize(n int64) string {
 	for _, u := range []struct {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+
+	"github.com/odlm-render/odlm-render/internal/fileread"
 )
 
 // Limits bound what reading one image may cost. Images are untrusted (whoever runs the
@@ -106,15 +108,10 @@ func (e *LimitError) Error() string {
 
 // quantity writes n, in MiB or GiB when it counts bytes.
 func quantity(n int64, bytes bool) string {
-	switch {
-	case !bytes:
+	if !bytes {
 		return fmt.Sprint(n)
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return fileread.ByteSize(n)
 }
 
 // guard counts the bytes read from r against a budget shared by every reader of one image,

@@ -2,11 +2,12 @@ package catalog
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/odlm-render/odlm-render/internal/fileread"
 )
 
 // Limits on the pieces of a catalog file. Catalog files come from images and folders of
@@ -36,12 +37,7 @@ type splitLimits struct {
 var defaultSplitLimits = splitLimits{blob: MaxBlobSize, line: MaxLineSize}
 
 // sizeText writes a limit for an error message: "64 MiB", "1000 bytes".
-func sizeText(n int) string {
-	if n >= 1<<20 && n%(1<<20) == 0 {
-		return fmt.Sprintf("%d MiB", n>>20)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
+func sizeText(n int) string { return fileread.ByteSize(int64(n)) }
 
 // Stats counts what a Builder has read so far. Builder.Stats may be called
 // from any goroutine while the Builder works, for progress reports.

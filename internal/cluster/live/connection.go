@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/odlm-render/odlm-render/internal/fileread"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
@@ -289,7 +290,7 @@ func (c *Connection) List(r ListRequest) ([]any, error) {
 			return nil, err
 		}
 		if size += int64(len(body)); size > c.limits.maxListBytes {
-			return nil, c.refused("list", r.Resource+r.Scope, "the pages exceed the limit of "+byteSize(c.limits.maxListBytes))
+			return nil, c.refused("list", r.Resource+r.Scope, "the pages exceed the limit of "+fileread.ByteSize(c.limits.maxListBytes))
 		}
 		pageItems, next, ok := decodeListPage(body)
 		if !ok {

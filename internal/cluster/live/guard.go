@@ -9,6 +9,8 @@ import (
 
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/klog/v2"
+
+	"github.com/odlm-render/odlm-render/internal/fileread"
 )
 
 // The guards below keep a read from a hostile API server bounded and quiet: it can make
@@ -84,15 +86,7 @@ func (b *limitedBody) Close() error { return b.body.Close() }
 type responseTooLargeError struct{ limit int64 }
 
 func (e *responseTooLargeError) Error() string {
-	return "the response exceeds the limit of " + byteSize(e.limit)
-}
-
-// byteSize writes n in MiB when it is a whole number of them.
-func byteSize(n int64) string {
-	if n >= 1<<20 && n%(1<<20) == 0 {
-		return fmt.Sprintf("%d MiB", n>>20)
-	}
-	return fmt.Sprintf("%d bytes", n)
+	return "the response exceeds the limit of " + fileread.ByteSize(e.limit)
 }
 
 // refuseRedirect is the HTTP client's CheckRedirect: it follows no redirect. An API server
