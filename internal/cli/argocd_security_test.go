@@ -39,7 +39,7 @@ current-context: c
 func TestArgoCDPluginTenantsCannotRunCodeOrPickCredentials(t *testing.T) {
 	root := argoRepo(t)
 	app := filepath.Join(root, "examples", "argocd", "platform")
-	tenantKubeconfig, marker := pwnKubeconfig(t, app)
+	_, marker := pwnKubeconfig(t, app) // kubeconfig.yaml in the application's folder, as a tenant commits it
 	adminKubeconfig, adminMarker := pwnKubeconfig(t, t.TempDir())
 	catalog := `[{"name":"catalog","array":["../catalog"]}]`
 	for _, tc := range []struct {
@@ -78,9 +78,9 @@ func TestArgoCDPluginTenantsCannotRunCodeOrPickCredentials(t *testing.T) {
 	// does not exist, so the render then fails on the connection)
 	_, stderr, err := generate(t, root, argoEnv(catalog, "ARGOCD_ENV_LIVE=true", "ODLM_RENDER_ARGOCD_ALLOW_LIVE=true",
 		"ODLM_RENDER_ARGOCD_KUBECONFIG="+adminKubeconfig, "ODLM_RENDER_ARGOCD_ALLOW_CREDENTIAL_PLUGINS=true"), "argocd-generate")
-	_ = err
+	require.Error(t, err)
 	assert.NotContains(t, stderr, "credential plugin")
-	_ = tenantKubeconfig
+	assert.FileExists(t, adminMarker, "the administrator allowed the plugin: it ran")
 }
 
 // TestArgoCDPluginReadsOnlyTheApplicationsRepository: PARAM_SNAPSHOT=../other-tenant-repo
