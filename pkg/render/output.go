@@ -47,7 +47,6 @@ func (r *run) output() Output {
 	}
 	out.Objects = append(out.Objects, generated...)
 	r.checkNames(out.Objects)
-	r.order(out.Objects, out.Generated)
 	manifest.Sort(out.Objects)
 	out.Results = r.results.Sort()
 	return out

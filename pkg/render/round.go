@@ -109,9 +109,14 @@ func Render(in Inputs, opts Options) Output {
 	}
 }
 
-// finish is the output of the last round: the Meta Operator's view of it (metaoperator.go),
-// with no text of a Secret's value in any result (secrets.go).
+// finish is the output of the last round: ordering annotations on what it generated (only
+// now: they are not ODLM's, so a template must not read them, and adding them every round
+// made a template that reads a rendered object see it change after the read, so that IBM's
+// foundational-services configuration never settled with --ordering argocd), then the Meta
+// Operator's view of it (metaoperator.go), with no text of a Secret's value in any result
+// (secrets.go).
 func (r *run) finish(meta *metaRun, out Output) Output {
+	r.order(out.Objects, out.Generated)
 	out = r.finishMeta(meta, out)
 	out.Results = redactSecrets(out.Results, r.secretTexts)
 	return out
