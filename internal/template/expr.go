@@ -19,47 +19,16 @@ func (e *evaluator) expr(x *expression) (bool, error) {
 	if e.exprDepth > MaxExpressionDepth {
 		return false, e.fail("expression nested deeper than %d levels (and/or/not)", MaxExpressionDepth)
 	}
-	cmp := func(c *comparison) (int, bool, error) {
-		l, _, err := e.source(c.Left)
-		if err != nil {
-			return 0, false, err
+	for _, op := range comparisonOps {
+		if c := op.of(x); c != nil {
+			return e.compare(c, op.holds)
 		}
-		r, _, err := e.source(c.Right)
-		if err != nil {
-			return 0, false, err
-		}
-		o, ok := Compare(l, r)
-		return o, ok, nil
 	}
 	switch {
-	case x.Equal != nil:
-		o, ok, err := cmp(x.Equal)
-		return ok && o == 0, err
-	case x.NotEqual != nil:
-		o, ok, err := cmp(x.NotEqual)
-		return !(ok && o == 0), err
-	case x.GreaterThan != nil:
-		o, ok, err := cmp(x.GreaterThan)
-		return ok && o > 0, err
-	case x.LessThan != nil:
-		o, ok, err := cmp(x.LessThan)
-		return ok && o < 0, err
 	case len(x.And) > 0:
-		for _, sub := range x.And {
-			ok, err := e.expr(sub)
-			if err != nil || !ok {
-				return false, err
-			}
-		}
-		return true, nil
+		return e.and(x.And)
 	case len(x.Or) > 0:
-		for _, sub := range x.Or {
-			ok, err := e.expr(sub)
-			if err != nil || ok {
-				return ok && err == nil, err
-			}
-		}
-		return false, nil
+		return e.or(x.Or)
 	case x.Not != nil:
 		ok, err := e.expr(x.Not)
 		return !ok && err == nil, err
@@ -71,6 +40,57 @@ func (e *evaluator) expr(x *expression) (bool, error) {
 		return Truthy(v), nil
 	}
 	return false, &Error{Path: e.path, Msg: "invalid expression format", Cause: errors.New("invalid expression format")}
+}
+
+// comparisonOp is one of ODLM's comparison operators: the field of an expression that holds
+// it, and whether an order (Compare's) satisfies it.
+type comparisonOp struct {
+	of    func(*expression) *comparison
+	holds func(order int, ok bool) bool
+}
+
+// comparisonOps are the comparison operators in the order expr tries them.
+var comparisonOps = [...]comparisonOp{
+	{func(x *expression) *comparison { return x.Equal }, func(o int, ok bool) bool { return ok && o == 0 }},
+	{func(x *expression) *comparison { return x.NotEqual }, func(o int, ok bool) bool { return !(ok && o == 0) }},
+	{func(x *expression) *comparison { return x.GreaterThan }, func(o int, ok bool) bool { return ok && o > 0 }},
+	{func(x *expression) *comparison { return x.LessThan }, func(o int, ok bool) bool { return ok && o < 0 }},
+}
+
+// compare resolves both sides of a comparison and tells whether their order satisfies holds.
+// With an error the bool is what holds makes of no order (callers read only the error).
+func (e *evaluator) compare(c *comparison, holds func(order int, ok bool) bool) (bool, error) {
+	l, _, err := e.source(c.Left)
+	if err != nil {
+		return holds(0, false), err
+	}
+	r, _, err := e.source(c.Right)
+	if err != nil {
+		return holds(0, false), err
+	}
+	return holds(Compare(l, r)), nil
+}
+
+// and is true when every sub-expression is, stopping at the first false one or error.
+func (e *evaluator) and(subs []*expression) (bool, error) {
+	for _, sub := range subs {
+		ok, err := e.expr(sub)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// or is true at the first true sub-expression, and stops at an error.
+func (e *evaluator) or(subs []*expression) (bool, error) {
+	for _, sub := range subs {
+		ok, err := e.expr(sub)
+		if err != nil || ok {
+			return ok && err == nil, err
+		}
+	}
+	return false, nil
 }
 
 // Compare orders two resolved strings the way ODLM's comparison operators do: when both
