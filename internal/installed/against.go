@@ -117,61 +117,14 @@ func Against(rendered []*manifest.Object, c Cluster, namespace string) []Check {
 	return checks
 }
 
+// check gives the verdict on a rendered Subscription (want) the cluster has (have): the
+// details of each status, from the most to the least urgent, and the first status with any.
 func (ch *Check) check(want, have *manifest.Object, csvs csvIndex) {
-	ns := have.Namespace()
-	installed := str(have, "status", "installedCSV")
-	current := str(have, "status", "currentCSV")
-	ch.InstalledCSV = installed
-	csv := csvs.get(ns, installed)
-	phaseCSV := csv
-	if phaseCSV == nil {
-		phaseCSV = csvs.get(ns, current)
-	}
-	phase := str(phaseCSV, "status", "phase")
-	if csv != nil {
-		ch.Phase = str(csv, "status", "phase")
-	}
-
-	// failed
-	var failed []string
-	if f := subscriptionFailure(have); f != "" {
-		failed = append(failed, f)
-	}
-	if phaseCSV != nil && phase == phaseFailed {
-		failed = append(failed, "ClusterServiceVersion "+phaseCSV.Name()+" is Failed"+suffix(str(phaseCSV, "status", "reason"), str(phaseCSV, "status", "message")))
-	}
-
-	// drifted
-	var drift []string
-	for _, f := range []string{"name", "channel", "source", "sourceNamespace"} {
-		if w, h := str(want, "spec", f), str(have, "spec", f); w != h {
-			drift = append(drift, fmt.Sprintf("spec.%s is %s, rendered %s", f, quoted(h), quoted(w)))
-		}
-	}
-	if ch.Pin != "" && installed != "" && installed != ch.Pin {
-		drift = append(drift, fmt.Sprintf("installed %s, pinned %s", installed, ch.Pin))
-	}
-
-	// pending
-	var pending []string
-	plan := installPlanName(have)
-	approval := conditionTrue(have, conditionIPPending)
-	awaitsApproval := approval != nil && approval["reason"] == approvalRequired
-	switch {
-	case installed == "" && awaitsApproval:
-		pending = append(pending, fmt.Sprintf("the install of %s awaits approval of %s", orUnknown(current), plan))
-	case installed == "":
-		pending = append(pending, "nothing installed yet"+suffix(str(have, "status", "state"), ""))
-	case csv == nil:
-		pending = append(pending, "ClusterServiceVersion "+installed+" not found")
-	case ch.Phase != phaseSucceeded && ch.Phase != phaseFailed: // Failed is told above
-		pending = append(pending, "ClusterServiceVersion "+installed+" is "+orUnknown(ch.Phase))
-	}
-	var notes []string
-	if installed != "" && awaitsApproval && current != "" && current != installed {
-		notes = append(notes, fmt.Sprintf("the upgrade to %s awaits approval of %s", current, plan))
-	}
-
+	st := observe(have, csvs)
+	ch.InstalledCSV, ch.Phase = st.installed, st.phase
+	failed := st.failures()
+	drift := ch.drifts(want, have)
+	pending := st.pending()
 	ch.Drifted = len(drift) > 0
 	switch {
 	case len(failed) > 0:
@@ -183,9 +136,89 @@ func (ch *Check) check(want, have *manifest.Object, csvs csvIndex) {
 	default:
 		ch.Status = StatusInstalled
 	}
-	for _, l := range [][]string{failed, drift, pending, notes} {
+	for _, l := range [][]string{failed, drift, pending, st.notes()} {
 		ch.Details = append(ch.Details, l...)
 	}
+}
+
+// subState is what the cluster shows of a Subscription's install.
+type subState struct {
+	sub *manifest.Object
+	// installed and current are status.installedCSV and status.currentCSV; csv is the
+	// installed CSV (nil when there is none or it is not found) and phase its phase.
+	installed, current, phase string
+	csv                       *manifest.Object
+	// phaseCSV is the CSV whose phase tells a failure: the installed one, else the current one.
+	phaseCSV *manifest.Object
+	// plan names the InstallPlan; awaitsApproval is set when it waits for a manual approval.
+	plan           string
+	awaitsApproval bool
+}
+
+func observe(sub *manifest.Object, csvs csvIndex) subState {
+	ns := sub.Namespace()
+	st := subState{sub: sub, installed: str(sub, "status", "installedCSV"), current: str(sub, "status", "currentCSV"), plan: installPlanName(sub)}
+	st.csv = csvs.get(ns, st.installed)
+	st.phaseCSV = st.csv
+	if st.phaseCSV == nil {
+		st.phaseCSV = csvs.get(ns, st.current)
+	}
+	if st.csv != nil {
+		st.phase = str(st.csv, "status", "phase")
+	}
+	approval := conditionTrue(sub, conditionIPPending)
+	st.awaitsApproval = approval != nil && approval["reason"] == approvalRequired
+	return st
+}
+
+// failures are the Subscription's failure and its CSV's Failed phase.
+func (st subState) failures() []string {
+	var failed []string
+	if f := subscriptionFailure(st.sub); f != "" {
+		failed = append(failed, f)
+	}
+	if st.phaseCSV != nil && str(st.phaseCSV, "status", "phase") == phaseFailed {
+		failed = append(failed, "ClusterServiceVersion "+st.phaseCSV.Name()+" is Failed"+suffix(str(st.phaseCSV, "status", "reason"), str(st.phaseCSV, "status", "message")))
+	}
+	return failed
+}
+
+// drifts are the spec fields the cluster's Subscription changed and an installed CSV other
+// than the pin.
+func (ch *Check) drifts(want, have *manifest.Object) []string {
+	var drift []string
+	for _, f := range []string{"name", "channel", "source", "sourceNamespace"} {
+		if w, h := str(want, "spec", f), str(have, "spec", f); w != h {
+			drift = append(drift, fmt.Sprintf("spec.%s is %s, rendered %s", f, quoted(h), quoted(w)))
+		}
+	}
+	if installed := ch.InstalledCSV; ch.Pin != "" && installed != "" && installed != ch.Pin {
+		drift = append(drift, fmt.Sprintf("installed %s, pinned %s", installed, ch.Pin))
+	}
+	return drift
+}
+
+// pending tells why nothing is installed yet, or why the installed CSV is not Succeeded.
+func (st subState) pending() []string {
+	switch {
+	case st.installed == "" && st.awaitsApproval:
+		return []string{fmt.Sprintf("the install of %s awaits approval of %s", orUnknown(st.current), st.plan)}
+	case st.installed == "":
+		return []string{"nothing installed yet" + suffix(str(st.sub, "status", "state"), "")}
+	case st.csv == nil:
+		return []string{"ClusterServiceVersion " + st.installed + " not found"}
+	case st.phase != phaseSucceeded && st.phase != phaseFailed: // Failed is told by failures
+		return []string{"ClusterServiceVersion " + st.installed + " is " + orUnknown(st.phase)}
+	}
+	return nil
+}
+
+// notes tell an upgrade that awaits approval.
+func (st subState) notes() []string {
+	if st.installed != "" && st.awaitsApproval && st.current != "" && st.current != st.installed {
+		return []string{fmt.Sprintf("the upgrade to %s awaits approval of %s", st.current, st.plan)}
+	}
+	return nil
 }
 
 // subscriptionFailure describes a Subscription failure OLM does not get past, or "".
