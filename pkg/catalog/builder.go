@@ -218,19 +218,11 @@ func (b *Builder) decodeBlob(src Source, blob map[string]any) ([]item, error) {
 }
 
 func decodePackage(src Source, name string, blob map[string]any) (item, error) {
-	fail := func(err error) error {
-		return &Error{Source: src, Package: name, Err: fmt.Errorf("olm.package: %w", err)}
+	var r packageRecord
+	if err := decodeRecord(blob, &r); err != nil {
+		return item{}, &Error{Source: src, Package: name, Err: fmt.Errorf("olm.package: %w", err)}
 	}
-	dc, err := optString(blob, "defaultChannel")
-	if err != nil {
-		return item{}, fail(err)
-	}
-	desc, err := optString(blob, "description")
-	if err != nil {
-		return item{}, fail(err)
-	}
-	// The icon (often tens of kB of base64) is deliberately not read.
-	return item{kind: itemPackage, src: src, pkg: name, defaultChannel: dc, description: desc}, nil
+	return item{kind: itemPackage, src: src, pkg: name, defaultChannel: r.DefaultChannel, description: r.Description}, nil
 }
 
 // insert adds a decoded item. Clashes are recorded, not returned: Catalog

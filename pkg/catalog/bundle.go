@@ -1,10 +1,10 @@
 package catalog
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
@@ -59,17 +59,21 @@ type InstallMode = v1alpha1.InstallMode
 
 // GVK is an API group, version and kind.
 type GVK struct {
-	Group, Version, Kind string
+	Group   string `json:"group"` // "" is the core group
+	Version string `json:"version" catalog:"required"`
+	Kind    string `json:"kind" catalog:"required"`
 }
 
 // PackageRequirement is an olm.package.required property.
 type PackageRequirement struct {
-	PackageName, VersionRange string
+	PackageName  string `json:"packageName" catalog:"required"`
+	VersionRange string `json:"versionRange"`
 }
 
 // RelatedImage is an entry of a bundle's relatedImages.
 type RelatedImage struct {
-	Name, Image string
+	Name  string `json:"name"`
+	Image string `json:"image"`
 }
 
 // Property is a bundle property kept as decoded.
@@ -90,137 +94,148 @@ const (
 
 // decodeBundle reads an olm.bundle blob whose package is already known.
 func decodeBundle(src Source, pkg string, blob map[string]any, relatedImages bool) (*Bundle, error) {
-	name, err := reqString(blob, "name")
-	if err != nil {
+	var r bundleRecord
+	err := decodeRecord(blob, &r)
+	if r.Name == "" && err != nil {
 		return nil, &Error{Source: src, Package: pkg, Err: fmt.Errorf("olm.bundle: %w", err)}
 	}
-	fail := func(format string, args ...any) error {
-		return &Error{Source: src, Package: pkg, Bundle: name, Err: fmt.Errorf(format, args...)}
-	}
-	b := &Bundle{Name: name, Package: pkg, Source: src, CSVName: name}
-	if b.Image, err = optString(blob, "image"); err != nil {
-		return nil, fail("%w", err)
-	}
-	var imgs []map[string]any
-	if relatedImages {
-		if imgs, err = listOfMaps(blob, "relatedImages"); err != nil {
-			return nil, fail("%w", err)
-		}
-	}
-	for i, m := range imgs {
-		var ri RelatedImage
-		if ri.Name, err = optString(m, "name"); err == nil {
-			ri.Image, err = optString(m, "image")
-		}
-		if err != nil {
-			return nil, fail("relatedImages element %d: %w", i, err)
-		}
-		b.RelatedImages = append(b.RelatedImages, ri)
-	}
-	props, err := listOfMaps(blob, "properties")
+	fail := func(err error) error { return &Error{Source: src, Package: pkg, Bundle: r.Name, Err: err} }
 	if err != nil {
-		return nil, fail("%w", err)
+		return nil, fail(err)
 	}
-	var (
-		sawPackage, sawMetadata bool
-		objects                 *contentsBuilder
-	)
-	for i, p := range props {
-		typ, err := reqString(p, "type")
-		if err != nil {
-			return nil, fail("property %d: %w", i, err)
-		}
-		value := p["value"]
-		perr := func(err error) error { return fail("property %d (%s): %w", i, typ, err) }
-		switch typ {
-		case propPackage:
-			if sawPackage {
-				return nil, perr(errors.New("a bundle has one olm.package property, found a second"))
-			}
-			sawPackage = true
-			m, err := valueMap(value)
-			if err != nil {
-				return nil, perr(err)
-			}
-			pn, err := reqString(m, "packageName")
-			if err != nil {
-				return nil, perr(err)
-			}
-			if pn != pkg {
-				return nil, perr(fmt.Errorf("packageName %q differs from the bundle's package", pn))
-			}
-			if b.Version, err = optString(m, "version"); err != nil {
-				return nil, perr(err)
-			}
-		case propGVK, propGVKRequired:
-			g, err := decodeGVK(value)
-			if err != nil {
-				return nil, perr(err)
-			}
-			if typ == propGVK {
-				b.ProvidedGVKs = append(b.ProvidedGVKs, g)
-			} else {
-				b.RequiredGVKs = append(b.RequiredGVKs, g)
-			}
-		case propPackageRequired:
-			m, err := valueMap(value)
-			if err != nil {
-				return nil, perr(err)
-			}
-			var r PackageRequirement
-			if r.PackageName, err = reqString(m, "packageName"); err == nil {
-				r.VersionRange, err = optString(m, "versionRange")
-			}
-			if err != nil {
-				return nil, perr(err)
-			}
-			b.RequiredPackages = append(b.RequiredPackages, r)
-		case propCSVMetadata:
-			if sawMetadata {
-				return nil, perr(errors.New("a bundle has one olm.csv.metadata property, found a second"))
-			}
-			sawMetadata = true
-			if err := b.readCSVMetadata(value); err != nil {
-				return nil, perr(err)
-			}
-		case propBundleObject:
-			raw, err := decodeBundleObject(value)
-			if err == nil {
-				if objects == nil {
-					objects = &contentsBuilder{pack: true}
-				}
-				err = objects.add(raw)
-			}
-			if err != nil {
-				return nil, perr(err)
-			}
-		default:
-			b.Properties = append(b.Properties, Property{Type: typ, Value: value})
+	bb := bundleBuild{b: &Bundle{Name: r.Name, Package: pkg, Source: src, CSVName: r.Name, Image: r.Image}}
+	if relatedImages && r.RelatedImages != nil {
+		if err := decodeField(r.RelatedImages, reflect.ValueOf(&bb.b.RelatedImages).Elem(), "relatedImages"); err != nil {
+			return nil, fail(err)
 		}
 	}
-	var csv *csvObject
-	if objects != nil {
-		csv = objects.csv
-		b.Contents = objects.contents()
-	}
-	if csv != nil {
-		// Old shape: the CSV object is the only source of metadata, unless
-		// the bundle also has olm.csv.metadata, which then wins (it is what
-		// the newer tooling reads) for everything but the name.
-		if csv.Metadata.Name != "" {
-			b.CSVName = csv.Metadata.Name
+	for i, p := range r.Properties {
+		if err := bb.property(p); err != nil {
+			return nil, fail(fmt.Errorf("property %d (%s): %w", i, p.Type, err))
 		}
-		if !sawMetadata {
-			for k, v := range csv.Metadata.Annotations {
-				if keptAnnotation(k) {
-					if b.Annotations == nil {
-						b.Annotations = map[string]string{}
-					}
-					b.Annotations[k] = v
-				}
+	}
+	return bb.finish(), nil
+}
+
+// bundleBuild gathers a Bundle from its properties.
+type bundleBuild struct {
+	b                       *Bundle
+	sawPackage, sawMetadata bool
+	objects                 *contentsBuilder
+}
+
+// propertyReaders read the property types a Bundle interprets; the others are kept in
+// Bundle.Properties as decoded.
+var propertyReaders = map[string]func(*bundleBuild, any) error{
+	propPackage:         (*bundleBuild).packageProperty,
+	propGVK:             func(bb *bundleBuild, v any) error { return gvkProperty(v, &bb.b.ProvidedGVKs) },
+	propGVKRequired:     func(bb *bundleBuild, v any) error { return gvkProperty(v, &bb.b.RequiredGVKs) },
+	propPackageRequired: (*bundleBuild).packageRequired,
+	propCSVMetadata:     (*bundleBuild).csvMetadata,
+	propBundleObject:    (*bundleBuild).bundleObject,
+}
+
+func (bb *bundleBuild) property(p propertyRecord) error {
+	if read, ok := propertyReaders[p.Type]; ok {
+		return read(bb, p.Value)
+	}
+	bb.b.Properties = append(bb.b.Properties, Property(p))
+	return nil
+}
+
+func (bb *bundleBuild) packageProperty(v any) error {
+	if bb.sawPackage {
+		return errors.New("a bundle has one olm.package property, found a second")
+	}
+	bb.sawPackage = true
+	var p packageProperty
+	if err := decodeValueRecord(v, &p); err != nil {
+		return err
+	}
+	if p.PackageName != bb.b.Package {
+		return fmt.Errorf("packageName %q differs from the bundle's package", p.PackageName)
+	}
+	bb.b.Version = p.Version
+	return nil
+}
+
+func gvkProperty(v any, dst *[]GVK) error {
+	var g GVK
+	if err := decodeValueRecord(v, &g); err != nil {
+		return err
+	}
+	*dst = append(*dst, g)
+	return nil
+}
+
+func (bb *bundleBuild) packageRequired(v any) error {
+	var r PackageRequirement
+	if err := decodeValueRecord(v, &r); err != nil {
+		return err
+	}
+	bb.b.RequiredPackages = append(bb.b.RequiredPackages, r)
+	return nil
+}
+
+// csvMetadata reads the olm.csv.metadata property (new rendering).
+func (bb *bundleBuild) csvMetadata(v any) error {
+	if bb.sawMetadata {
+		return errors.New("a bundle has one olm.csv.metadata property, found a second")
+	}
+	bb.sawMetadata = true
+	var m csvMetadataProperty
+	if err := decodeValueRecord(v, &m); err != nil {
+		return err
+	}
+	bb.keepAnnotations(m.Annotations)
+	bb.b.DisplayName = m.DisplayName
+	bb.b.InstallModes = installModes(m.InstallModes)
+	return nil
+}
+
+func (bb *bundleBuild) keepAnnotations(ann map[string]string) {
+	for k, v := range ann {
+		if keptAnnotation(k) {
+			if bb.b.Annotations == nil {
+				bb.b.Annotations = map[string]string{}
 			}
-			b.DisplayName = csv.Spec.DisplayName
-			b.InstallModes = csv.Spec.InstallModes
+			bb.b.Annotations[k] = v
+		}
+	}
+}
+
+func (bb *bundleBuild) bundleObject(v any) error {
+	var o bundleObjectProperty
+	if err := decodeValueRecord(v, &o); err != nil {
+		return err
+	}
+	raw, err := o.manifest()
+	if err != nil {
+		return err
+	}
+	if bb.objects == nil {
+		bb.objects = &contentsBuilder{pack: true}
+	}
+	return bb.objects.add(raw)
+}
+
+// finish applies the CSV of an old-shape bundle and the annotations' derived fields.
+func (bb *bundleBuild) finish() *Bundle {
+	b := bb.b
+	if bb.objects != nil {
+		b.Contents = bb.objects.contents()
+		if csv := bb.objects.csv; csv != nil {
+			// Old shape: the CSV object is the only source of metadata, unless
+			// the bundle also has olm.csv.metadata, which then wins (it is what
+			// the newer tooling reads) for everything but the name.
+			if csv.Metadata.Name != "" {
+				b.CSVName = csv.Metadata.Name
+			}
+			if !bb.sawMetadata {
+				bb.keepAnnotations(csv.Metadata.Annotations)
+				b.DisplayName = csv.Spec.DisplayName
+				b.InstallModes = csv.Spec.InstallModes
+			}
 		}
 	}
 	b.SkipRange = b.Annotations["olm.skipRange"]
@@ -229,7 +244,7 @@ func decodeBundle(src Source, pkg string, blob map[string]any, relatedImages boo
 		// it is most of what a loaded catalog holds.
 		b.Annotations[almExamples] = compactJSON(text)
 	}
-	return b, nil
+	return b
 }
 
 // keptAnnotation tells the CSV annotations a Bundle keeps: what the
@@ -311,68 +326,6 @@ func valueMap(v any) (map[string]any, error) {
 	return m, nil
 }
 
-func decodeGVK(v any) (GVK, error) {
-	m, err := valueMap(v)
-	if err != nil {
-		return GVK{}, err
-	}
-	var g GVK
-	if g.Group, err = optString(m, "group"); err != nil { // "" is the core group
-		return GVK{}, err
-	}
-	if g.Version, err = reqString(m, "version"); err != nil {
-		return GVK{}, err
-	}
-	if g.Kind, err = reqString(m, "kind"); err != nil {
-		return GVK{}, err
-	}
-	return g, nil
-}
-
-// readCSVMetadata reads the olm.csv.metadata property (new rendering).
-func (b *Bundle) readCSVMetadata(v any) error {
-	m, err := valueMap(v)
-	if err != nil {
-		return err
-	}
-	ann, err := optMap(m, "annotations")
-	if err != nil {
-		return err
-	}
-	for k, v := range ann {
-		s, err := scalarString(v, fmt.Sprintf("annotation %q", k))
-		if err != nil {
-			return err
-		}
-		if keptAnnotation(k) {
-			if b.Annotations == nil {
-				b.Annotations = map[string]string{}
-			}
-			b.Annotations[k] = s
-		}
-	}
-	if b.DisplayName, err = optString(m, "displayName"); err != nil {
-		return err
-	}
-	modes, err := listOfMaps(m, "installModes")
-	if err != nil {
-		return err
-	}
-	for i, mm := range modes {
-		var im InstallMode
-		var typ string
-		if typ, err = reqString(mm, "type"); err == nil {
-			im.Type = v1alpha1.InstallModeType(typ)
-			im.Supported, err = optBool(mm, "supported")
-		}
-		if err != nil {
-			return fmt.Errorf("installModes element %d: %w", i, err)
-		}
-		b.InstallModes = append(b.InstallModes, im)
-	}
-	return nil
-}
-
 // csvObject is the part of a ClusterServiceVersion we read.
 type csvObject struct {
 	Kind     string `json:"kind"`
@@ -385,25 +338,4 @@ type csvObject struct {
 		InstallModes []InstallMode `json:"installModes"`
 		csvInstall
 	} `json:"spec"`
-}
-
-// decodeBundleObject decodes an olm.bundle.object property: base64 of a JSON manifest (the
-// CSV, a CRD, a Service…).
-func decodeBundleObject(v any) ([]byte, error) {
-	m, err := valueMap(v)
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := m["ref"]; ok && m["data"] == nil {
-		return nil, errors.New("olm.bundle.object with a file ref is not supported: render the catalog with the objects inlined (data)")
-	}
-	data, err := reqString(m, "data")
-	if err != nil {
-		return nil, err
-	}
-	raw, err := base64.StdEncoding.DecodeString(data)
-	if err != nil {
-		return nil, fmt.Errorf("data: invalid base64: %w", err)
-	}
-	return raw, nil
 }

@@ -16,13 +16,13 @@ type Channel struct {
 
 // ChannelEntry is one bundle of a channel and its upgrade edges.
 type ChannelEntry struct {
-	Name     string
-	Replaces string
-	Skips    []string
+	Name     string   `json:"name" catalog:"required"`
+	Replaces string   `json:"replaces"`
+	Skips    []string `json:"skips"`
 	// SkipRange is a semver range of bundles this one may replace. It is not
 	// an edge of the graph: OLM uses it at install time only, so it does not
 	// decide the head.
-	SkipRange string
+	SkipRange string `json:"skipRange"`
 }
 
 // Head returns the channel head: the unique entry that no other entry
@@ -58,36 +58,19 @@ func (ch *Channel) Head() (string, error) {
 
 // decodeChannel reads an olm.channel blob whose package is already known.
 func decodeChannel(src Source, pkg string, blob map[string]any) (*Channel, error) {
-	name, err := reqString(blob, "name")
-	if err != nil {
+	var r channelRecord
+	err := decodeRecord(blob, &r)
+	if r.Name == "" && err != nil {
 		return nil, &Error{Source: src, Package: pkg, Err: fmt.Errorf("olm.channel: %w", err)}
 	}
-	fail := func(err error) error { return &Error{Source: src, Package: pkg, Channel: name, Err: err} }
-	raw, err := listOfMaps(blob, "entries")
+	if err == nil {
+		err = r.validate()
+	}
 	if err != nil {
-		return nil, fail(err)
+		return nil, &Error{Source: src, Package: pkg, Channel: r.Name, Err: err}
 	}
-	ch := &Channel{Name: name, Package: pkg, Source: src, Entries: make([]ChannelEntry, 0, len(raw))}
-	seen := make(map[string]int, len(raw))
-	for i, m := range raw {
-		var e ChannelEntry
-		if e.Name, err = reqString(m, "name"); err != nil {
-			return nil, fail(fmt.Errorf("entry %d: %w", i, err))
-		}
-		if j, dup := seen[e.Name]; dup {
-			return nil, fail(fmt.Errorf("entries %d and %d are both %q", j, i, e.Name))
-		}
-		seen[e.Name] = i
-		if e.Replaces, err = optString(m, "replaces"); err != nil {
-			return nil, fail(fmt.Errorf("entry %q: %w", e.Name, err))
-		}
-		if e.Skips, err = optStringList(m, "skips"); err != nil {
-			return nil, fail(fmt.Errorf("entry %q: %w", e.Name, err))
-		}
-		if e.SkipRange, err = optString(m, "skipRange"); err != nil {
-			return nil, fail(fmt.Errorf("entry %q: %w", e.Name, err))
-		}
-		ch.Entries = append(ch.Entries, e)
+	if r.Entries == nil {
+		r.Entries = []ChannelEntry{}
 	}
-	return ch, nil
+	return &Channel{Name: r.Name, Package: pkg, Source: src, Entries: r.Entries}, nil
 }

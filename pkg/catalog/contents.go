@@ -271,100 +271,36 @@ func snapshotContents(c *Contents) (record, error) {
 
 // decodeSnapshotContents reads the contents field of a snapshot bundle.
 func decodeSnapshotContents(m map[string]any) (*Contents, error) {
-	if err := onlyKeys(m, "crds", "permissions", "clusterPermissions", "deployments", "ownedCRDs", "requiredCRDs", "objects"); err != nil {
+	var r contentsRecord
+	if err := decodeSnapshotRecord(m, &r); err != nil {
 		return nil, err
 	}
-	c := &Contents{}
-	crds, err := listOfMaps(m, "crds")
-	if err != nil {
-		return nil, err
-	}
-	for i, crd := range crds {
+	c := &Contents{Permissions: r.Permissions, ClusterPermissions: r.ClusterPermissions, Deployments: r.Deployments,
+		canonical: true}
+	for i, crd := range r.CRDs {
 		raw, err := canonicalJSON(jsonValue(crd))
 		if err != nil {
 			return nil, fmt.Errorf("crds element %d: %w", i, err)
 		}
-		if h := objectHeadOf(raw); !isCRD(h) {
+		h := objectHeadOf(raw)
+		if !isCRD(h) {
 			return nil, fmt.Errorf("crds element %d: kind %q is not a %s", i, h.Kind, kindCRD)
 		}
 		c.CRDs = append(c.CRDs, raw)
-		c.crdNames = append(c.crdNames, objectHeadOf(raw).Metadata.Name)
+		c.crdNames = append(c.crdNames, h.Metadata.Name)
 	}
-	// (fields in a fixed order, so that the first error is always the same)
-	for _, f := range []struct {
-		key string
-		dst *[]v1alpha1.StrategyDeploymentPermissions
-	}{{"permissions", &c.Permissions}, {"clusterPermissions", &c.ClusterPermissions}} {
-		key, dst := f.key, f.dst
-		v, ok := m[key]
-		if !ok || v == nil {
-			continue
-		}
-		if err := strictJSON(v, dst); err != nil {
-			return nil, fmt.Errorf("%s: %w", key, err)
+	for _, l := range []struct {
+		from []crdRefRecord
+		to   *[]CRDRef
+	}{{r.OwnedCRDs, &c.OwnedCRDs}, {r.RequiredCRDs, &c.RequiredCRDs}} {
+		for _, x := range l.from {
+			*l.to = append(*l.to, CRDRef(x))
 		}
 	}
-	c.canonical = true
-	deps, err := optList(m, "deployments")
-	if err != nil {
-		return nil, err
-	}
-	for i, d := range deps {
-		s, ok := d.(string)
-		if !ok {
-			return nil, fmt.Errorf("deployments element %d: expected a string, got %s", i, manifest.Describe(d))
-		}
-		c.Deployments = append(c.Deployments, s)
-	}
-	for _, f := range []struct {
-		key string
-		dst *[]CRDRef
-	}{{"ownedCRDs", &c.OwnedCRDs}, {"requiredCRDs", &c.RequiredCRDs}} {
-		recs, err := stringRecords(m, f.key, 1, "name", "version", "kind")
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range recs {
-			*f.dst = append(*f.dst, CRDRef{Name: r[0], Version: r[1], Kind: r[2]})
-		}
-	}
-	recs, err := stringRecords(m, "objects", 2, "apiVersion", "kind", "name")
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range recs {
-		c.Objects = append(c.Objects, ObjectRef{APIVersion: r[0], Kind: r[1], Name: r[2]})
+	for _, o := range r.Objects {
+		c.Objects = append(c.Objects, ObjectRef(o))
 	}
 	return c, nil
-}
-
-// stringRecords reads the list of records at key whose fields are strings: the first
-// required ones must be set, the others may be empty; no other field.
-func stringRecords(m map[string]any, key string, required int, fields ...string) ([][]string, error) {
-	l, err := listOfMaps(m, key)
-	if err != nil {
-		return nil, err
-	}
-	out := make([][]string, 0, len(l))
-	for i, e := range l {
-		err := onlyKeys(e, fields...)
-		rec := make([]string, len(fields))
-		for j, f := range fields {
-			if err != nil {
-				break
-			}
-			if j < required {
-				rec[j], err = reqString(e, f)
-			} else {
-				rec[j], err = optString(e, f)
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s element %d: %w", key, i, err)
-		}
-		out = append(out, rec)
-	}
-	return out, nil
 }
 
 // strictJSON decodes a value tree into dst through JSON, refusing unknown fields.

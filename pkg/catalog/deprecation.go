@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"errors"
 	"fmt"
 )
 
@@ -15,8 +14,8 @@ type Deprecation struct {
 // DeprecationReference names what is deprecated: the package itself
 // (Schema olm.package, no Name), a channel or a bundle.
 type DeprecationReference struct {
-	Schema string
-	Name   string
+	Schema string `json:"schema" catalog:"required"`
+	Name   string `json:"name"`
 }
 
 // DeprecationFor returns the deprecation of the package (schema
@@ -35,41 +34,16 @@ func decodeDeprecations(src Source, pkg string, blob map[string]any) ([]Deprecat
 	fail := func(err error) error {
 		return &Error{Source: src, Package: pkg, Err: fmt.Errorf("olm.deprecations: %w", err)}
 	}
-	entries, err := listOfMaps(blob, "entries")
-	if err != nil {
+	var r deprecationsRecord
+	if err := decodeRecord(blob, &r); err != nil {
 		return nil, fail(err)
 	}
-	out := make([]Deprecation, 0, len(entries))
-	for i, e := range entries {
-		d := Deprecation{Source: src}
-		ref, err := optMap(e, "reference")
-		if err == nil && ref == nil {
-			err = errors.New(`field "reference" is missing`)
+	out := make([]Deprecation, 0, len(r.Entries))
+	for i, e := range r.Entries {
+		if err := e.validate(); err != nil {
+			return nil, fail(fmt.Errorf("%s: %w", e.label(i), err))
 		}
-		if err == nil {
-			d.Reference.Schema, err = reqString(ref, "schema")
-		}
-		if err == nil {
-			d.Reference.Name, err = optString(ref, "name")
-		}
-		if err == nil {
-			d.Message, err = optString(e, "message")
-		}
-		if err == nil {
-			switch d.Reference.Schema {
-			case schemaPackage:
-			case schemaChannel, schemaBundle:
-				if d.Reference.Name == "" {
-					err = fmt.Errorf("a %s reference needs a name", d.Reference.Schema)
-				}
-			default:
-				err = fmt.Errorf("reference schema %q is not one of olm.package, olm.channel, olm.bundle", d.Reference.Schema)
-			}
-		}
-		if err != nil {
-			return nil, fail(fmt.Errorf("entry %d: %w", i, err))
-		}
-		out = append(out, d)
+		out = append(out, Deprecation{Reference: *e.Reference, Message: e.Message, Source: src})
 	}
 	return out, nil
 }

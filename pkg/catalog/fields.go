@@ -84,18 +84,6 @@ func reqString(m map[string]any, key string) (string, error) {
 	return s, nil
 }
 
-func optBool(m map[string]any, key string) (bool, error) {
-	v, ok := m[key]
-	if !ok || v == nil {
-		return false, nil
-	}
-	b, ok := v.(bool)
-	if !ok {
-		return false, fmt.Errorf("field %q: expected a boolean, got %s", key, manifest.Describe(v))
-	}
-	return b, nil
-}
-
 func optMap(m map[string]any, key string) (map[string]any, error) {
 	v, ok := m[key]
 	if !ok || v == nil {
@@ -118,23 +106,6 @@ func optList(m map[string]any, key string) ([]any, error) {
 		return nil, fmt.Errorf("field %q: expected a list, got %s", key, manifest.Describe(v))
 	}
 	return l, nil
-}
-
-// optStringList reads a list of strings (channel entry skips).
-func optStringList(m map[string]any, key string) ([]string, error) {
-	l, err := optList(m, key)
-	if err != nil || l == nil {
-		return nil, err
-	}
-	out := make([]string, 0, len(l))
-	for i, v := range l {
-		s, err := toString(v, fmt.Sprintf("field %q element %d", key, i))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, nil
 }
 
 // listOfMaps reads a list whose elements must be objects.

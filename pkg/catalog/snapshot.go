@@ -13,10 +13,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/operator-framework/api/pkg/operators/v1alpha1"
-
-	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/yamltext"
+	"github.com/odlm-render/odlm-render/internal/yamlwrite"
 )
 
 // A CatalogSnapshot is this project's compact, deterministic copy of the
@@ -78,7 +76,7 @@ func (c *Catalog) WriteSnapshot(w io.Writer, meta SnapshotMeta) error {
 	if meta.Name == "" {
 		meta.Name = "catalog"
 	}
-	yw := &yamlWriter{}
+	yw := newSnapshotWriter()
 	header := record{
 		{"apiVersion", SnapshotAPIVersion},
 		{"kind", SnapshotKind},
@@ -90,16 +88,16 @@ func (c *Catalog) WriteSnapshot(w io.Writer, meta SnapshotMeta) error {
 			{"imageID", meta.Source.ImageID},
 		}}}},
 	}
-	if err := yw.value(header, 0, false); err != nil {
+	if err := yw.Value(header, 0, false); err != nil {
 		return err
 	}
 	names := c.PackageNames()
 	if len(names) == 0 {
-		yw.buf = append(yw.buf, "  packages: []\n"...)
+		yw.Raw("  packages: []\n")
 	} else {
-		yw.buf = append(yw.buf, "  packages:\n"...)
+		yw.Raw("  packages:\n")
 	}
-	if _, err := w.Write(yw.buf); err != nil {
+	if _, err := w.Write(yw.Bytes()); err != nil {
 		return err
 	}
 	// Packages are rendered by workers, each into its own buffer, and
@@ -136,12 +134,12 @@ func (c *Catalog) WriteSnapshot(w io.Writer, meta SnapshotMeta) error {
 				if !ok {
 					return
 				}
-				pw := &yamlWriter{}
+				pw := newSnapshotWriter()
 				err := writeSnapshotPackage(pw, c.packages[names[i]])
 				if err != nil {
 					err = fmt.Errorf("package %q: %w", names[i], err)
 				}
-				slots[i] <- rendered{pw.buf, err}
+				slots[i] <- rendered{pw.Bytes(), err}
 			}
 		})
 	}
@@ -162,7 +160,7 @@ func (c *Catalog) WriteSnapshot(w io.Writer, meta SnapshotMeta) error {
 
 // writeSnapshotPackage writes one spec.packages element, a bundle at a
 // time (a bundle's parsed alm-examples are the bulk of a snapshot).
-func writeSnapshotPackage(yw *yamlWriter, p *Package) error {
+func writeSnapshotPackage(yw *yamlwrite.Writer, p *Package) error {
 	var chs []any
 	for _, cn := range p.ChannelNames() {
 		ch := p.Channels[cn]
@@ -178,20 +176,20 @@ func writeSnapshotPackage(yw *yamlWriter, p *Package) error {
 		}
 		chs = append(chs, append(cr, field{"entries", entries}))
 	}
-	yw.buf = append(yw.buf, "  - "...)
-	if err := yw.value(record{{"name", p.Name}, {"defaultChannel", p.DefaultChannel}, {"channels", chs}}, 4, false); err != nil {
+	yw.Raw("  - ")
+	if err := yw.Value(record{{"name", p.Name}, {"defaultChannel", p.DefaultChannel}, {"channels", chs}}, 4, false); err != nil {
 		return err
 	}
 	if len(p.Bundles) > 0 {
-		yw.buf = append(yw.buf, "    bundles:\n"...)
+		yw.Raw("    bundles:\n")
 	}
 	for _, bn := range p.BundleNames() {
 		br, err := snapshotBundle(p.Bundles[bn])
 		if err != nil {
 			return err
 		}
-		yw.buf = append(yw.buf, "    - "...)
-		if err := yw.value(br, 6, false); err != nil {
+		yw.Raw("    - ")
+		if err := yw.Value(br, 6, false); err != nil {
 			return fmt.Errorf("bundle %q: %w", bn, err)
 		}
 	}
@@ -200,8 +198,8 @@ func writeSnapshotPackage(yw *yamlWriter, p *Package) error {
 		ds = append(ds, record{{"reference", flowRecord{{"schema", d.Reference.Schema}, {"name", d.Reference.Name}}}, {"message", d.Message}})
 	}
 	if len(ds) > 0 {
-		yw.indent(4)
-		if err := yw.value(record{{"deprecations", ds}}, 4, false); err != nil {
+		yw.Indent(4)
+		if err := yw.Value(record{{"deprecations", ds}}, 4, false); err != nil {
 			return err
 		}
 	}
@@ -455,62 +453,25 @@ func (b *Builder) decodeSnapshotPackage(src Source, m map[string]any) ([]item, e
 	if !b.keeps(name) {
 		return []item{{kind: itemSkipped, src: src, pkg: name}}, nil
 	}
-	fail := func(format string, args ...any) error {
-		return &Error{Source: src, Package: name, Err: fmt.Errorf(SnapshotKind+": "+format, args...)}
+	var r snapshotPackageRecord
+	if err := decodeSnapshotRecord(m, &r); err != nil {
+		return nil, &Error{Source: src, Package: name, Err: fmt.Errorf(SnapshotKind+": %w", err)}
 	}
-	if err := onlyKeys(m, "name", "defaultChannel", "channels", "bundles", "deprecations"); err != nil {
-		return nil, fail("%w", err)
-	}
-	dc, err := optString(m, "defaultChannel")
-	if err != nil {
-		return nil, fail("%w", err)
-	}
-	out := []item{{kind: itemPackage, src: src, pkg: name, defaultChannel: dc}}
-
-	channels, err := listOfMaps(m, "channels")
-	if err != nil {
-		return nil, fail("%w", err)
-	}
-	for _, cm := range channels {
-		head, err := optString(cm, "head")
-		if err == nil {
-			_, err = optString(cm, "headError")
-		}
-		if err == nil {
-			err = onlyKeys(cm, "name", "head", "headError", "entries")
-		}
-		if err != nil {
-			return nil, fail("channel: %w", err)
-		}
-		ch, err := decodeChannel(src, name, cm)
+	out := []item{{kind: itemPackage, src: src, pkg: name, defaultChannel: r.DefaultChannel}}
+	for _, cm := range r.Channels {
+		ch, err := decodeSnapshotChannel(src, name, cm)
 		if err != nil {
 			return nil, err
 		}
-		for _, e := range mustList(cm, "entries") {
-			if err := onlyKeys(e, "name", "replaces", "skips", "skipRange"); err != nil {
-				return nil, &Error{Source: src, Package: name, Channel: ch.Name, Err: fmt.Errorf(SnapshotKind+": entry: %w", err)}
-			}
-		}
-		got, herr := ch.Head()
-		if (head != "") != (herr == nil) || (head != "" && head != got) {
-			return nil, &Error{Source: src, Package: name, Channel: ch.Name,
-				Err: fmt.Errorf(SnapshotKind+": the head recorded (%q) is not the head of the entries (%s)", head, headText(got, herr))}
-		}
 		out = append(out, item{kind: itemChannel, src: src, pkg: name, channel: ch})
 	}
-
-	bundles, err := listOfMaps(m, "bundles")
-	if err != nil {
-		return nil, fail("%w", err)
-	}
-	for _, bm := range bundles {
+	for _, bm := range r.Bundles {
 		bu, err := decodeSnapshotBundle(src, name, bm)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, item{kind: itemBundle, src: src, pkg: name, bundle: bu})
 	}
-
 	if v, ok := m["deprecations"]; ok {
 		ds, err := decodeDeprecations(src, name, map[string]any{"entries": v})
 		if err != nil {
@@ -519,6 +480,30 @@ func (b *Builder) decodeSnapshotPackage(src Source, m map[string]any) ([]item, e
 		out = append(out, item{kind: itemDeprecations, src: src, pkg: name, deprecations: ds})
 	}
 	return out, nil
+}
+
+// decodeSnapshotChannel reads a channel of a snapshot package: an olm.channel's name and
+// entries, and the head recorded, which must be the entries' head.
+func decodeSnapshotChannel(src Source, pkg string, m map[string]any) (*Channel, error) {
+	var r snapshotChannelRecord
+	if err := decodeSnapshotRecord(m, &r); err != nil {
+		return nil, &Error{Source: src, Package: pkg, Err: fmt.Errorf(SnapshotKind+": channel: %w", err)}
+	}
+	ch, err := decodeChannel(src, pkg, m)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) error { return &Error{Source: src, Package: pkg, Channel: ch.Name, Err: err} }
+	for _, e := range mustList(m, "entries") {
+		if err := knownFields(e, ChannelEntry{}); err != nil {
+			return nil, fail(fmt.Errorf(SnapshotKind+": entry: %w", err))
+		}
+	}
+	got, herr := ch.Head()
+	if (r.Head != "") != (herr == nil) || (r.Head != "" && r.Head != got) {
+		return nil, fail(fmt.Errorf(SnapshotKind+": the head recorded (%q) is not the head of the entries (%s)", r.Head, headText(got, herr)))
+	}
+	return ch, nil
 }
 
 func headText(head string, err error) string {
@@ -542,116 +527,14 @@ func decodeSnapshotBundle(src Source, pkg string, m map[string]any) (*Bundle, er
 	if err != nil {
 		return nil, &Error{Source: src, Package: pkg, Err: fmt.Errorf(SnapshotKind+": bundle: %w", err)}
 	}
-	fail := func(err error) error {
-		return &Error{Source: src, Package: pkg, Bundle: name, Err: fmt.Errorf(SnapshotKind+": %w", err)}
+	var r snapshotBundleRecord
+	err = decodeSnapshotRecord(m, &r)
+	var b *Bundle
+	if err == nil {
+		b, err = r.bundle(src, pkg)
 	}
-	if err := onlyKeys(m, "name", "version", "image", "csvName", "displayName", "skipRange", "installModes",
-		"providedAPIs", "requiredAPIs", "requiredPackages", "properties", "annotations", "almExamples", "contents"); err != nil {
-		return nil, fail(err)
-	}
-	b := &Bundle{Name: name, Package: pkg, Source: src, CSVName: name}
-	for key, dst := range map[string]*string{"version": &b.Version, "image": &b.Image, "csvName": &b.CSVName,
-		"displayName": &b.DisplayName, "skipRange": &b.SkipRange} {
-		v, err := optString(m, key)
-		if err != nil {
-			return nil, fail(err)
-		}
-		if v != "" {
-			*dst = v
-		}
-	}
-	modes, err := listOfMaps(m, "installModes")
 	if err != nil {
-		return nil, fail(err)
-	}
-	for i, mm := range modes {
-		var im InstallMode
-		var typ string
-		if typ, err = reqString(mm, "type"); err == nil {
-			im.Type = v1alpha1.InstallModeType(typ)
-			im.Supported, err = optBool(mm, "supported")
-		}
-		if err != nil {
-			return nil, fail(fmt.Errorf("installModes element %d: %w", i, err))
-		}
-		b.InstallModes = append(b.InstallModes, im)
-	}
-	for key, dst := range map[string]*[]GVK{"providedAPIs": &b.ProvidedGVKs, "requiredAPIs": &b.RequiredGVKs} {
-		l, err := optList(m, key)
-		if err != nil {
-			return nil, fail(err)
-		}
-		for i, v := range l {
-			g, err := decodeGVK(v)
-			if err != nil {
-				return nil, fail(fmt.Errorf("%s element %d: %w", key, i, err))
-			}
-			*dst = append(*dst, g)
-		}
-	}
-	reqs, err := listOfMaps(m, "requiredPackages")
-	if err != nil {
-		return nil, fail(err)
-	}
-	for i, rm := range reqs {
-		var r PackageRequirement
-		if r.PackageName, err = reqString(rm, "packageName"); err == nil {
-			r.VersionRange, err = optString(rm, "versionRange")
-		}
-		if err != nil {
-			return nil, fail(fmt.Errorf("requiredPackages element %d: %w", i, err))
-		}
-		b.RequiredPackages = append(b.RequiredPackages, r)
-	}
-	props, err := listOfMaps(m, "properties")
-	if err != nil {
-		return nil, fail(err)
-	}
-	for i, p := range props {
-		typ, err := reqString(p, "type")
-		if err != nil {
-			return nil, fail(fmt.Errorf("properties element %d: %w", i, err))
-		}
-		b.Properties = append(b.Properties, Property{Type: typ, Value: p["value"]})
-	}
-	ann, err := optMap(m, "annotations")
-	if err != nil {
-		return nil, fail(err)
-	}
-	if len(ann) > 0 || b.SkipRange != "" || m["almExamples"] != nil {
-		b.Annotations = make(map[string]string, len(ann)+2)
-	}
-	for k, v := range ann {
-		s, err := scalarString(v, fmt.Sprintf("annotation %q", k))
-		if err != nil {
-			return nil, fail(err)
-		}
-		b.Annotations[k] = s
-	}
-	if b.SkipRange != "" {
-		b.Annotations["olm.skipRange"] = b.SkipRange
-	}
-	switch ex := m["almExamples"].(type) {
-	case nil:
-	case string:
-		b.Annotations[almExamples] = ex
-	case []any:
-		text, err := manifest.MarshalJSON(ex)
-		if err != nil {
-			return nil, fail(fmt.Errorf("almExamples: %w", err))
-		}
-		b.Annotations[almExamples] = string(text)
-	default:
-		return nil, fail(fmt.Errorf("almExamples: expected a list or a string, got %s", manifest.Describe(ex)))
-	}
-	if v, ok := m["contents"]; ok {
-		cm, ok := asMap(v)
-		if !ok {
-			return nil, fail(fmt.Errorf("contents: expected a mapping, got %s", manifest.Describe(v)))
-		}
-		if b.Contents, err = decodeSnapshotContents(cm); err != nil {
-			return nil, fail(fmt.Errorf("contents: %w", err))
-		}
+		return nil, &Error{Source: src, Package: pkg, Bundle: name, Err: fmt.Errorf(SnapshotKind+": %w", err)}
 	}
 	return b, nil
 }
