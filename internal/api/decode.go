@@ -80,105 +80,158 @@ func DecodeSpec(obj *manifest.Object, out any) ([]FieldIssue, error) {
 // decoders) are pruned and checked by walk, then decoded from their subtree's JSON.
 func (w *walker) fill(v any, rv reflect.Value, path string) error {
 	t := rv.Type()
-	if t == optionalType {
+	switch {
+	case t == optionalType:
 		// shared with the input: the engine never modifies inputs, and copies a value before
 		// it changes one (a fuzz test checks that inputs come out unchanged)
 		rv.Set(reflect.ValueOf(Optional{Present: true, Value: v}))
 		return nil
-	}
-	if v == nil {
+	case v == nil:
 		rv.Set(reflect.Zero(t))
 		return nil
-	}
-	if t.Kind() == reflect.Pointer {
+	case t.Kind() == reflect.Pointer:
 		p := reflect.New(t.Elem())
 		if err := w.fill(v, p.Elem(), path); err != nil {
 			return err
 		}
 		rv.Set(p)
 		return nil
-	}
-	if t.PkgPath() != "" && t.PkgPath() != apiPkgPath || reflect.PointerTo(t).Implements(unmarshalerType) {
-		strict := w.strict
-		w.strict = strict || strings.HasPrefix(t.PkgPath(), olmPkgPrefix)
-		pruned := w.walk(v, t, path)
-		w.strict = strict
-		if w.typeErr != nil {
-			return nil
-		}
-		return fillJSON(pruned, rv, path)
+	case t.PkgPath() != "" && t.PkgPath() != apiPkgPath || reflect.PointerTo(t).Implements(unmarshalerType):
+		return w.fillForeign(v, rv, path)
 	}
 	switch t.Kind() {
 	case reflect.Interface:
 		rv.Set(reflect.ValueOf(v))
 	case reflect.Struct:
-		m, ok := v.(map[string]any)
-		if !ok {
-			w.mismatch(path, t, v)
-			return nil
-		}
-		idx := jsonIndexes(t)
-		for _, k := range manifest.SortedKeys(m) {
-			i, known := idx[k]
-			if !known {
-				near, _ := suggest.Closest(k, slices.Sorted(maps.Keys(idx)))
-				w.issues = append(w.issues, FieldIssue{Path: manifest.Field(path, k), Near: near})
-				continue
-			}
-			if err := w.fill(m[k], rv.Field(i), manifest.Field(path, k)); err != nil {
-				return err
-			}
-		}
+		return w.fillStruct(v, rv, path)
 	case reflect.Slice:
-		l, ok := v.([]any)
-		if !ok {
-			w.mismatch(path, t, v)
-			return nil
-		}
-		out := reflect.MakeSlice(t, len(l), len(l))
-		for i, e := range l {
-			if err := w.fill(e, out.Index(i), manifest.Field(path, i)); err != nil {
-				return err
-			}
-		}
-		rv.Set(out)
+		return w.fillSlice(v, rv, path)
 	case reflect.Map:
-		m, ok := v.(map[string]any)
-		if !ok {
-			w.mismatch(path, t, v)
-			return nil
-		}
-		out := reflect.MakeMapWithSize(t, len(m))
-		for _, k := range manifest.SortedKeys(m) {
-			ev := reflect.New(t.Elem()).Elem()
-			if err := w.fill(m[k], ev, manifest.Field(path, k)); err != nil {
-				return err
-			}
-			out.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), ev)
-		}
-		rv.Set(out)
-	case reflect.String:
-		s, ok := v.(string)
-		if !ok {
-			w.mismatch(path, t, v)
-			return nil
-		}
-		rv.SetString(s)
-	case reflect.Bool:
-		b, ok := v.(bool)
-		if !ok {
-			w.mismatch(path, t, v)
-			return nil
-		}
-		rv.SetBool(b)
+		return w.fillMap(v, rv, path)
+	case reflect.String, reflect.Bool:
+		w.fillScalar(v, rv, path)
 	default:
-		w.walk(v, t, path)
-		if w.typeErr != nil {
-			return nil
-		}
-		return fillJSON(v, rv, path)
+		return w.fillThroughJSON(v, rv, path)
 	}
 	return nil
+}
+
+// fillForeign decodes a value of a type of another package, or one with its own JSON
+// decoder: walk prunes and checks it (strictly inside OLM's types), encoding/json decodes it.
+func (w *walker) fillForeign(v any, rv reflect.Value, path string) error {
+	t := rv.Type()
+	strict := w.strict
+	w.strict = strict || strings.HasPrefix(t.PkgPath(), olmPkgPrefix)
+	pruned := w.walk(v, t, path)
+	w.strict = strict
+	if w.typeErr != nil {
+		return nil
+	}
+	return fillJSON(pruned, rv, path)
+}
+
+// fillThroughJSON decodes a number (the kinds the ODLM types hold otherwise) once walk has
+// checked its JSON type.
+func (w *walker) fillThroughJSON(v any, rv reflect.Value, path string) error {
+	w.walk(v, rv.Type(), path)
+	if w.typeErr != nil {
+		return nil
+	}
+	return fillJSON(v, rv, path)
+}
+
+// fillScalar sets a string or a boolean.
+func (w *walker) fillScalar(v any, rv reflect.Value, path string) {
+	switch x := v.(type) {
+	case string:
+		if rv.Kind() == reflect.String {
+			rv.SetString(x)
+			return
+		}
+	case bool:
+		if rv.Kind() == reflect.Bool {
+			rv.SetBool(x)
+			return
+		}
+	}
+	w.mismatch(path, rv.Type(), v)
+}
+
+// fillStruct fills an ODLM struct from a mapping, key by key in order; a key without a
+// field is an issue.
+func (w *walker) fillStruct(v any, rv reflect.Value, path string) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		w.mismatch(path, rv.Type(), v)
+		return nil
+	}
+	idx := jsonIndexes(rv.Type())
+	for _, k := range manifest.SortedKeys(m) {
+		i, known := idx[k]
+		if !known {
+			near, _ := suggest.Closest(k, slices.Sorted(maps.Keys(idx)))
+			w.issues = append(w.issues, FieldIssue{Path: manifest.Field(path, k), Near: near})
+			continue
+		}
+		if err := w.fill(m[k], rv.Field(i), manifest.Field(path, k)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fillSlice fills a slice from a list (an empty list stays a non-nil slice).
+func (w *walker) fillSlice(v any, rv reflect.Value, path string) error {
+	l, ok := v.([]any)
+	if !ok {
+		w.mismatch(path, rv.Type(), v)
+		return nil
+	}
+	out := reflect.MakeSlice(rv.Type(), len(l), len(l))
+	for i, e := range l {
+		if err := w.fill(e, out.Index(i), manifest.Field(path, i)); err != nil {
+			return err
+		}
+	}
+	rv.Set(out)
+	return nil
+}
+
+// fillMap fills a map from a mapping.
+func (w *walker) fillMap(v any, rv reflect.Value, path string) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		w.mismatch(path, rv.Type(), v)
+		return nil
+	}
+	t := rv.Type()
+	out := reflect.MakeMapWithSize(t, len(m))
+	for _, k := range manifest.SortedKeys(m) {
+		ev := reflect.New(t.Elem()).Elem()
+		if err := w.fill(m[k], ev, manifest.Field(path, k)); err != nil {
+			return err
+		}
+		out.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), ev)
+	}
+	rv.Set(out)
+	return nil
+}
+
+// scalarMatches reports whether v is of the JSON type a scalar kind decodes from (true for
+// the kinds that are not scalars).
+func scalarMatches(k reflect.Kind, v any) bool {
+	var ok bool
+	switch k {
+	case reflect.String:
+		_, ok = v.(string)
+	case reflect.Bool:
+		_, ok = v.(bool)
+	case reflect.Int, reflect.Int32, reflect.Int64, reflect.Uint32, reflect.Float64:
+		_, ok = v.(json.Number)
+	default:
+		return true
+	}
+	return ok
 }
 
 // fillJSON decodes one subtree through its JSON form.
@@ -267,6 +320,7 @@ func (w *walker) mismatch(path string, t reflect.Type, v any) {
 	}
 }
 
+// walk follows v along t (see walker) and returns v without the keys t has no field for.
 func (w *walker) walk(v any, t reflect.Type, path string) any {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -279,59 +333,64 @@ func (w *walker) walk(v any, t reflect.Type, path string) any {
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		m, ok := v.(map[string]any)
-		if !ok {
-			w.mismatch(path, t, v)
-			return v
-		}
-		fields := jsonFields(t)
-		out := make(map[string]any, len(m))
-		for _, k := range manifest.SortedKeys(m) {
-			ft, known := fields[k]
-			if !known {
-				near, _ := suggest.Closest(k, slices.Sorted(maps.Keys(fields)))
-				w.issues = append(w.issues, FieldIssue{Path: manifest.Field(path, k), Near: near, Strict: w.strict, Type: t.Name()})
-				continue
-			}
-			out[k] = w.walk(m[k], ft, manifest.Field(path, k))
-		}
-		return out
+		return w.walkStruct(v, t, path)
 	case reflect.Slice:
-		l, ok := v.([]any)
-		if !ok {
-			w.mismatch(path, t, v)
-			return v
-		}
-		out := make([]any, len(l))
-		for i, e := range l {
-			out[i] = w.walk(e, t.Elem(), manifest.Field(path, i))
-		}
-		return out
+		return w.walkSlice(v, t, path)
 	case reflect.Map:
-		m, ok := v.(map[string]any)
-		if !ok {
-			w.mismatch(path, t, v)
-			return v
-		}
-		out := make(map[string]any, len(m))
-		for _, k := range manifest.SortedKeys(m) {
-			out[k] = w.walk(m[k], t.Elem(), manifest.Field(path, k))
-		}
-		return out
-	case reflect.String:
-		if _, ok := v.(string); !ok {
-			w.mismatch(path, t, v)
-		}
-	case reflect.Bool:
-		if _, ok := v.(bool); !ok {
-			w.mismatch(path, t, v)
-		}
-	case reflect.Int, reflect.Int32, reflect.Int64, reflect.Uint32, reflect.Float64:
-		if _, ok := v.(json.Number); !ok {
-			w.mismatch(path, t, v)
-		}
+		return w.walkMap(v, t, path)
+	}
+	if !scalarMatches(t.Kind(), v) {
+		w.mismatch(path, t, v)
 	}
 	return v
+}
+
+// walkStruct keeps the keys of a mapping that t has a field for, walked along their types;
+// the others are issues.
+func (w *walker) walkStruct(v any, t reflect.Type, path string) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		w.mismatch(path, t, v)
+		return v
+	}
+	fields := jsonFields(t)
+	out := make(map[string]any, len(m))
+	for _, k := range manifest.SortedKeys(m) {
+		ft, known := fields[k]
+		if !known {
+			near, _ := suggest.Closest(k, slices.Sorted(maps.Keys(fields)))
+			w.issues = append(w.issues, FieldIssue{Path: manifest.Field(path, k), Near: near, Strict: w.strict, Type: t.Name()})
+			continue
+		}
+		out[k] = w.walk(m[k], ft, manifest.Field(path, k))
+	}
+	return out
+}
+
+func (w *walker) walkSlice(v any, t reflect.Type, path string) any {
+	l, ok := v.([]any)
+	if !ok {
+		w.mismatch(path, t, v)
+		return v
+	}
+	out := make([]any, len(l))
+	for i, e := range l {
+		out[i] = w.walk(e, t.Elem(), manifest.Field(path, i))
+	}
+	return out
+}
+
+func (w *walker) walkMap(v any, t reflect.Type, path string) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		w.mismatch(path, t, v)
+		return v
+	}
+	out := make(map[string]any, len(m))
+	for _, k := range manifest.SortedKeys(m) {
+		out[k] = w.walk(m[k], t.Elem(), manifest.Field(path, k))
+	}
+	return out
 }
 
 // fieldsByType memoizes jsonFields (the types are few and fixed).
