@@ -1,8 +1,10 @@
 package metaop
 
 import (
+	"cmp"
 	"errors"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/odlm-render/odlm-render/internal/api"
@@ -80,84 +82,110 @@ func Convert(objs []*manifest.Object, opts Options) ([]*manifest.Object, diag.Re
 // Analyze groups, checks and converts the Meta Operator inputs among objs.
 func Analyze(objs []*manifest.Object, opts Options) *Conversion {
 	c := &Conversion{produced: map[string]producedObj{}}
+	units, odlm := c.group(objs, opts)
+	for _, u := range units {
+		c.Units = append(c.Units, u)
+		c.convert(u)
+		c.checkCollisions(u, odlm)
+		c.settle(u)
+	}
+	return c
+}
+
+// group sorts objs (in manifest.Sort order) into Inputs, grouped into units, and Others; it
+// returns the units in namespace, name order and the ODLM inputs among the others.
+func (c *Conversion) group(objs []*manifest.Object, opts Options) ([]*Unit, []*manifest.Object) {
 	sorted := append([]*manifest.Object(nil), objs...)
 	manifest.Sort(sorted)
 	units := map[unitKey]*Unit{}
 	var odlm []*manifest.Object
 	for _, o := range sorted {
-		if kind := KindTypo(o); kind != "" && o.Group() == Group {
-			res := diag.Errorf(o, "Kind", "the field is spelled kind (lower case): the API server rejects a %s written with Kind: (a typo of the Meta Operator's design document); write kind: %s", kind, kind)
-			ref := *res.Object
-			ref.Kind = kind
-			res.Object = &ref
-			c.add(res)
+		switch {
+		case o.Group() == Group && KindTypo(o) != "":
+			c.reportKindTypo(o)
 			c.Others = append(c.Others, o)
-			continue
-		}
-		if !IsInput(o) {
+		case !IsInput(o):
 			if o.Group() == api.Group {
 				odlm = append(odlm, o)
 			}
 			c.Others = append(c.Others, o)
-			continue
-		}
-		c.Inputs = append(c.Inputs, o)
-		if o.APIVersion() != APIVersion {
-			c.add(diag.Errorf(o, "apiVersion", "%s is not served by the Meta Operator (want %s)", o.APIVersion(), APIVersion))
-			continue
-		}
-		if o.Name() == "" {
-			c.add(diag.Errorf(o, "metadata.name", "is required"))
-			continue
-		}
-		ns := o.Namespace()
-		if ns == "" {
-			if opts.DefaultNamespace == "" {
-				c.add(diag.Errorf(o, "metadata.namespace", "is required: %s is namespaced (or give a default namespace, --namespace)", o.Kind()))
-				continue
+		default:
+			c.Inputs = append(c.Inputs, o)
+			if k, ok := c.unitOf(o, opts); ok {
+				c.place(units, k, o)
 			}
-			ns = opts.DefaultNamespace
 		}
-		k := unitKey{ns, o.Name()}
-		u := units[k]
-		if u == nil {
-			u = &Unit{Namespace: ns, Name: o.Name(), channelFrom: map[int]int{}}
-			units[k] = u
-		}
-		slot := map[string]**manifest.Object{KindCatalog: &u.Catalog, KindConfig: &u.Config, KindSet: &u.Set}[o.Kind()]
-		if *slot != nil {
-			c.add(diag.Errorf(o, "metadata.name", "%s %s/%s is defined more than once", o.Kind(), ns, o.Name()))
-			u.Failed = true
-			continue
-		}
-		*slot = o
 	}
-	keys := make([]unitKey, 0, len(units))
-	for k := range units {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].namespace != keys[j].namespace {
-			return keys[i].namespace < keys[j].namespace
-		}
-		return keys[i].name < keys[j].name
+	out := slices.Collect(maps.Values(units))
+	slices.SortFunc(out, func(a, b *Unit) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
-	for _, k := range keys {
-		u := units[k]
-		c.Units = append(c.Units, u)
-		c.convert(u)
-		c.checkCollisions(u, odlm)
-		if u.Failed {
-			u.Registry, u.OperandConfig, u.Request = nil, nil, nil
-			continue
+	return out, odlm
+}
+
+// reportKindTypo reports a Meta CR written with Kind: (capital K), naming the kind it meant.
+func (c *Conversion) reportKindTypo(o *manifest.Object) {
+	kind := KindTypo(o)
+	res := diag.Errorf(o, "Kind", "the field is spelled kind (lower case): the API server rejects a %s written with Kind: (a typo of the Meta Operator's design document); write kind: %s", kind, kind)
+	ref := *res.Object
+	ref.Kind = kind
+	res.Object = &ref
+	c.add(res)
+}
+
+// unitOf is the unit a Meta input belongs to (its name, and its namespace or the default);
+// false, with the error reported, when it has no valid one.
+func (c *Conversion) unitOf(o *manifest.Object, opts Options) (unitKey, bool) {
+	if o.APIVersion() != APIVersion {
+		c.add(diag.Errorf(o, "apiVersion", "%s is not served by the Meta Operator (want %s)", o.APIVersion(), APIVersion))
+		return unitKey{}, false
+	}
+	if o.Name() == "" {
+		c.add(diag.Errorf(o, "metadata.name", "is required"))
+		return unitKey{}, false
+	}
+	ns := o.Namespace()
+	if ns == "" {
+		if opts.DefaultNamespace == "" {
+			c.add(diag.Errorf(o, "metadata.namespace", "is required: %s is namespaced (or give a default namespace, --namespace)", o.Kind()))
+			return unitKey{}, false
 		}
-		for kind, o := range map[string]*manifest.Object{api.KindOperandRegistry: u.Registry, api.KindOperandConfig: u.OperandConfig, api.KindOperandRequest: u.Request} {
-			if o != nil {
-				c.produced[o.Ref().Key()] = producedObj{unit: u, kind: kind}
-			}
+		ns = opts.DefaultNamespace
+	}
+	return unitKey{ns, o.Name()}, true
+}
+
+// place puts a Meta input in its unit's slot for its kind; a second input of the same kind
+// fails the unit.
+func (c *Conversion) place(units map[unitKey]*Unit, k unitKey, o *manifest.Object) {
+	u := units[k]
+	if u == nil {
+		u = &Unit{Namespace: k.namespace, Name: k.name, channelFrom: map[int]int{}}
+		units[k] = u
+	}
+	slot := map[string]**manifest.Object{KindCatalog: &u.Catalog, KindConfig: &u.Config, KindSet: &u.Set}[o.Kind()]
+	if *slot != nil {
+		c.add(diag.Errorf(o, "metadata.name", "%s %s/%s is defined more than once", o.Kind(), k.namespace, k.name))
+		u.Failed = true
+		return
+	}
+	*slot = o
+}
+
+// settle drops the ODLM objects of a failed unit, and records those of a converted one.
+func (c *Conversion) settle(u *Unit) {
+	if u.Failed {
+		u.Registry, u.OperandConfig, u.Request = nil, nil, nil
+		return
+	}
+	for _, p := range []struct {
+		kind string
+		o    *manifest.Object
+	}{{api.KindOperandRegistry, u.Registry}, {api.KindOperandConfig, u.OperandConfig}, {api.KindOperandRequest, u.Request}} {
+		if p.o != nil {
+			c.produced[p.o.Ref().Key()] = producedObj{unit: u, kind: p.kind}
 		}
 	}
-	return c
 }
 
 // Objects returns the ODLM objects of every unit that converted without error.
@@ -200,44 +228,80 @@ func (c *Conversion) decode(u *Unit, o *manifest.Object, out any) bool {
 	return true
 }
 
+// convert decodes and checks a unit's Meta inputs and builds its ODLM objects.
 func (c *Conversion) convert(u *Unit) {
 	var cat CatalogSpec
 	var cfg ConfigSpec
 	var set SetSpec
-	if u.Catalog != nil && !c.decode(u, u.Catalog, &cat) {
+	if !c.decodeInput(u, u.Catalog, &cat) || !c.decodeInput(u, u.Config, &cfg) || !c.decodeInput(u, u.Set, &set) {
 		return
 	}
-	if u.Config != nil && !c.decode(u, u.Config, &cfg) {
+	if !c.checkPairing(u) {
 		return
 	}
-	if u.Set != nil && !c.decode(u, u.Set, &set) {
-		return
+	ops := c.checkCatalog(u, cat)
+	setBy := c.checkSet(u, set, ops)
+	c.checkConfig(u, cfg, ops)
+	// build even after an error, to report the errors building finds; Analyze drops the
+	// objects of a failed unit
+	if u.Catalog != nil {
+		c.buildRegistry(u, cat, set, setBy)
 	}
+	if u.Config != nil {
+		u.OperandConfig = c.buildConfig(u)
+	}
+	if u.Set != nil {
+		u.Request = c.buildRequest(u, set)
+	}
+}
+
+// decodeInput decodes the spec of a unit's input, when the unit has one.
+func (c *Conversion) decodeInput(u *Unit, o *manifest.Object, out any) bool {
+	return o == nil || c.decode(u, o, out)
+}
+
+// checkPairing reports a Set or Config without a Catalog and a Catalog without a Set; false
+// when the unit cannot convert (a Set without a Catalog).
+func (c *Conversion) checkPairing(u *Unit) bool {
 	switch {
 	case u.Set != nil && u.Catalog == nil:
 		c.errorf(u, u.Set, "metadata.name", "no MetaOperatorCatalog %s among the inputs: a MetaOperatorSet installs operators of the MetaOperatorCatalog (and MetaOperatorConfig) of the same name and namespace", u.key())
-		return
+		return false
 	case u.Config != nil && u.Catalog == nil:
 		c.add(diag.Warnf(u.Config, "metadata.name", "no MetaOperatorCatalog %s among the inputs: the Meta Operator only reads a MetaOperatorConfig with the same name and namespace as its catalog", u.key()))
 	case u.Catalog != nil && u.Set == nil:
 		c.add(diag.Infof(u.Catalog, "metadata.name", "no MetaOperatorSet %s among the inputs: none of its operators is installed (only a Set's state: present installs one)", u.key()))
 	}
+	return true
+}
 
-	// the catalog
-	byName := map[string]int{}
-	var names []string
+// catalogIndex finds a catalog's operators by name.
+type catalogIndex struct {
+	byName map[string]int // index in spec.operators
+	names  []string       // in catalog order
+}
+
+func (ix catalogIndex) has(name string) bool {
+	_, ok := ix.byName[name]
+	return ok
+}
+
+// checkCatalog checks the catalog's operators (names present and unique, a package name, no
+// state) and indexes them.
+func (c *Conversion) checkCatalog(u *Unit, cat CatalogSpec) catalogIndex {
+	ix := catalogIndex{byName: map[string]int{}}
 	for i, op := range cat.Operators {
 		f := manifest.Field("spec.operators", i)
 		if op.Name == "" {
 			c.errorf(u, u.Catalog, f+".name", "is required")
 			continue
 		}
-		if first, dup := byName[op.Name]; dup {
+		if first, dup := ix.byName[op.Name]; dup {
 			c.errorf(u, u.Catalog, f+".name", "duplicate operator name %q (also spec.operators[%d])", op.Name, first)
 			continue
 		}
-		byName[op.Name] = i
-		names = append(names, op.Name)
+		ix.byName[op.Name] = i
+		ix.names = append(ix.names, op.Name)
 		if op.PackageName == "" {
 			c.errorf(u, u.Catalog, f+".packageName", "is required")
 		}
@@ -245,8 +309,12 @@ func (c *Conversion) convert(u *Unit) {
 			c.add(diag.Warnf(u.Catalog, f+".state", "has no effect: the MetaOperatorSet decides whether operator %q is present", op.Name))
 		}
 	}
+	return ix
+}
 
-	// the set
+// checkSet checks the Set's services (names present, unique and in the catalog, a known
+// state) and returns the index of each name in spec.services.
+func (c *Conversion) checkSet(u *Unit, set SetSpec, ops catalogIndex) map[string]int {
 	setBy := map[string]int{}
 	for j, s := range set.Services {
 		f := manifest.Field("spec.services", j)
@@ -259,8 +327,8 @@ func (c *Conversion) convert(u *Unit) {
 			continue
 		}
 		setBy[s.Name] = j
-		if _, ok := byName[s.Name]; !ok {
-			c.errorf(u, u.Set, f+".name", "operator %q is not in MetaOperatorCatalog %s (operators: %s)", s.Name, u.key(), strings.Join(names, ", "))
+		if !ops.has(s.Name) {
+			c.errorf(u, u.Set, f+".name", "operator %q is not in MetaOperatorCatalog %s (operators: %s)", s.Name, u.key(), strings.Join(ops.names, ", "))
 		}
 		switch s.State {
 		case StatePresent, StateAbsent:
@@ -270,28 +338,20 @@ func (c *Conversion) convert(u *Unit) {
 			c.errorf(u, u.Set, f+".state", "must be %s or %s, not %q", StatePresent, StateAbsent, s.State)
 		}
 	}
+	return setBy
+}
 
-	// the config
+// checkConfig checks the Config's services: a name, of a catalog operator.
+func (c *Conversion) checkConfig(u *Unit, cfg ConfigSpec, ops catalogIndex) {
 	for k, s := range cfg.Services {
 		f := manifest.Field("spec.services", k)
 		if s.Name == "" {
 			c.errorf(u, u.Config, f+".name", "is required")
 			continue
 		}
-		if _, ok := byName[s.Name]; !ok && u.Catalog != nil {
+		if !ops.has(s.Name) && u.Catalog != nil {
 			c.add(diag.Warnf(u.Config, f+".name", "operator %q is not in MetaOperatorCatalog %s: nothing reads this service", s.Name, u.key()))
 		}
-	}
-	// build even after an error, to report the errors building finds; Analyze drops the
-	// objects of a failed unit
-	if u.Catalog != nil {
-		c.buildRegistry(u, cat, set, setBy)
-	}
-	if u.Config != nil {
-		u.OperandConfig = c.buildConfig(u)
-	}
-	if u.Set != nil {
-		u.Request = c.buildRequest(u, set)
 	}
 }
 
