@@ -18,12 +18,11 @@ import (
 // A Builder is not safe for concurrent use. After an error it holds whatever
 // was added before the faulty blob; callers normally give up on it.
 type Builder struct {
-	keep          map[string]bool // nil keeps every package
-	relatedImages bool
-	packages      map[string]*Package
-	defined       map[string]bool   // packages with an olm.package blob
-	deprSeen      map[string]Source // packages with an olm.deprecations blob
-	ignored       map[string]int
+	dec      decoder
+	packages map[string]*Package
+	defined  map[string]bool   // packages with an olm.package blob
+	deprSeen map[string]Source // packages with an olm.deprecations blob
+	ignored  map[string]int
 	// Duplicates do not stop the loading: they are collected and reported
 	// together by Catalog, so that one run shows every clash (loading two
 	// catalogs that share packages names each shared package once).
@@ -37,18 +36,18 @@ type Builder struct {
 // NewBuilder returns an empty Builder.
 func NewBuilder(opts LoadOptions) *Builder {
 	b := &Builder{
-		relatedImages: opts.RelatedImages,
-		packages:      map[string]*Package{},
-		defined:       map[string]bool{},
-		deprSeen:      map[string]Source{},
-		ignored:       map[string]int{},
+		dec:      decoder{relatedImages: opts.RelatedImages},
+		packages: map[string]*Package{},
+		defined:  map[string]bool{},
+		deprSeen: map[string]Source{},
+		ignored:  map[string]int{},
 
 		dupPackages: map[string]bool{},
 	}
 	if len(opts.Packages) > 0 {
-		b.keep = make(map[string]bool, len(opts.Packages))
+		b.dec.keep = make(map[string]bool, len(opts.Packages))
 		for _, p := range opts.Packages {
-			b.keep[p] = true
+			b.dec.keep[p] = true
 		}
 	}
 	return b
@@ -139,11 +138,18 @@ const (
 	itemDeprecations                 // an olm.deprecations blob
 )
 
-func (b *Builder) keeps(pkg string) bool { return b.keep == nil || b.keep[pkg] }
+// decoder turns documents and blobs into items (decode.go). It only reads its filter and
+// options, so that the pipeline's workers may share it.
+type decoder struct {
+	keep          map[string]bool // nil keeps every package
+	relatedImages bool
+}
+
+func (d *decoder) keeps(pkg string) bool { return d.keep == nil || d.keep[pkg] }
 
 // add decodes and inserts one blob.
 func (b *Builder) add(src Source, blob map[string]any) error {
-	items, err := b.decodeBlob(src, blob)
+	items, err := b.dec.decodeBlob(src, blob)
 	if err != nil {
 		return err
 	}
@@ -158,14 +164,14 @@ func (b *Builder) insertAll(items []item) {
 	}
 }
 
-// decodeBlob turns one blob into items. It only reads b.keep, so workers
+// decodeBlob turns one blob into items. It only reads the filter, so workers
 // may call it concurrently. A CatalogSnapshot gives one item per blob it
 // holds.
-func (b *Builder) decodeBlob(src Source, blob map[string]any) ([]item, error) {
+func (d *decoder) decodeBlob(src Source, blob map[string]any) ([]item, error) {
 	v := blob["schema"]
 	if v == nil {
 		if isSnapshot(blob) {
-			return b.decodeSnapshotObject(src, blob, packageSources(src, nil))
+			return d.decodeSnapshotObject(src, blob, packageSources(src, nil))
 		}
 		return nil, &Error{Source: src, Err: errors.New(`blob has no "schema"`)}
 	}
@@ -181,7 +187,7 @@ func (b *Builder) decodeBlob(src Source, blob map[string]any) ([]item, error) {
 		if err != nil {
 			return nil, &Error{Source: src, Err: fmt.Errorf("olm.package: %w", err)}
 		}
-		if !b.keeps(name) {
+		if !d.keeps(name) {
 			return []item{{kind: itemSkipped, src: src, pkg: name}}, nil
 		}
 		it, err := decodePackage(src, name, blob)
@@ -196,7 +202,7 @@ func (b *Builder) decodeBlob(src Source, blob map[string]any) ([]item, error) {
 	if err != nil {
 		return nil, &Error{Source: src, Err: fmt.Errorf("%s: %w", schema, err)}
 	}
-	if !b.keeps(pkgName) {
+	if !d.keeps(pkgName) {
 		return []item{{kind: itemSkipped, src: src, pkg: pkgName}}, nil
 	}
 	it := item{src: src, pkg: pkgName}
@@ -206,7 +212,7 @@ func (b *Builder) decodeBlob(src Source, blob map[string]any) ([]item, error) {
 		it.channel, err = decodeChannel(src, pkgName, blob)
 	case schemaBundle:
 		it.kind = itemBundle
-		it.bundle, err = decodeBundle(src, pkgName, blob, b.relatedImages)
+		it.bundle, err = decodeBundle(src, pkgName, blob, d.relatedImages)
 	case schemaDeprecations:
 		it.kind = itemDeprecations
 		it.deprecations, err = decodeDeprecations(src, pkgName, blob)

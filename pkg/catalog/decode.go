@@ -74,13 +74,13 @@ type peekResult struct {
 
 // decide returns the items of a document the peek can settle without
 // parsing it, or nil when it must be parsed.
-func (b *Builder) decide(c *chunk) []item {
+func (d *decoder) decide(c *chunk) []item {
 	p := c.peek
 	if !p.ok {
 		return nil
 	}
 	if c.snapshotItem {
-		if p.name != "" && !b.keeps(p.name) {
+		if p.name != "" && !d.keeps(p.name) {
 			return []item{{kind: itemSkipped, src: c.src, pkg: p.name}}
 		}
 		return nil
@@ -89,36 +89,36 @@ func (b *Builder) decide(c *chunk) []item {
 	case "":
 		return nil // no schema: an error or a CatalogSnapshot, the decoder says
 	case schemaPackage:
-		if p.name != "" && !b.keeps(p.name) {
+		if p.name != "" && !d.keeps(p.name) {
 			return []item{{kind: itemSkipped, src: c.src, pkg: p.name}}
 		}
 	case schemaChannel, schemaBundle, schemaDeprecations:
-		if p.pkg != "" && !b.keeps(p.pkg) {
+		if p.pkg != "" && !d.keeps(p.pkg) {
 			return []item{{kind: itemSkipped, src: c.src, pkg: p.pkg}}
 		}
 	default:
 		// Valid FBC that this package does not interpret. A filtered load
 		// does not even check its syntax; a full load does (as opm would).
-		if b.keep != nil {
+		if d.keep != nil {
 			return []item{{kind: itemIgnored, src: c.src, pkg: p.schema}}
 		}
 	}
 	return nil
 }
 
-// work parses and decodes one chunk. It only reads the Builder's filter, so
+// work parses and decodes one chunk. It only reads the decoder's filter, so
 // that workers may run it concurrently.
-func (b *Builder) work(c *chunk) ([]item, error) {
+func (d *decoder) work(c *chunk) ([]item, error) {
 	if c.pre != nil {
 		return c.pre, nil
 	}
 	if c.json {
-		return b.workJSON(c)
+		return d.workJSON(c)
 	}
-	return b.workYAML(c)
+	return d.workYAML(c)
 }
 
-func (b *Builder) workJSON(c *chunk) ([]item, error) {
+func (d *decoder) workJSON(c *chunk) ([]item, error) {
 	dec := json.NewDecoder(bytes.NewReader(c.data))
 	dec.UseNumber()
 	var v any
@@ -137,14 +137,14 @@ func (b *Builder) workJSON(c *chunk) ([]item, error) {
 	if !ok {
 		return nil, &Error{Source: c.src, Err: fmt.Errorf("a catalog blob must be a mapping (a JSON object), got %s", manifest.Describe(v))}
 	}
-	return b.decodeBlob(c.src, blob)
+	return d.decodeBlob(c.src, blob)
 }
 
-func (b *Builder) workYAML(c *chunk) ([]item, error) {
+func (d *decoder) workYAML(c *chunk) ([]item, error) {
 	if c.peek.ok && !c.snapshotItem && !c.snapshotHeader {
-		if p := prune(c.data, c.peek.schema, !b.relatedImages); p != nil {
+		if p := prune(c.data, c.peek.schema, !d.relatedImages); p != nil {
 			if root, err := parseYAMLDoc(p.data, c.src.Line); err == nil {
-				if items, err, ok := b.decodeRoot(c, root, p); ok && err == nil {
+				if items, err, ok := d.decodeRoot(c, root, p); ok && err == nil {
 					return items, nil
 				}
 			}
@@ -158,13 +158,13 @@ func (b *Builder) workYAML(c *chunk) ([]item, error) {
 	if err != nil {
 		return nil, &Error{Source: Source{File: c.src.File, Index: c.src.Index}, Err: err}
 	}
-	items, err, _ := b.decodeRoot(c, root, nil)
+	items, err, _ := d.decodeRoot(c, root, nil)
 	return items, err
 }
 
 // decodeRoot decodes a parsed document (nil: an empty one). With p, the
 // alm-examples prune took out are put back; ok is false when that fails.
-func (b *Builder) decodeRoot(c *chunk, root *yaml.Node, p *pruned) (items []item, err error, ok bool) {
+func (d *decoder) decodeRoot(c *chunk, root *yaml.Node, p *pruned) (items []item, err error, ok bool) {
 	src := Source{File: c.src.File, Index: c.src.Index}
 	if root == nil {
 		return nil, nil, true // an empty document
@@ -176,7 +176,7 @@ func (b *Builder) decodeRoot(c *chunk, root *yaml.Node, p *pruned) (items []item
 	if !c.peek.ok && c.src.Index >= 0 {
 		// The peek could not read it; the parsed top level can still
 		// save the conversion of a blob that would be dropped.
-		if items := b.decideNode(src, root); items != nil {
+		if items := d.decideNode(src, root); items != nil {
 			return items, nil, true
 		}
 	}
@@ -191,24 +191,24 @@ func (b *Builder) decodeRoot(c *chunk, root *yaml.Node, p *pruned) (items []item
 	}
 	switch {
 	case c.snapshotItem:
-		items, err = b.decodeSnapshotPackage(src, m)
+		items, err = d.decodeSnapshotPackage(src, m)
 	case c.snapshotHeader:
 		err = checkSnapshotHeader(src, m, true)
 	default:
-		items, err = b.decodeBlob(src, m)
+		items, err = d.decodeBlob(src, m)
 	}
 	return items, err, true
 }
 
 // decideNode is decide for a parsed document whose text the peek could not
 // read.
-func (b *Builder) decideNode(src Source, root *yaml.Node) []item {
+func (d *decoder) decideNode(src Source, root *yaml.Node) []item {
 	c := chunk{src: src, peek: peekNode(root)}
 	if c.peek.schema != "" && c.peek.schema != schemaPackage && c.peek.schema != schemaChannel &&
 		c.peek.schema != schemaBundle && c.peek.schema != schemaDeprecations {
 		return []item{{kind: itemIgnored, src: src, pkg: c.peek.schema}}
 	}
-	return b.decide(&c)
+	return d.decide(&c)
 }
 
 // parseYAMLDoc parses one document; nil for an empty one. Lines in errors

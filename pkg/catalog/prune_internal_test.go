@@ -43,7 +43,7 @@ func decodeWith(data []byte, p *pruned) ([]item, error) {
 	if p != nil && !p.restore(m) {
 		return nil, errRestore
 	}
-	return NewBuilder(LoadOptions{}).decodeBlob(Source{File: "x"}, m)
+	return NewBuilder(LoadOptions{}).dec.decodeBlob(Source{File: "x"}, m)
 }
 
 var errRestore = errors.New("alm-examples could not be put back")

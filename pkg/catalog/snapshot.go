@@ -335,7 +335,7 @@ func (b *Builder) AddSnapshotObject(src Source, obj map[string]any, lineOf func(
 	if obj == nil {
 		return &Error{Source: src, Err: errors.New("empty " + SnapshotKind)}
 	}
-	items, err := b.decodeSnapshotObject(src, obj, packageSources(src, lineOf))
+	items, err := b.dec.decodeSnapshotObject(src, obj, packageSources(src, lineOf))
 	if err != nil {
 		return err
 	}
@@ -363,7 +363,7 @@ func packageSources(doc Source, lineOf func(path string) int) func(i int) Source
 // splitter did not cut). pkgSrc gives the source of the i-th package (see
 // packageSources). A snapshot cut by the splitter is read by the same
 // checkSnapshotHeader and decodeSnapshotPackage, a chunk at a time.
-func (b *Builder) decodeSnapshotObject(src Source, blob map[string]any, pkgSrc func(i int) Source) ([]item, error) {
+func (d *decoder) decodeSnapshotObject(src Source, blob map[string]any, pkgSrc func(i int) Source) ([]item, error) {
 	if err := checkSnapshotHeader(src, blob, false); err != nil {
 		return nil, err
 	}
@@ -374,7 +374,7 @@ func (b *Builder) decodeSnapshotObject(src Source, blob map[string]any, pkgSrc f
 	}
 	var out []item
 	for i, p := range pkgs {
-		items, err := b.decodeSnapshotPackage(pkgSrc(i), p)
+		items, err := d.decodeSnapshotPackage(pkgSrc(i), p)
 		if err != nil {
 			return nil, err
 		}
@@ -445,12 +445,12 @@ func onlyKeys(m map[string]any, keys ...string) error {
 }
 
 // decodeSnapshotPackage reads one spec.packages element.
-func (b *Builder) decodeSnapshotPackage(src Source, m map[string]any) ([]item, error) {
+func (d *decoder) decodeSnapshotPackage(src Source, m map[string]any) ([]item, error) {
 	name, err := reqString(m, "name")
 	if err != nil {
 		return nil, snapErr(src, "package: %w", err)
 	}
-	if !b.keeps(name) {
+	if !d.keeps(name) {
 		return []item{{kind: itemSkipped, src: src, pkg: name}}, nil
 	}
 	var r snapshotPackageRecord

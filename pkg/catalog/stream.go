@@ -157,7 +157,7 @@ func (p *pipeline) emit(c *chunk) error {
 	if p.stop.Load() {
 		return errStopped
 	}
-	if items := p.b.decide(c); items != nil {
+	if items := p.b.dec.decide(c); items != nil {
 		c.pre, c.data = items, nil
 	}
 	if p.jobs == nil && c.pre == nil {
@@ -167,7 +167,7 @@ func (p *pipeline) emit(c *chunk) error {
 		}
 	}
 	if p.jobs == nil {
-		items, err := p.b.work(c)
+		items, err := p.b.dec.work(c)
 		c.data = nil
 		if err != nil {
 			if !p.fail(c, err) {
@@ -206,7 +206,7 @@ func (p *pipeline) start() {
 			defer p.workers.Done()
 			for j := range p.jobs {
 				if !p.stop.Load() {
-					j.items, j.err = p.b.work(j.c)
+					j.items, j.err = p.b.dec.work(j.c)
 					p.count(j.items)
 				}
 				j.c.data = nil
