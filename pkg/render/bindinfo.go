@@ -96,9 +96,9 @@ func (r *run) renderBindInfo(bi *operandBindInfo) {
 
 // requestsOf lists the OperandRequests with a block for the registry that names the operand
 // (ODLM's registry status; scope, no-op and userManaged do not matter here).
-func (r *run) requestsOf(reg key, operand string) []*operandRequest {
+func (in *roundInputs) requestsOf(reg key, operand string) []*operandRequest {
 	var out []*operandRequest
-	for _, req := range r.requests {
+	for _, req := range in.requests {
 		for _, w := range req.wants {
 			if w.registry.key == reg && w.operand.Name == operand {
 				out = append(out, req)

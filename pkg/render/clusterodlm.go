@@ -65,11 +65,11 @@ func (r *run) configAt(k key) *operandConfig {
 // noteBrokenInput records an input registry or config whose spec does not decode: the
 // cluster's copy does not stand in for it (the input comes first), and no hint sends the
 // user to the cluster for it.
-func (r *run) noteBrokenInput(o *manifest.Object) {
-	if r.brokenInputs == nil {
-		r.brokenInputs = map[string]bool{}
+func (in *roundInputs) noteBrokenInput(o *manifest.Object) {
+	if in.brokenInputs == nil {
+		in.brokenInputs = map[string]bool{}
 	}
-	r.brokenInputs[o.Kind()+"|"+o.Namespace()+"/"+o.Name()] = true
+	in.brokenInputs[o.Kind()+"|"+o.Namespace()+"/"+o.Name()] = true
 }
 
 // clusterODLM reads an ODLM object from the snapshot and the live cluster, once per round:
@@ -102,8 +102,8 @@ func (r *run) clusterODLM(kind string, k key) *manifest.Object {
 }
 
 // fromCluster says, for messages, that an ODLM object was read from the cluster.
-func (r *run) fromCluster(o *manifest.Object) string {
-	if origin, ok := r.originOf[o]; ok {
+func (l *lookups) fromCluster(o *manifest.Object) string {
+	if origin, ok := l.originOf[o]; ok {
 		return fmt.Sprintf(" (read from the %s)", placeName(origin))
 	}
 	return ""

@@ -9,12 +9,10 @@ import (
 	"strings"
 
 	"github.com/odlm-render/odlm-render/internal/api"
-	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/merge"
 	"github.com/odlm-render/odlm-render/internal/suggest"
-	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
 // localConfigAnnotation marks objects meant for client-side tools only.
@@ -24,146 +22,6 @@ const localConfigAnnotation = "config.kubernetes.io/local-config"
 type key struct{ Namespace, Name string }
 
 func (k key) String() string { return k.Namespace + "/" + k.Name }
-
-// run holds the state of one render.
-type run struct {
-	opts    Options
-	catalog *catalog.Catalog
-	results diag.Results
-
-	// inputs in a canonical order, and the consumed ones
-	objects  []*manifest.Object
-	consumed map[*manifest.Object]bool
-	// replaced maps an input object to the object that takes its place in the output
-	// (an ODLM-labelled Subscription or CR that the controller would update)
-	replaced map[*manifest.Object]*manifest.Object
-	// byRef indexes every input object by manifest.Ref.Key()
-	byRef map[string]*manifest.Object
-
-	registries map[key]*registry
-	configs    map[key]*operandConfig
-	requests   []*operandRequest
-	// clusterODLMObjects are the registries and configs read from the cluster, by
-	// kind|namespace/name; nil for one that is not there (clusterodlm.go), and those whose
-	// spec does not decode
-	clusterODLMObjects map[string]*manifest.Object
-	undecodable        map[*manifest.Object]bool
-	// brokenInputs are the input registries and configs (kind|namespace/name) whose spec
-	// does not decode
-	brokenInputs map[string]bool
-
-	subscriptions  []*subscriptionPlan
-	operatorGroups []*manifest.Object
-	// rendered holds operand CRs and resources by manifest.Ref.Key(), in creation order
-	rendered     map[string]*manifest.Object
-	renderedList []*manifest.Object
-
-	// templating state (templating.go): the previous pass's objects, the values waiting
-	// for run time, reads from Options.Sources, and what the render installs
-	previous          map[string]*manifest.Object
-	pending           []pendingValue
-	sourceCache       map[string]cachedRead
-	providedKinds     map[string]bool
-	installNamespaces map[string]bool
-
-	// CatalogSources from the inputs and snapshots (catalogsource.go), listed once, and the
-	// one ODLM was installed from (looked up once)
-	knownCatalogSources []*catalogSource
-	ownCatalog          *ownCatalogLookup
-	// subscriptionListsFailed are the sources whose list of all Subscriptions failed
-	subscriptionListsFailed []cluster.Origin
-
-	// the look-up layers (reader.go) and rounds (round.go): what the previous round
-	// emitted, the questions this round asked, results given once, lists already made, the
-	// origin of objects that are not inputs, the objects made as ODLM's controller (by key
-	// while the round runs, and as a set), and where emitted objects come from
-	carried        *carried
-	reads          map[string]readRecord
-	warned         map[string]bool
-	existingCache  map[string][]*manifest.Object
-	originOf       map[*manifest.Object]cluster.Origin
-	made           map[string]*manifest.Object
-	controllerMade map[*manifest.Object]bool
-	producers      map[*manifest.Object]producer
-	// inputsByKind indexes the inputs by group|kind, made on first use (after classify)
-	inputsByKind map[string][]*manifest.Object
-	// sourceLists are the lists Options.Sources answered, by source and kind; like
-	// sourceCache, shared by the rounds of a render
-	sourceLists map[string]listed
-	// grantRoles are the Roles the external-secrets mode writes, by key (bindinfo.go)
-	grantRoles map[string]*manifest.Object
-	// passLookups counts lookups in an operand pass (operands.go)
-	passLookups int
-	// decodeCache holds the decoded specs of the inputs, and hashCache the hash annotations
-	// of their untemplated resources: both are shared by the rounds of a render
-	decodeCache   map[*manifest.Object]decoded
-	hashCache     map[hashKey]hashes
-	examplesCache map[*catalog.Bundle]parsedExamples
-	// references are the ConfigMaps and Secrets templates read (by key), with the reader
-	references map[string]string
-	// updatedElsewhere are objects ODLM updates that exist in a snapshot or the live
-	// cluster, or that the previous round emitted: they are emitted
-	updatedElsewhere []*manifest.Object
-
-	// ordering (ordering.go): the Subscription whose operands are being rendered, the
-	// Subscription each operand object waits for, and the bind-info copies
-	installing *subscriptionPlan
-	operatorOf map[*manifest.Object]*subscriptionPlan
-	copies     map[*manifest.Object]bool
-
-	// what serves each kind (schemas.go): the bundles the Subscriptions install, their CSVs
-	// and CRDs as reads see them, the served kinds, the CRDs parsed (shared by the rounds),
-	// and where each emitted custom resource's fields come from
-	installed       []installedBundle
-	unknownInstalls []unknownInstall
-	bundleState     map[string]*manifest.Object
-	served          map[string]*servedKind
-	crdCache        map[crdCacheKey]parsedCRD
-	schemaAnchors   map[*manifest.Object]schemaAnchor
-	// extensionOf is the ClusterExtension each Subscription became, and installers the
-	// objects that grant its installer ServiceAccount what it needs (olmv1.go)
-	extensionOf map[*manifest.Object]*manifest.Object
-	installers  map[*manifest.Object]bool
-
-	// values derived from Secrets (secrets.go): the marked fields of what the render wrote,
-	// and the texts of the values templates resolved from Secrets; both are shared by the
-	// passes and rounds of a render
-	secretMarks secretMarks
-	secretTexts map[string]bool
-}
-
-func newRun(in Inputs, opts Options) *run {
-	objs := append([]*manifest.Object(nil), in.Objects...)
-	if !in.sorted {
-		manifest.Sort(objs)
-	}
-	return &run{
-		opts:        opts,
-		catalog:     in.Catalog,
-		objects:     objs,
-		consumed:    map[*manifest.Object]bool{},
-		replaced:    map[*manifest.Object]*manifest.Object{},
-		byRef:       map[string]*manifest.Object{},
-		registries:  map[key]*registry{},
-		configs:     map[key]*operandConfig{},
-		rendered:    map[string]*manifest.Object{},
-		sourceCache: map[string]cachedRead{},
-		operatorOf:  map[*manifest.Object]*subscriptionPlan{},
-		copies:      map[*manifest.Object]bool{},
-
-		warned:         map[string]bool{},
-		existingCache:  map[string][]*manifest.Object{},
-		originOf:       map[*manifest.Object]cluster.Origin{},
-		made:           map[string]*manifest.Object{},
-		controllerMade: map[*manifest.Object]bool{},
-		producers:      map[*manifest.Object]producer{},
-		crdCache:       map[crdCacheKey]parsedCRD{},
-		schemaAnchors:  map[*manifest.Object]schemaAnchor{},
-		installers:     map[*manifest.Object]bool{},
-		secretMarks:    secretMarks{},
-		secretTexts:    map[string]bool{},
-	}
-}
 
 func (r *run) add(res diag.Result) { r.results = append(r.results, res) }
 
@@ -390,8 +248,8 @@ func (r *run) cachedResourceHashes(cfg *operandConfig, res *api.ConfigResource, 
 }
 
 // fedFromCarried reports whether o is an ODLM object the previous round emitted.
-func (r *run) fedFromCarried(o *manifest.Object) bool {
-	return r.carried != nil && r.carried.odlmSet[o]
+func (l *lookups) fedFromCarried(o *manifest.Object) bool {
+	return l.carried != nil && l.carried.odlmSet[o]
 }
 
 // odlmKinds are the kinds of ODLM's API, for typo checks.

@@ -13,6 +13,28 @@ import (
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
+
+// olmV1 turns the OLM v0 install objects of a round into operator-controller's: a
+// ClusterExtension per Subscription, the ClusterCatalogs, and with --olm-v1-service-account
+// the installer's RBAC (olmv1rbac.go). It reads what the round planned and installed.
+type olmV1 struct {
+	opts           Options
+	catalog        *catalog.Catalog
+	subscriptions  []*subscriptionPlan
+	operatorGroups []*manifest.Object
+	installed      []installedBundle
+	installers     map[*manifest.Object]bool
+	servedKindOf   func(apiVersion, kind string) *servedKind
+	add            func(diag.Result)
+}
+
+func (r *run) olmV1() *olmV1 {
+	return &olmV1{
+		opts: r.opts, catalog: r.catalog, subscriptions: r.subscriptions, operatorGroups: r.operatorGroups,
+		installed: r.installed, installers: r.installers, servedKindOf: r.servedKindOf, add: r.add,
+	}
+}
+
 // OLM versions the render writes for (Options.OLM).
 const (
 	// OLMv0 writes Subscriptions, OperatorGroups and CatalogSources (the default).
@@ -40,10 +62,10 @@ const (
 // copies do not depend on the OLM version. A bundle OLM v1 cannot install is an error
 // naming why. It returns the objects to emit and, for ordering, each Subscription's
 // ClusterExtension.
-func (r *run) toOLMv1(generated []*manifest.Object) ([]*manifest.Object, map[*manifest.Object]*manifest.Object) {
+func (v *olmV1) toOLMv1(generated []*manifest.Object) ([]*manifest.Object, map[*manifest.Object]*manifest.Object) {
 	extensionOf := map[*manifest.Object]*manifest.Object{}
 	planOf := map[*manifest.Object]*subscriptionPlan{}
-	for _, p := range r.subscriptions {
+	for _, p := range v.subscriptions {
 		if p.obj != nil && p.existing == nil {
 			planOf[p.obj] = p
 		}
@@ -59,21 +81,21 @@ func (r *run) toOLMv1(generated []*manifest.Object) ([]*manifest.Object, map[*ma
 				out = append(out, o) // an input ODLM updates: it stays what it is
 				continue
 			}
-			ce := r.clusterExtension(p)
+			ce := v.clusterExtension(p)
 			if ce == nil {
 				continue
 			}
 			if prev, dup := names[ce.Name()]; dup {
 				about, field := p.about()
-				r.add(diag.Errorf(about, field, "ClusterExtension %s would install %s and %s: OLM v1's extensions are cluster-scoped, so Subscriptions of the same name in two namespaces cannot both become one",
+				v.add(diag.Errorf(about, field, "ClusterExtension %s would install %s and %s: OLM v1's extensions are cluster-scoped, so Subscriptions of the same name in two namespaces cannot both become one",
 					ce.Name(), describeExtension(prev), describeExtension(ce)))
 				continue
 			}
 			names[ce.Name()] = ce
 			extensionOf[o] = ce
 			out = append(out, ce)
-			for _, obj := range r.withInstaller(p, ce) {
-				r.installers[obj] = true
+			for _, obj := range v.withInstaller(p, ce) {
+				v.installers[obj] = true
 				out = append(out, obj)
 			}
 		case o.Group() == olmGroup && o.Kind() == "OperatorGroup":
@@ -85,7 +107,7 @@ func (r *run) toOLMv1(generated []*manifest.Object) ([]*manifest.Object, map[*ma
 		}
 	}
 	if droppedGroups > 0 {
-		r.add(diag.Infof(nil, "", "OLM v1 has no OperatorGroups: the %d the render would write for OLM v0 are left out", droppedGroups))
+		v.add(diag.Infof(nil, "", "OLM v1 has no OperatorGroups: the %d the render would write for OLM v0 are left out", droppedGroups))
 	}
 	return out, extensionOf
 }
@@ -96,7 +118,7 @@ func describeExtension(ce *manifest.Object) string {
 
 // clusterExtension is the ClusterExtension of a Subscription the render creates, or nil
 // after an error.
-func (r *run) clusterExtension(p *subscriptionPlan) *manifest.Object {
+func (v *olmV1) clusterExtension(p *subscriptionPlan) *manifest.Object {
 	sub := p.obj
 	about, field := p.about()
 	pkgName := sub.String("spec", "name")
@@ -108,20 +130,20 @@ func (r *run) clusterExtension(p *subscriptionPlan) *manifest.Object {
 		catalogSpec["selector"] = map[string]any{"matchLabels": map[string]any{clusterCatalogNameLabel: src}}
 	}
 	watch := ""
-	if b := r.installedBundleOf(p); b != nil {
+	if b := v.installedBundleOf(p); b != nil {
 		var ok bool
-		if watch, ok = r.installableByOLMv1(p, b); !ok {
+		if watch, ok = v.installableByOLMv1(p, b); !ok {
 			return nil
 		}
-		if r.opts.Pin && b.Version != "" {
+		if v.opts.Pin && b.Version != "" {
 			catalogSpec["version"] = b.Version
 		}
-	} else if r.catalog != nil {
-		r.add(diag.Warnf(about, field, "package %s: the bundle OLM v1 would install is not known, so whether it can (AllNamespaces install mode, no dependencies) is not checked", pkgName))
+	} else if v.catalog != nil {
+		v.add(diag.Warnf(about, field, "package %s: the bundle OLM v1 would install is not known, so whether it can (AllNamespaces install mode, no dependencies) is not checked", pkgName))
 	}
 	if manifest.Get(sub.Map, "spec", "config") != nil && len(p.contributions) > 0 {
 		e := p.contributions[0].entry
-		r.add(diag.Warnf(e.registry.obj, e.field("subscriptionConfig"), "OLM v1 has no subscription config (environment, resources, node selector of the operator's pods): it is left out of ClusterExtension %s", sub.Name()))
+		v.add(diag.Warnf(e.registry.obj, e.field("subscriptionConfig"), "OLM v1 has no subscription config (environment, resources, node selector of the operator's pods): it is left out of ClusterExtension %s", sub.Name()))
 	}
 	ce := manifest.New(map[string]any{
 		"apiVersion": olmV1APIVersion,
@@ -149,8 +171,8 @@ func (r *run) clusterExtension(p *subscriptionPlan) *manifest.Object {
 }
 
 // installedBundleOf is the bundle a plan's Subscription installs once converged.
-func (r *run) installedBundleOf(p *subscriptionPlan) *catalog.Bundle {
-	for _, ib := range r.installed {
+func (v *olmV1) installedBundleOf(p *subscriptionPlan) *catalog.Bundle {
+	for _, ib := range v.installed {
 		if ib.plan == p {
 			return ib.bundle
 		}
@@ -164,7 +186,7 @@ func (r *run) installedBundleOf(p *subscriptionPlan) *catalog.Bundle {
 // namespaces, or with Options.OLMv1WatchNamespace (operator-controller's experimental
 // SingleOwnNamespaceInstallSupport) for the one namespace the OLM v0 OperatorGroup targets,
 // when the bundle supports that install mode.
-func (r *run) installableByOLMv1(p *subscriptionPlan, b *catalog.Bundle) (string, bool) {
+func (v *olmV1) installableByOLMv1(p *subscriptionPlan, b *catalog.Bundle) (string, bool) {
 	about, field := p.about()
 	var why []string
 	for _, q := range b.RequiredPackages {
@@ -182,7 +204,7 @@ func (r *run) installableByOLMv1(p *subscriptionPlan, b *catalog.Bundle) (string
 		return slices.ContainsFunc(b.InstallModes, func(m catalog.InstallMode) bool { return m.Type == t && m.Supported })
 	}
 	var targets []any
-	if og := r.operatorGroupIn(p.namespace); og != nil {
+	if og := v.operatorGroupIn(p.namespace); og != nil {
 		targets, _ = manifest.Get(og.Map, "spec", "targetNamespaces").([]any)
 	}
 	watch, mode := "", v1alpha1.InstallModeTypeAllNamespaces
@@ -200,21 +222,21 @@ func (r *run) installableByOLMv1(p *subscriptionPlan, b *catalog.Bundle) (string
 	case len(why) > 0:
 	case len(b.InstallModes) == 0:
 		// the catalog does not say (as the OLM v0 install-mode check, nothing is refused)
-		r.add(diag.Warnf(about, field, "the catalog gives no install modes for %s: OLM v1 installs it for all namespaces, which it refuses if the bundle does not support AllNamespaces", b.Name))
+		v.add(diag.Warnf(about, field, "the catalog gives no install modes for %s: OLM v1 installs it for all namespaces, which it refuses if the bundle does not support AllNamespaces", b.Name))
 		return "", true
 	case mode == v1alpha1.InstallModeTypeAllNamespaces && all:
 		return "", true
-	case r.opts.OLMv1WatchNamespace && (mode == v1alpha1.InstallModeTypeOwnNamespace || mode == v1alpha1.InstallModeTypeSingleNamespace) && supports(mode):
+	case v.opts.OLMv1WatchNamespace && (mode == v1alpha1.InstallModeTypeOwnNamespace || mode == v1alpha1.InstallModeTypeSingleNamespace) && supports(mode):
 		return watch, true
 	case all:
-		r.add(diag.Warnf(about, field, "OLM v1 installs %s for all namespaces: the OLM v0 OperatorGroup would confine it to %v (%s)%s", b.Name, targets, mode, watchHint(r.opts.OLMv1WatchNamespace, mode)))
+		v.add(diag.Warnf(about, field, "OLM v1 installs %s for all namespaces: the OLM v0 OperatorGroup would confine it to %v (%s)%s", b.Name, targets, mode, watchHint(v.opts.OLMv1WatchNamespace, mode)))
 		return "", true
-	case r.opts.OLMv1WatchNamespace:
+	case v.opts.OLMv1WatchNamespace:
 		why = append(why, fmt.Sprintf("it supports neither the AllNamespaces install mode nor the %s mode the OLM v0 OperatorGroup asks for (targetNamespaces %v)", mode, targets))
 	default:
 		why = append(why, "it does not support the AllNamespaces install mode (OLM v1 installs SingleNamespace and OwnNamespace bundles only behind its experimental watchNamespace configuration: --olm-v1-watch-namespace)")
 	}
-	r.add(diag.Errorf(about, field, "OLM v1 cannot install bundle %s: %s", b.Name, strings.Join(why, "; ")))
+	v.add(diag.Errorf(about, field, "OLM v1 cannot install bundle %s: %s", b.Name, strings.Join(why, "; ")))
 	return "", false
 }
 
@@ -228,8 +250,8 @@ func watchHint(enabled bool, mode v1alpha1.InstallModeType) string {
 	return ": --olm-v1-watch-namespace keeps it, where operator-controller's experimental watchNamespace configuration is enabled"
 }
 
-func (r *run) operatorGroupIn(namespace string) *manifest.Object {
-	for _, og := range r.operatorGroups {
+func (v *olmV1) operatorGroupIn(namespace string) *manifest.Object {
+	for _, og := range v.operatorGroups {
 		if og.Namespace() == namespace {
 			return og
 		}

@@ -26,7 +26,7 @@ import (
 
 // installerRBAC is the ServiceAccount, ClusterRole and ClusterRoleBinding, and the Role and
 // RoleBinding in the install namespace, that install a bundle for a ClusterExtension.
-func (r *run) installerRBAC(ce *manifest.Object, b *catalog.Bundle) ([]*manifest.Object, error) {
+func (v *olmV1) installerRBAC(ce *manifest.Object, b *catalog.Bundle) ([]*manifest.Object, error) {
 	c := b.Contents
 	if c == nil {
 		return nil, fmt.Errorf("bundle %s: its contents (CRDs, install strategy) are unknown, and the installer's permissions come from them (give a catalog with olm.bundle.object properties, or catalog extract --bundle-contents pull)", b.Name)
@@ -82,7 +82,7 @@ func (r *run) installerRBAC(ce *manifest.Object, b *catalog.Bundle) ([]*manifest
 		if !found {
 			group = ""
 		}
-		resource, namespaced, ok := r.resourceOf(group, o.Kind)
+		resource, namespaced, ok := v.resourceOf(group, o.Kind)
 		if !ok {
 			return nil, fmt.Errorf("bundle %s: %s %s: no resource name known for kind %s", b.Name, o.Kind, o.Name, o.Kind)
 		}
@@ -141,11 +141,11 @@ func (r *run) installerRBAC(ce *manifest.Object, b *catalog.Bundle) ([]*manifest
 }
 
 // resourceOf is the resource name and scope of a kind: built-in, or served by a known CRD.
-func (r *run) resourceOf(group, kind string) (string, bool, bool) {
+func (v *olmV1) resourceOf(group, kind string) (string, bool, bool) {
 	if b, ok := platform.LookupBuiltin(group, kind); ok {
 		return b.Plural, b.Namespaced, true
 	}
-	if s := r.servedKindOf(group+"/v", kind); s != nil && s.def != nil {
+	if s := v.servedKindOf(group+"/v", kind); s != nil && s.def != nil {
 		return s.def.Plural, s.def.Namespaced, true
 	}
 	return "", false, false
@@ -167,19 +167,19 @@ func dedupeRules(rules []rbacv1.PolicyRule) []rbacv1.PolicyRule {
 
 // withInstaller adds, when asked, the installer ServiceAccount to a ClusterExtension and
 // returns the objects that grant it what the install needs.
-func (r *run) withInstaller(p *subscriptionPlan, ce *manifest.Object) []*manifest.Object {
-	if !r.opts.OLMv1ServiceAccount {
+func (v *olmV1) withInstaller(p *subscriptionPlan, ce *manifest.Object) []*manifest.Object {
+	if !v.opts.OLMv1ServiceAccount {
 		return nil
 	}
 	about, field := p.about()
-	b := r.installedBundleOf(p)
+	b := v.installedBundleOf(p)
 	if b == nil {
-		r.add(diag.Errorf(about, field, "ClusterExtension %s: the bundle it installs is not known, so its installer's permissions cannot be derived (give a catalog)", ce.Name()))
+		v.add(diag.Errorf(about, field, "ClusterExtension %s: the bundle it installs is not known, so its installer's permissions cannot be derived (give a catalog)", ce.Name()))
 		return nil
 	}
-	objs, err := r.installerRBAC(ce, b)
+	objs, err := v.installerRBAC(ce, b)
 	if err != nil {
-		r.add(diag.Errorf(about, field, "ClusterExtension %s: %v", ce.Name(), err))
+		v.add(diag.Errorf(about, field, "ClusterExtension %s: %v", ce.Name(), err))
 		return nil
 	}
 	manifest.EnsureMap(ce.Map, "spec")["serviceAccount"] = map[string]any{"name": ce.Name() + "-installer"}

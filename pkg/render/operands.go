@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -22,28 +21,12 @@ import (
 func (r *run) renderOperands() {
 	r.noteInstalledBundles()
 	r.noteInstallTargets()
-	baseResults := len(r.results)
-	baseReplaced := make(map[*manifest.Object]*manifest.Object, len(r.replaced))
-	for k, v := range r.replaced {
-		baseReplaced[k] = v
-	}
 	last := ""
-	// reads of an earlier pass are superseded by the next pass's (reader.go)
-	baseReads := maps.Clone(r.reads)
-	// results given once are given once per pass, as a pass starts its results afresh
-	baseWarned := maps.Clone(r.warned)
+	// every pass starts from the state the step began with (reads of an earlier pass are
+	// superseded by the next pass's, reader.go; results given once are given once per pass)
+	base := r.operandPass
 	for pass := 1; ; pass++ {
-		r.reads = maps.Clone(baseReads)
-		r.warned = maps.Clone(baseWarned)
-		r.results = r.results[:baseResults:baseResults]
-		r.replaced = make(map[*manifest.Object]*manifest.Object, len(baseReplaced))
-		for k, v := range baseReplaced {
-			r.replaced[k] = v
-		}
-		r.previous, r.rendered, r.renderedList, r.pending = r.rendered, map[string]*manifest.Object{}, nil, nil
-		r.references = nil
-		r.schemaAnchors = map[*manifest.Object]schemaAnchor{}
-		r.passLookups = 0
+		r.operandPass = base.startPass(r.rendered)
 		r.renderOperandsOnce()
 		if r.passLookups == 0 {
 			break // nothing read what the pass renders: one pass is the fixed point
@@ -451,13 +434,13 @@ type parsedExamples struct {
 	err  error
 }
 
-func (r *run) examples(b *catalog.Bundle) ([]map[string]any, error) {
-	if p, ok := r.examplesCache[b]; ok {
+func (c *renderCache) examples(b *catalog.Bundle) ([]map[string]any, error) {
+	if p, ok := c.examplesCache[b]; ok {
 		return p.list, p.err
 	}
 	list, err := b.Examples()
-	if r.examplesCache != nil {
-		r.examplesCache[b] = parsedExamples{list, err}
+	if c.examplesCache != nil {
+		c.examplesCache[b] = parsedExamples{list, err}
 	}
 	return list, err
 }

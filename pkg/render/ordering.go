@@ -34,44 +34,68 @@ const (
 	waveBindInfo
 )
 
+// orderer writes the ordering annotations of a settled render: what it needs to know of the
+// render is where each object comes from (provenance) and which kinds arrive with an operator.
+type orderer struct {
+	style         string
+	installers    map[*manifest.Object]bool
+	copies        map[*manifest.Object]bool
+	operatorOf    map[*manifest.Object]*subscriptionPlan
+	extensionOf   map[*manifest.Object]*manifest.Object
+	providedKinds map[string]bool
+	servedKindOf  func(apiVersion, kind string) *servedKind
+}
+
+func (r *run) orderer() *orderer {
+	return &orderer{
+		style:         r.opts.Ordering,
+		installers:    r.installers,
+		copies:        r.copies,
+		operatorOf:    r.operatorOf,
+		extensionOf:   r.extensionOf,
+		providedKinds: r.providedKinds,
+		servedKindOf:  r.servedKindOf,
+	}
+}
+
 // order decorates the generated objects for the ordering style; inputs that pass through
 // keep whatever ordering their author gave them.
-func (r *run) order(objs []*manifest.Object, generated map[*manifest.Object]bool) {
-	switch r.opts.Ordering {
+func (ord *orderer) order(objs []*manifest.Object, generated map[*manifest.Object]bool) {
+	switch ord.style {
 	case OrderingArgoCD:
 		for _, o := range objs {
 			if generated[o] {
-				r.argoCDWave(o)
+				ord.argoCDWave(o)
 			}
 		}
 	case OrderingKpt:
 		for _, o := range objs {
 			if generated[o] {
-				r.kptDependsOn(o, objs)
+				ord.kptDependsOn(o, objs)
 			}
 		}
 	}
 }
 
-func (r *run) waveOf(o *manifest.Object) int {
+func (ord *orderer) waveOf(o *manifest.Object) int {
 	switch {
 	case o.Group() == olmGroup && o.Kind() == "CatalogSource":
 		return waveCatalogSource
-	case o.Group() == olmGroup && o.Kind() == "OperatorGroup", r.installers[o]:
+	case o.Group() == olmGroup && o.Kind() == "OperatorGroup", ord.installers[o]:
 		return waveOperatorGroup
 	case o.Group() == olmGroup && o.Kind() == "Subscription",
 		o.Group() == olmV1Group && o.Kind() == kindClusterExtension:
 		return waveSubscription
-	case r.copies[o]:
+	case ord.copies[o]:
 		return waveBindInfo
 	default:
 		return waveOperand
 	}
 }
 
-func (r *run) argoCDWave(o *manifest.Object) {
-	o.SetMetadataString("annotations", syncWaveAnnotation, strconv.Itoa(r.waveOf(o)))
-	if r.waveOf(o) == waveOperand && r.crdFromOperator(o) {
+func (ord *orderer) argoCDWave(o *manifest.Object) {
+	o.SetMetadataString("annotations", syncWaveAnnotation, strconv.Itoa(ord.waveOf(o)))
+	if ord.waveOf(o) == waveOperand && ord.crdFromOperator(o) {
 		opts := o.Annotations()[syncOptionsAnnotation]
 		if !strings.Contains(opts, skipDryRun) {
 			if opts != "" {
@@ -85,15 +109,15 @@ func (r *run) argoCDWave(o *manifest.Object) {
 // crdFromOperator reports an object whose kind a bundle being installed provides (its CRD
 // does not exist until the operator is installed, so Argo CD's dry run would fail), or, when
 // the catalog does not say, any operand CR of a Subscription the render creates.
-func (r *run) crdFromOperator(o *manifest.Object) bool {
-	if s := r.servedKindOf(o.APIVersion(), o.Kind()); s != nil {
+func (ord *orderer) crdFromOperator(o *manifest.Object) bool {
+	if s := ord.servedKindOf(o.APIVersion(), o.Kind()); s != nil {
 		// known: exactly the kinds whose CRD arrives with an operator being installed
 		return s.fromBundle
 	}
-	if r.providedKinds[o.Group()+"|"+o.Kind()] {
+	if ord.providedKinds[o.Group()+"|"+o.Kind()] {
 		return true
 	}
-	if _, ok := r.operatorOf[o]; !ok {
+	if _, ok := ord.operatorOf[o]; !ok {
 		return false
 	}
 	switch o.Group() {
@@ -105,9 +129,9 @@ func (r *run) crdFromOperator(o *manifest.Object) bool {
 
 // kptDependsOn lists what an object waits for: a Subscription its OperatorGroup and
 // CatalogSource, an operand the Subscription of its operator.
-func (r *run) kptDependsOn(o *manifest.Object, objs []*manifest.Object) {
+func (ord *orderer) kptDependsOn(o *manifest.Object, objs []*manifest.Object) {
 	var deps []string
-	switch r.waveOf(o) {
+	switch ord.waveOf(o) {
 	case waveSubscription:
 		for _, d := range objs {
 			switch {
@@ -122,8 +146,8 @@ func (r *run) kptDependsOn(o *manifest.Object, objs []*manifest.Object) {
 			}
 		}
 	case waveOperand:
-		if sub, ok := r.operatorOf[o]; ok && sub.obj != nil {
-			if ce, ok := r.extensionOf[sub.obj]; ok {
+		if sub, ok := ord.operatorOf[o]; ok && sub.obj != nil {
+			if ce, ok := ord.extensionOf[sub.obj]; ok {
 				deps = append(deps, dependsOnRef(ce))
 			} else {
 				deps = append(deps, dependsOnRef(sub.obj))

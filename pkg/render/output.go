@@ -40,7 +40,7 @@ func (r *run) output() Output {
 		}
 	}
 	if r.opts.OLM == OLMv1 && !r.opts.NoOLM {
-		generated, r.extensionOf = r.toOLMv1(generated)
+		generated, r.extensionOf = r.olmV1().toOLMv1(generated)
 	}
 	for _, o := range generated {
 		out.Generated[o] = true

@@ -119,14 +119,14 @@ func (r *run) lookupUnrecorded(apiVersion, kind, namespace, name string) (map[st
 }
 
 // sourceRead reads Options.Sources once per object and render.
-func (r *run) sourceRead(apiVersion, kind, namespace, name string) cachedRead {
+func (c *renderCache) sourceRead(apiVersion, kind, namespace, name string) cachedRead {
 	k := sourceKey(apiVersion, kind, namespace, name)
-	c, ok := r.sourceCache[k]
+	read, ok := c.sourceCache[k]
 	if !ok {
-		c.obj, c.origin, c.found, c.err = r.opts.Sources.GetWithOrigin(apiVersion, kind, namespace, name)
-		r.sourceCache[k] = c
+		read.obj, read.origin, read.found, read.err = c.sources.GetWithOrigin(apiVersion, kind, namespace, name)
+		c.sourceCache[k] = read
 	}
-	return c
+	return read
 }
 
 // warnOnce adds a result once per key and round.
@@ -265,8 +265,8 @@ func (r *run) existingOr(apiVersion, kind, namespace string, failed func(origin 
 
 // isInput reports whether an object is one of the render's inputs (not a snapshot, live or
 // previously emitted object).
-func (r *run) isInput(o *manifest.Object) bool {
-	_, other := r.originOf[o]
+func (l *lookups) isInput(o *manifest.Object) bool {
+	_, other := l.originOf[o]
 	return o != nil && !other
 }
 
@@ -297,10 +297,18 @@ func (r *run) clusterObject(ref manifest.Ref, about *manifest.Object, field stri
 // the round emitted) and describes the answers that changed since they were read.
 func (r *run) staleReads(final *carried) []string {
 	reads := r.reads
-	r.rendered, r.previous, r.made = map[string]*manifest.Object{}, nil, nil
-	r.carried = final
-	r.existingCache = map[string][]*manifest.Object{}
-	r.reads = nil
+	// the round as the next one reads it: what it emitted stands for everything the render
+	// wrote; inputs, bundles and sources are the same
+	view := *r
+	view.lookups = lookups{carried: final, existingCache: map[string][]*manifest.Object{}, originOf: r.originOf}
+	view.made = nil
+	view.operandPass = &operandPass{results: r.results, warned: r.warned, replaced: r.replaced, rendered: map[string]*manifest.Object{}}
+	defer func() { r.results = view.results }()
+	return view.staleAnswers(reads)
+}
+
+// staleAnswers describes the reads whose answer is not the one recorded.
+func (r *run) staleAnswers(reads map[string]readRecord) []string {
 	var stale []string
 	for _, k := range manifest.SortedKeys(reads) {
 		rr := reads[k]
@@ -341,11 +349,11 @@ func indexByKind(objs []*manifest.Object) map[string][]*manifest.Object {
 }
 
 // ofKind returns the inputs of a group and kind.
-func (r *run) ofKind(group, kind string) []*manifest.Object {
-	if r.inputsByKind == nil {
-		r.inputsByKind = indexByKind(r.objects)
+func (in *roundInputs) ofKind(group, kind string) []*manifest.Object {
+	if in.inputsByKind == nil {
+		in.inputsByKind = indexByKind(in.objects)
 	}
-	return r.inputsByKind[group+"|"+kind]
+	return in.inputsByKind[group+"|"+kind]
 }
 
 // ofKind returns what the previous round emitted of a group and kind.

@@ -160,18 +160,18 @@ func (r *run) checkOperand(w *want) {
 
 // allWants returns every want in render order: request namespace, request name, block,
 // operand index.
-func (r *run) allWants() []*want {
+func (in *roundInputs) allWants() []*want {
 	var out []*want
-	for _, req := range r.requests {
+	for _, req := range in.requests {
 		out = append(out, req.wants...)
 	}
 	return out
 }
 
 // registryNames lists the registries of a namespace, for suggestions.
-func (r *run) registryNames(namespace string) []string {
+func (in *roundInputs) registryNames(namespace string) []string {
 	var out []string
-	for _, k := range sortedKeys(r.registries) {
+	for _, k := range sortedKeys(in.registries) {
 		if k.Namespace == namespace {
 			out = append(out, k.Name)
 		}

@@ -9,7 +9,6 @@ import (
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/merge"
 	"github.com/odlm-render/odlm-render/internal/naming"
-	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
 // Rounds (docs/semantics.md, Decided deviations: emitted ODLM objects are reconciled; one look-up order). ODLM's controllers converge by reconciling again whenever
@@ -78,17 +77,9 @@ func Render(in Inputs, opts Options) Output {
 	in.sorted = true
 	var prev *carried
 	seen := map[string]map[string]bool{} // emitted ODLM object → the contents it had
-	decodeCache, hashCache := map[*manifest.Object]decoded{}, map[hashKey]hashes{}
-	examplesCache := map[*catalog.Bundle]parsedExamples{}
-	crdCache := map[crdCacheKey]parsedCRD{}
-	sourceCache, sourceLists := map[string]cachedRead{}, map[string]listed{} // sources do not change between rounds
-	marks, texts := secretMarks{}, map[string]bool{}                         // a mark never disappears (secrets.go)
+	cache := newRenderCache(opts.Sources)            // built once: sources and parsed data do not change between rounds
 	for round := 1; ; round++ {
-		r := newRun(in, opts)
-		r.carried = prev
-		r.decodeCache, r.hashCache, r.examplesCache, r.crdCache = decodeCache, hashCache, examplesCache, crdCache
-		r.sourceCache, r.sourceLists = sourceCache, sourceLists
-		r.secretMarks, r.secretTexts = marks, texts
+		r := newRun(in, opts, cache, prev)
 		r.renderRound()
 		out := r.output()
 		next := r.carry(out)
@@ -116,37 +107,70 @@ func Render(in Inputs, opts Options) Output {
 // Operator's view of it (metaoperator.go), with no text of a Secret's value in any result
 // (secrets.go).
 func (r *run) finish(meta *metaRun, out Output) Output {
-	r.order(out.Objects, out.Generated)
+	r.orderer().order(out.Objects, out.Generated)
 	out = r.finishMeta(meta, out)
 	out.Results = redactSecrets(out.Results, r.secretTexts)
 	return out
 }
 
-// renderRound is one pass of the pipeline.
+// renderRound is one round of the pipeline: inputs, install objects, operands (passes to a
+// fixed point), bind info, then what marks the round's output.
 func (r *run) renderRound() {
 	r.classify()
 	r.loadRegistries()
 	r.loadConfigs()
 	r.loadRequests()
-	if r.opts.NoOLM {
-		r.planTrackers()
-		r.buildTrackers()
-	} else {
-		r.planSubscriptions()
-		r.buildSubscriptions()
-		r.buildOperatorGroups()
-		r.catalogChecks()
-		r.checkSharedManualApproval()
-	}
+	inst := installerFor(r.opts)
+	inst.install(r)
 	r.renderOperands()
 	r.renderBindInfos()
-	if !r.opts.NoOLM {
-		r.emitCatalogSources()
-	}
+	inst.afterOperands(r)
 	r.markReferenced()
 	r.markEmittedODLM()
 	r.placeResultsOfCarried()
 }
+
+// installer writes what installs the operators a round's requests use. OLM v1 is OLM v0's
+// objects converted at output (olmv1.go).
+type installer interface {
+	// install finds or creates each operator's install objects (before the operands, which
+	// wait for them)
+	install(r *run)
+	// afterOperands writes what depends on the operands' output
+	afterOperands(r *run)
+}
+
+func installerFor(opts Options) installer {
+	if opts.NoOLM {
+		return trackerInstaller{}
+	}
+	return olmInstaller{}
+}
+
+// olmInstaller writes Subscriptions, OperatorGroups and CatalogSources (subscription.go,
+// catalogsource.go, catalogchecks.go, approval.go).
+type olmInstaller struct{}
+
+func (olmInstaller) install(r *run) {
+	r.planSubscriptions()
+	r.buildSubscriptions()
+	r.buildOperatorGroups()
+	r.catalogChecks()
+	r.checkSharedManualApproval()
+}
+
+// afterOperands emits the CatalogSources the Subscriptions use.
+func (olmInstaller) afterOperands(r *run) { r.emitCatalogSources() }
+
+// trackerInstaller writes the tracking ConfigMaps of ODLM's no-OLM controller (noolm.go).
+type trackerInstaller struct{}
+
+func (trackerInstaller) install(r *run) {
+	r.planTrackers()
+	r.buildTrackers()
+}
+
+func (trackerInstaller) afterOperands(*run) {}
 
 // carry records what a round emitted for the next round.
 func (r *run) carry(out Output) *carried {
@@ -192,12 +216,12 @@ func sameODLM(prev, next *carried) bool {
 
 // fedODLM returns the ODLM objects of a kind the previous round emitted, as inputs of this
 // one: results about them point at the OperandConfig field they come from.
-func (r *run) fedODLM(kind string) []*manifest.Object {
-	if r.carried == nil {
+func (l *lookups) fedODLM(kind string) []*manifest.Object {
+	if l.carried == nil {
 		return nil
 	}
 	var out []*manifest.Object
-	for _, o := range r.carried.odlm {
+	for _, o := range l.carried.odlm {
 		if o.Kind() == kind {
 			out = append(out, o)
 		}

@@ -351,9 +351,9 @@ func (r *run) anchorOf(o *manifest.Object) *manifest.Object {
 	return nil
 }
 
-func (r *run) parseBundleCRD(b *catalog.Bundle, i int) (*crd.Definition, error) {
+func (c *renderCache) parseBundleCRD(b *catalog.Bundle, i int) (*crd.Definition, error) {
 	key := crdCacheKey{contents: b.Contents, index: i}
-	if p, ok := r.crdCache[key]; ok {
+	if p, ok := c.crdCache[key]; ok {
 		return p.def, p.err
 	}
 	m, err := b.Contents.CRD(i)
@@ -361,17 +361,17 @@ func (r *run) parseBundleCRD(b *catalog.Bundle, i int) (*crd.Definition, error) 
 	if err == nil {
 		def, err = crd.Parse(m)
 	}
-	r.crdCache[key] = parsedCRD{def, err}
+	c.crdCache[key] = parsedCRD{def, err}
 	return def, err
 }
 
-func (r *run) parseObjectCRD(m map[string]any) (*crd.Definition, error) {
+func (c *renderCache) parseObjectCRD(m map[string]any) (*crd.Definition, error) {
 	key := crdCacheKey{object: reflect.ValueOf(m).UnsafePointer()}
-	if p, ok := r.crdCache[key]; ok {
+	if p, ok := c.crdCache[key]; ok {
 		return p.def, p.err
 	}
 	def, err := crd.Parse(m)
-	r.crdCache[key] = parsedCRD{def, err}
+	c.crdCache[key] = parsedCRD{def, err}
 	return def, err
 }
 

@@ -31,35 +31,35 @@ import (
 type secretMarks map[string]secret.Fields
 
 // markSecret marks fields of an emitted object.
-func (r *run) markSecret(o *manifest.Object, fields secret.Fields) {
+func (c *renderCache) markSecret(o *manifest.Object, fields secret.Fields) {
 	if fields.Empty() || o == nil {
 		return
 	}
 	k := o.Ref().Key()
-	f := r.secretMarks[k]
+	f := c.secretMarks[k]
 	f.AddAll(fields)
-	r.secretMarks[k] = f
+	c.secretMarks[k] = f
 }
 
 // markSecretWhole marks every field of an emitted object.
-func (r *run) markSecretWhole(o *manifest.Object) {
+func (c *renderCache) markSecretWhole(o *manifest.Object) {
 	var all secret.Fields
 	all.Add(nil)
-	r.markSecret(o, all)
+	c.markSecret(o, all)
 }
 
 // secretFieldsOf returns the marked fields of the object with o's identity.
-func (r *run) secretFieldsOf(o *manifest.Object) secret.Fields {
+func (c *renderCache) secretFieldsOf(o *manifest.Object) secret.Fields {
 	if o == nil {
 		return secret.Fields{}
 	}
-	return r.secretMarks[o.Ref().Key()]
+	return c.secretMarks[o.Ref().Key()]
 }
 
 // secretFieldsUnder returns the marked fields of o under a field path as diagnostics print it
 // (spec.services[0].spec), relative to it.
-func (r *run) secretFieldsUnder(o *manifest.Object, field string) secret.Fields {
-	f := r.secretFieldsOf(o)
+func (c *renderCache) secretFieldsUnder(o *manifest.Object, field string) secret.Fields {
+	f := c.secretFieldsOf(o)
 	if f.Empty() {
 		return f
 	}
@@ -89,15 +89,15 @@ const minRedacted = 3
 // noteSecretValue remembers the texts of the value a template resolved from a Secret (at
 // steps of value). Every Secret-derived value enters the render through a template, and a
 // copy of it elsewhere holds these texts, so redacting them covers the copies.
-func (r *run) noteSecretValue(value any, steps []manifest.PathStep) {
-	if r.secretTexts == nil {
+func (c *renderCache) noteSecretValue(value any, steps []manifest.PathStep) {
+	if c.secretTexts == nil {
 		return
 	}
 	var at secret.Fields
 	at.Add(steps)
 	walkMarked(value, nil, at, func(s string) {
 		if utf8.RuneCountInString(s) >= minRedacted {
-			r.secretTexts[s] = true
+			c.secretTexts[s] = true
 		}
 	})
 }

@@ -18,7 +18,7 @@ const plantedValue = "S3CRET-planted-value"
 // from a Secret (marked) and data.plain holding none, and the OperandConfig whose site reads it.
 func markedRun(t *testing.T, opts Options) (*run, *operandConfig) {
 	t.Helper()
-	r := newRun(Inputs{}, opts)
+	r := newRun(Inputs{}, opts, newRenderCache(opts.Sources), nil)
 	cm := manifest.New(map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{"name": "from-secret", "namespace": "cs"},
@@ -121,7 +121,7 @@ func TestRedactionReplacesWholeWordsOnly(t *testing.T) {
 }
 
 func TestShortValuesAreNotRedacted(t *testing.T) {
-	r := newRun(Inputs{}, Options{})
+	r := newRun(Inputs{}, Options{}, newRenderCache(nil), nil)
 	r.noteSecretValue(map[string]any{"a": "ok", "b": []any{"yes", true}}, manifest.SplitPath("b"))
 	r.noteSecretValue(map[string]any{"a": "ok"}, manifest.SplitPath("a"))
 	assert.Equal(t, map[string]bool{"yes": true, "true": true}, r.secretTexts)

@@ -1,0 +1,226 @@
+package render
+
+import (
+	"github.com/odlm-render/odlm-render/internal/cluster"
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+)
+
+// The state of a render, by lifetime. Render builds one renderCache; each round builds one
+// run from the inputs and what the round before emitted; each pass over the operands starts
+// a new operandPass from the one the operands step began with. Nothing is reset by hand: a
+// value that must start afresh is a new value.
+
+// renderCache is what stays true for the whole render, shared by its rounds and passes:
+// decoded inputs, parsed catalog data and CRDs, answers of the snapshot and live sources
+// (they do not change while the render runs), and the Secret values the render wrote (a mark
+// never disappears: secrets.go).
+type renderCache struct {
+	sources       cluster.Chain
+	decodeCache   map[*manifest.Object]decoded
+	hashCache     map[hashKey]hashes
+	examplesCache map[*catalog.Bundle]parsedExamples
+	crdCache      map[crdCacheKey]parsedCRD
+	sourceCache   map[string]cachedRead
+	sourceLists   map[string]listed
+	secretMarks   secretMarks
+	secretTexts   map[string]bool
+}
+
+func newRenderCache(sources cluster.Chain) *renderCache {
+	return &renderCache{
+		sources:       sources,
+		decodeCache:   map[*manifest.Object]decoded{},
+		hashCache:     map[hashKey]hashes{},
+		examplesCache: map[*catalog.Bundle]parsedExamples{},
+		crdCache:      map[crdCacheKey]parsedCRD{},
+		sourceCache:   map[string]cachedRead{},
+		sourceLists:   map[string]listed{},
+		secretMarks:   secretMarks{},
+		secretTexts:   map[string]bool{},
+	}
+}
+
+// run is one round: the inputs step's values, the install step's objects, the served kinds,
+// the operand pass being written, and where each emitted object comes from.
+type run struct {
+	opts    Options
+	catalog *catalog.Catalog
+	*renderCache
+	roundInputs
+	lookups
+	installs
+	servedIndex
+	*operandPass
+	provenance
+}
+
+// roundInputs are the inputs of a round, classified and decoded (inputs.go, registry.go,
+// config.go, request.go, clusterodlm.go).
+type roundInputs struct {
+	// objects are the inputs in a canonical order; consumed the ODLM ones the render used
+	objects  []*manifest.Object
+	consumed map[*manifest.Object]bool
+	// byRef indexes every input by manifest.Ref.Key(); inputsByKind by group|kind (made on
+	// first use, after classify)
+	byRef        map[string]*manifest.Object
+	inputsByKind map[string][]*manifest.Object
+
+	registries map[key]*registry
+	configs    map[key]*operandConfig
+	requests   []*operandRequest
+	// clusterODLMObjects are the registries and configs read from the cluster, by
+	// kind|namespace/name; nil for one that is not there (clusterodlm.go), and those whose
+	// spec does not decode
+	clusterODLMObjects map[string]*manifest.Object
+	undecodable        map[*manifest.Object]bool
+	// brokenInputs are the input registries and configs (kind|namespace/name) whose spec
+	// does not decode
+	brokenInputs map[string]bool
+}
+
+// lookups are the look-up layers of a round (reader.go): what the previous round emitted,
+// the lists already made from the sources, and the origin of objects that are not inputs.
+type lookups struct {
+	carried       *carried
+	existingCache map[string][]*manifest.Object
+	originOf      map[*manifest.Object]cluster.Origin
+}
+
+// installs are what installs the operators (subscription.go, catalogsource.go, noolm.go,
+// olmv1.go): the Subscriptions (or trackers) and OperatorGroups, the CatalogSources known,
+// the objects made as ODLM's controller, and the objects updated in place.
+type installs struct {
+	subscriptions  []*subscriptionPlan
+	operatorGroups []*manifest.Object
+	// knownCatalogSources are the CatalogSources from the inputs and snapshots, listed once,
+	// and ownCatalog the one ODLM was installed from (looked up once)
+	knownCatalogSources []*catalogSource
+	ownCatalog          *ownCatalogLookup
+	// subscriptionListsFailed are the sources whose list of all Subscriptions failed
+	subscriptionListsFailed []cluster.Origin
+	// made are the objects made as ODLM's controller, by key and as a set
+	made           map[string]*manifest.Object
+	controllerMade map[*manifest.Object]bool
+	// updatedElsewhere are objects ODLM updates that exist in a snapshot or the live
+	// cluster, or that the previous round emitted: they are emitted
+	updatedElsewhere []*manifest.Object
+	// extensionOf is the ClusterExtension each Subscription became, and installers the
+	// objects that grant its installer ServiceAccount what it needs (olmv1.go)
+	extensionOf map[*manifest.Object]*manifest.Object
+	installers  map[*manifest.Object]bool
+}
+
+// servedIndex is what serves each kind (schemas.go, templating.go): the bundles the
+// Subscriptions install, their CSVs and CRDs as reads see them, the served kinds, and the
+// kinds and namespaces the render installs.
+type servedIndex struct {
+	installed         []installedBundle
+	unknownInstalls   []unknownInstall
+	bundleState       map[string]*manifest.Object
+	served            map[string]*servedKind
+	providedKinds     map[string]bool
+	installNamespaces map[string]bool
+}
+
+// operandPass is what the round has written so far. The operands step runs passes to a
+// fixed point (operands.go): each pass starts from the state the step began with and reads
+// the objects of the pass before it (previous).
+type operandPass struct {
+	results diag.Results
+	// reads are the questions asked of the look-up layers, warned the results given once
+	reads  map[string]readRecord
+	warned map[string]bool
+	// replaced maps an input object to the object that takes its place in the output
+	// (an ODLM-labelled Subscription or CR that the controller would update)
+	replaced map[*manifest.Object]*manifest.Object
+	// rendered holds operand CRs and resources by manifest.Ref.Key(), in creation order
+	rendered     map[string]*manifest.Object
+	renderedList []*manifest.Object
+	previous     map[string]*manifest.Object
+	// pending are the template values waiting for run time, references the ConfigMaps and
+	// Secrets templates read (by key, with the reader), schemaAnchors where each emitted
+	// custom resource's fields come from, and lookups the reads made by this pass
+	pending       []pendingValue
+	references    map[string]string
+	schemaAnchors map[*manifest.Object]schemaAnchor
+	passLookups   int
+}
+
+// startPass is a new pass: the state the operands step began with, reading previous.
+func (base *operandPass) startPass(previous map[string]*manifest.Object) *operandPass {
+	replaced := make(map[*manifest.Object]*manifest.Object, len(base.replaced))
+	for k, v := range base.replaced {
+		replaced[k] = v
+	}
+	reads := make(map[string]readRecord, len(base.reads))
+	for k, v := range base.reads {
+		reads[k] = v
+	}
+	warned := make(map[string]bool, len(base.warned))
+	for k, v := range base.warned {
+		warned[k] = v
+	}
+	return &operandPass{
+		results:       base.results[:len(base.results):len(base.results)],
+		reads:         reads,
+		warned:        warned,
+		replaced:      replaced,
+		rendered:      map[string]*manifest.Object{},
+		previous:      previous,
+		schemaAnchors: map[*manifest.Object]schemaAnchor{},
+	}
+}
+
+// provenance says where emitted objects come from, for ordering and messages
+// (ordering.go, bindinfo.go): the Subscription whose operands are being rendered, the
+// Subscription each operand object waits for, the bind-info copies, the OperandConfig field
+// each object is rendered from, and the Roles the external-secrets mode writes.
+type provenance struct {
+	installing *subscriptionPlan
+	operatorOf map[*manifest.Object]*subscriptionPlan
+	copies     map[*manifest.Object]bool
+	producers  map[*manifest.Object]producer
+	grantRoles map[string]*manifest.Object
+}
+
+func newRun(in Inputs, opts Options, cache *renderCache, prev *carried) *run {
+	objs := append([]*manifest.Object(nil), in.Objects...)
+	if !in.sorted {
+		manifest.Sort(objs)
+	}
+	return &run{
+		opts:        opts,
+		catalog:     in.Catalog,
+		renderCache: cache,
+		roundInputs: roundInputs{
+			objects:    objs,
+			consumed:   map[*manifest.Object]bool{},
+			byRef:      map[string]*manifest.Object{},
+			registries: map[key]*registry{},
+			configs:    map[key]*operandConfig{},
+		},
+		lookups: lookups{
+			carried:       prev,
+			existingCache: map[string][]*manifest.Object{},
+			originOf:      map[*manifest.Object]cluster.Origin{},
+		},
+		installs: installs{
+			made:           map[string]*manifest.Object{},
+			controllerMade: map[*manifest.Object]bool{},
+			installers:     map[*manifest.Object]bool{},
+		},
+		operandPass: &operandPass{
+			warned:        map[string]bool{},
+			replaced:      map[*manifest.Object]*manifest.Object{},
+			rendered:      map[string]*manifest.Object{},
+			schemaAnchors: map[*manifest.Object]schemaAnchor{},
+		},
+		provenance: provenance{
+			operatorOf: map[*manifest.Object]*subscriptionPlan{},
+			copies:     map[*manifest.Object]bool{},
+			producers:  map[*manifest.Object]producer{},
+		},
+	}
+}
