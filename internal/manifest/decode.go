@@ -249,6 +249,7 @@ func (c *Converter) Spend(nodes int) bool {
 // Value converts one node (see NodeValue).
 func (c *Converter) Value(n *yaml.Node) (any, error) { return c.value(n, 0) }
 
+// value converts a node at depth (the budget and depth checks), then by its kind.
 func (c *Converter) value(n *yaml.Node, depth int) (any, error) {
 	c.Budget--
 	if c.Budget < 0 {
@@ -264,55 +265,70 @@ func (c *Converter) value(n *yaml.Node, depth int) (any, error) {
 		}
 		return c.value(n.Content[0], depth+1)
 	case yaml.AliasNode:
-		if n.Alias == nil {
-			return nil, &lineError{n.Line, "unknown alias"}
-		}
-		if c.active[n.Alias] {
-			return nil, &lineError{n.Line, fmt.Sprintf("alias %q refers to itself", n.Value)}
-		}
-		if c.active == nil {
-			c.active = map[*yaml.Node]bool{}
-		}
-		c.active[n.Alias] = true
-		defer delete(c.active, n.Alias)
-		return c.value(n.Alias, depth+1)
+		return c.alias(n, depth)
 	case yaml.MappingNode:
-		m := make(map[string]any, len(n.Content)/2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, val := n.Content[i], n.Content[i+1]
-			if k.ShortTag() == "!!merge" {
-				if err := c.mergeInto(m, val, depth); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			if k.Kind != yaml.ScalarNode || !scalarKeyTags[k.ShortTag()] {
-				return nil, &lineError{k.Line, "mapping keys must be strings"}
-			}
-			if _, dup := m[k.Value]; dup {
-				return nil, &lineError{k.Line, fmt.Sprintf("duplicate key %q", k.Value)}
-			}
-			v, err := c.value(val, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			m[k.Value] = v
-		}
-		return m, nil
+		return c.mapping(n, depth)
 	case yaml.SequenceNode:
-		l := make([]any, 0, len(n.Content))
-		for _, e := range n.Content {
-			v, err := c.value(e, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			l = append(l, v)
-		}
-		return l, nil
+		return c.sequence(n, depth)
 	case yaml.ScalarNode:
 		return scalarValue(n)
 	}
 	return nil, &lineError{n.Line, "unsupported YAML node"}
+}
+
+// alias expands an alias, refusing one that refers to a node being expanded.
+func (c *Converter) alias(n *yaml.Node, depth int) (any, error) {
+	if n.Alias == nil {
+		return nil, &lineError{n.Line, "unknown alias"}
+	}
+	if c.active[n.Alias] {
+		return nil, &lineError{n.Line, fmt.Sprintf("alias %q refers to itself", n.Value)}
+	}
+	if c.active == nil {
+		c.active = map[*yaml.Node]bool{}
+	}
+	c.active[n.Alias] = true
+	defer delete(c.active, n.Alias)
+	return c.value(n.Alias, depth+1)
+}
+
+// mapping converts a mapping of string-like keys, without duplicates; merge keys (<<) fill
+// the keys the mapping does not set.
+func (c *Converter) mapping(n *yaml.Node, depth int) (any, error) {
+	m := make(map[string]any, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		if k.ShortTag() == "!!merge" {
+			if err := c.mergeInto(m, val, depth); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if k.Kind != yaml.ScalarNode || !scalarKeyTags[k.ShortTag()] {
+			return nil, &lineError{k.Line, "mapping keys must be strings"}
+		}
+		if _, dup := m[k.Value]; dup {
+			return nil, &lineError{k.Line, fmt.Sprintf("duplicate key %q", k.Value)}
+		}
+		v, err := c.value(val, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		m[k.Value] = v
+	}
+	return m, nil
+}
+
+func (c *Converter) sequence(n *yaml.Node, depth int) (any, error) {
+	l := make([]any, 0, len(n.Content))
+	for _, e := range n.Content {
+		v, err := c.value(e, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		l = append(l, v)
+	}
+	return l, nil
 }
 
 // scalarKeyTags are the key types that JSON can hold (as their text).

@@ -109,16 +109,12 @@ func (p *fastParser) mapping(i, col int, inline bool, depth int) (map[string]any
 	}
 	p.nodes++
 	m := map[string]any{}
-	first := true
-	for i < len(p.lines) {
+	for first := true; i < len(p.lines); first = false {
 		l := p.lines[i]
-		if !first && l.indent != col {
-			if l.indent < col {
+		if l.indent != col && !(first && inline) {
+			if !first && l.indent < col {
 				break
 			}
-			return nil, 0, false
-		}
-		if first && !inline && l.indent != col {
 			return nil, 0, false
 		}
 		text := l.text[col:]
@@ -128,44 +124,19 @@ func (p *fastParser) mapping(i, col int, inline bool, depth int) (map[string]any
 			}
 			break // a sequence at the parent's column ends this mapping
 		}
-		first = false
-		colon := bytes.IndexByte(text, ':')
-		if colon <= 0 || !plainKey(text[:colon]) {
+		key, rest, ok := p.key(text, m)
+		if !ok {
 			return nil, 0, false
 		}
-		key := string(text[:colon])
-		if _, dup := m[key]; dup {
-			return nil, 0, false
-		}
-		p.nodes++
-		rest := text[colon+1:]
 		i++
+		var v any
 		if len(rest) > 0 {
 			if rest[0] != ' ' {
 				return nil, 0, false
 			}
-			v, ok := p.inline(bytes.TrimSpace(rest), depth+1)
-			if !ok {
-				return nil, 0, false
-			}
-			m[key] = v
-			continue
-		}
-		// "key:" then a nested block, a sequence at this column, or nothing (null)
-		var v any
-		var ok bool
-		switch {
-		case i < len(p.lines) && p.lines[i].indent > col:
-			if isEntry(p.lines[i].text[p.lines[i].indent:]) {
-				v, i, ok = p.sequence(i, p.lines[i].indent, false, depth+1)
-			} else {
-				v, i, ok = p.mapping(i, p.lines[i].indent, false, depth+1)
-			}
-		case i < len(p.lines) && p.lines[i].indent == col && isEntry(p.lines[i].text[col:]):
-			v, i, ok = p.sequence(i, col, false, depth+1)
-		default:
-			p.nodes++
-			v, ok = nil, true
+			v, ok = p.inline(bytes.TrimSpace(rest), depth+1)
+		} else {
+			v, i, ok = p.nested(i, col, depth+1)
 		}
 		if !ok {
 			return nil, 0, false
@@ -173,6 +144,39 @@ func (p *fastParser) mapping(i, col int, inline bool, depth int) (map[string]any
 		m[key] = v
 	}
 	return m, i, true
+}
+
+// key parses the "key:" that starts a mapping line: a plain key not already in m. rest is
+// what follows the colon.
+func (p *fastParser) key(text []byte, m map[string]any) (key string, rest []byte, ok bool) {
+	colon := bytes.IndexByte(text, ':')
+	if colon <= 0 || !plainKey(text[:colon]) {
+		return "", nil, false
+	}
+	key = string(text[:colon])
+	if _, dup := m[key]; dup {
+		return "", nil, false
+	}
+	p.nodes++
+	return key, text[colon+1:], true
+}
+
+// nested parses the value of a "key:" that ends its line (at column col), from line i: a
+// block indented further, a sequence at the key's column, or nothing (null).
+func (p *fastParser) nested(i, col, depth int) (any, int, bool) {
+	if i < len(p.lines) {
+		l := p.lines[i]
+		switch {
+		case l.indent > col && isEntry(l.text[l.indent:]):
+			return p.sequence(i, l.indent, false, depth)
+		case l.indent > col:
+			return p.mapping(i, l.indent, false, depth)
+		case l.indent == col && isEntry(l.text[col:]):
+			return p.sequence(i, col, false, depth)
+		}
+	}
+	p.nodes++
+	return nil, i, true
 }
 
 func isEntry(text []byte) bool { return yamltext.IsListEntry(text, 0) }
