@@ -5,87 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"runtime"
 	"sort"
-	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/odlm-render/odlm-render/internal/yamlwrite"
 )
-
-// ValueNode converts a value tree into a YAML node with keys in byte order.
-func ValueNode(v any) (*yaml.Node, error) {
-	switch v := v.(type) {
-	case nil:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}, nil
-	case bool:
-		s := "false"
-		if v {
-			s = "true"
-		}
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: s}, nil
-	case json.Number:
-		tag := "!!int"
-		if strings.ContainsAny(string(v), ".eE") {
-			tag = "!!float"
-		}
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: string(v)}, nil
-	case string:
-		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v}
-		switch {
-		case strings.Contains(v, "\n") && !hasTrailingSpaceLine(v):
-			n.Style = yaml.LiteralStyle
-		case yaml11Special(v):
-			n.Style = yaml.DoubleQuotedStyle
-		}
-		return n, nil
-	case map[string]any:
-		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		for _, k := range SortedKeys(v) {
-			c, err := ValueNode(v[k])
-			if err != nil {
-				return nil, err
-			}
-			n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k}, c)
-		}
-		return n, nil
-	case []any:
-		n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-		for _, e := range v {
-			c, err := ValueNode(e)
-			if err != nil {
-				return nil, err
-			}
-			n.Content = append(n.Content, c)
-		}
-		return n, nil
-	default:
-		return nil, fmt.Errorf("manifest: unsupported value type %T", v)
-	}
-}
-
-var yaml11Words = map[string]bool{
-	"y": true, "Y": true, "yes": true, "Yes": true, "YES": true, "n": true, "N": true, "no": true, "No": true, "NO": true,
-	"on": true, "On": true, "ON": true, "off": true, "Off": true, "OFF": true,
-}
-
-var base60Re = regexp.MustCompile(`^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$`)
-
-// yaml11Special reports strings that YAML 1.1 readers (kubectl, sigs.k8s.io/yaml) would take
-// for a boolean or a sexagesimal number; yaml.v3 would write them unquoted.
-func yaml11Special(s string) bool {
-	return yaml11Words[s] || base60Re.MatchString(s)
-}
-
-// hasTrailingSpaceLine reports strings that a literal block cannot hold faithfully.
-func hasTrailingSpaceLine(s string) bool {
-	for _, line := range strings.Split(s, "\n") {
-		if strings.HasSuffix(line, " ") || strings.HasSuffix(line, "\t") {
-			return true
-		}
-	}
-	return false
-}
 
 // WriteYAML writes objects as a "---" separated YAML stream.
 func WriteYAML(w io.Writer, objs []*Object) error {
@@ -140,26 +66,19 @@ func marshalRecovered(o *Object) (b []byte, err error) {
 	return MarshalYAML(o.Map)
 }
 
-// MarshalYAML encodes one value as a YAML document (2-space indentation).
+// MarshalYAML encodes one value tree as a YAML document: internal/yamlwrite's block layout
+// (2-space indentation, keys in byte order) and its Compatible rule for strings (what yaml.v3
+// writes, with YAML 1.1 booleans and sexagesimal numbers double-quoted).
 func MarshalYAML(v any) ([]byte, error) {
-	if b, ok := appendYAML(nil, v); ok {
-		return b, nil
+	w := yamlwrite.Writer{Rule: yamlwrite.Compatible}
+	if err := w.Document(v); err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
 	}
-	return marshalYAMLv3(v)
+	return w.Bytes(), nil
 }
 
-// marshalYAMLv3 is MarshalYAML through yaml.v3's encoder (the reference appendYAML agrees
-// with).
-func marshalYAMLv3(v any) ([]byte, error) {
-	n, err := ValueNode(v)
-	if err != nil {
-		return nil, err
-	}
-	return MarshalNode(n)
-}
-
-// MarshalNode encodes one YAML node as a document in the same style as MarshalYAML (comments
-// and styles the node carries are kept).
+// MarshalNode encodes one YAML node with yaml.v3's encoder, in the same layout as MarshalYAML
+// (comments and styles the node carries are kept: the KRM function's ResourceList).
 func MarshalNode(n *yaml.Node) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)

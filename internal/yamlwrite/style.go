@@ -1,0 +1,236 @@
+package yamlwrite
+
+import (
+	"regexp"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Style is how a string scalar is written.
+type Style uint8
+
+const (
+	// Plain is the text as it is.
+	Plain Style = iota
+	// SingleQuoted is 'text' with each ' doubled.
+	SingleQuoted
+	// DoubleQuoted is "text" with escapes.
+	DoubleQuoted
+	// Literal is a literal block ("|", chomping and indentation indicators, then the lines).
+	Literal
+)
+
+// Position is where a scalar is written.
+type Position uint8
+
+const (
+	// InValue is a block value: after "key: ", after "- ", or a document of its own.
+	InValue Position = iota
+	// InKey is a key written "key:" (a simple key: one line, at most 128 bytes).
+	InKey
+	// InExplicitKey is a key written "? key" (longer than 128 bytes or on several lines).
+	InExplicitKey
+	// InFlow is a key or a value inside {…} or […].
+	InFlow
+)
+
+// Rule is the policy Choose applies.
+type Rule uint8
+
+const (
+	// Compatible is what yaml.v3's encoder chooses for a value tree's strings, plus double
+	// quotes on values YAML 1.1 reads as booleans or sexagesimal numbers (kubectl and
+	// sigs.k8s.io/yaml read YAML 1.1). Manifests are written with it.
+	Compatible Rule = iota
+	// Portable writes plain only ASCII text that no YAML 1.1 or 1.2 reader takes for anything
+	// but that string (nothing that starts with a digit, a sign or a dot, no indicator
+	// characters), and double-quotes the rest; values on several lines are literal blocks
+	// when that keeps them exactly. CatalogSnapshots are written with it.
+	Portable
+)
+
+// Choose is the one function deciding how a string is written at a position under a rule.
+// s must be valid UTF-8 (the writer replaces invalid bytes first).
+func Choose(s string, at Position, rule Rule) Style {
+	if rule == Portable {
+		return choosePortable(s, at)
+	}
+	return chooseCompatible(s, at)
+}
+
+// chooseCompatible follows yaml.v3: the style its encoder asks for a !!str node (a literal
+// block for text with a line feed, double quotes for text that would read as another type),
+// then what libyaml's emitter allows for that text at that position
+// (yaml_emitter_select_scalar_style in go.yaml.in/yaml/v3's emitterc.go).
+func chooseCompatible(s string, at Position) Style {
+	if (at == InValue || at == InKey) && plainWord(s) {
+		return Plain // the common case, without the analysis
+	}
+	a := analyze(s)
+	var style Style
+	switch {
+	case at == InValue && yaml11Special(s):
+		style = DoubleQuoted
+	case strings.Contains(s, "\n"):
+		style = Literal
+	case !resolvesToString(s), at != InValue && s == "<<":
+		style = DoubleQuoted // yaml.v3 writes the key << plain, which reads back as a merge
+	}
+	flow, simpleKey := at == InFlow, at == InKey
+	if simpleKey && a.multiline {
+		style = DoubleQuoted
+	}
+	if style == Plain {
+		if flow && !a.flowPlain || !flow && !a.blockPlain || s == "" && (flow || simpleKey) {
+			style = SingleQuoted
+		}
+	}
+	if style == SingleQuoted && !a.single {
+		style = DoubleQuoted
+	}
+	if style == Literal && (!a.block || flow || simpleKey || blankLineWithTab(s)) {
+		style = DoubleQuoted // a blank line with a tab: yaml.v3 writes a block it cannot read
+	}
+	return style
+}
+
+// blankLineWithTab reports text with a line of only blanks, one of them a tab.
+func blankLineWithTab(s string) bool {
+	for line := range strings.SplitSeq(s, "\n") {
+		if strings.Trim(line, " \t") == "" && strings.Contains(line, "\t") {
+			return true
+		}
+	}
+	return false
+}
+
+// choosePortable is the Portable rule.
+func choosePortable(s string, at Position) Style {
+	switch {
+	case at == InValue && strings.Contains(s, "\n") && literalKeepsText(s):
+		return Literal
+	case portablePlain(s, at):
+		return Plain
+	}
+	return DoubleQuoted
+}
+
+// SimpleKey reports a key yaml.v3 writes as "key:" rather than "? key" (its
+// yaml_emitter_check_simple_key: one line, at most 128 bytes).
+func SimpleKey(s string) bool {
+	if len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if isBreakAt(s, i) {
+			return false
+		}
+	}
+	return true
+}
+
+// resolvesToString reports text that yaml.v3 reads as a string when it is plain. Its
+// resolver (through yaml.Node.ShortTag) decides; text whose first byte starts no other
+// type is a string without asking, as in yaml.v3's resolve (its resolveTable).
+func resolvesToString(s string) bool {
+	if s == "" {
+		return false
+	}
+	if !strings.ContainsRune("+-0123456789yYnNtTfFoO~.", rune(s[0])) {
+		return true
+	}
+	n := yaml.Node{Kind: yaml.ScalarNode, Value: s}
+	return n.ShortTag() == "!!str"
+}
+
+// plainWord reports text every rule writes plain: a letter, then letters, digits, '-', '.',
+// '_' and '/', at most 64 bytes, and not a word YAML 1.1 or 1.2 reads as something else.
+func plainWord(s string) bool {
+	if s == "" || len(s) > 64 || !isLetter(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !isLetter(c) && !isDigit(c) && c != '-' && c != '.' && c != '_' && c != '/' {
+			return false
+		}
+	}
+	return len(s) > 5 || !yaml11Words[s] && !yaml12Words[s]
+}
+
+// yaml11Words are the booleans of YAML 1.1 that YAML 1.2 (yaml.v3) reads as strings.
+var yaml11Words = map[string]bool{
+	"y": true, "Y": true, "yes": true, "Yes": true, "YES": true, "n": true, "N": true, "no": true, "No": true, "NO": true,
+	"on": true, "On": true, "ON": true, "off": true, "Off": true, "OFF": true,
+}
+
+// yaml12Words are the booleans and nulls of YAML 1.2 (and 1.1).
+var yaml12Words = map[string]bool{
+	"true": true, "True": true, "TRUE": true, "false": true, "False": true, "FALSE": true,
+	"null": true, "Null": true, "NULL": true,
+}
+
+var base60Re = regexp.MustCompile(`^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$`)
+
+// yaml11Special reports strings that YAML 1.1 readers (kubectl, sigs.k8s.io/yaml) would take
+// for a boolean or a sexagesimal number, which yaml.v3 would write unquoted.
+func yaml11Special(s string) bool {
+	return yaml11Words[s] || strings.IndexByte(s, ':') > 0 && base60Re.MatchString(s)
+}
+
+// portablePlain: s written plain reads back as the same string in YAML 1.1 and 1.2 (so
+// kubectl, sigs.k8s.io/yaml and yaml.v3 agree). Numbers, dates and times all start with a
+// digit, a sign or a dot: those are quoted.
+func portablePlain(s string, at Position) bool {
+	if s == "" || s[len(s)-1] == ' ' || s[len(s)-1] == ':' || strings.IndexByte(" -?:,[]{}#&*!|>'\"%@`=~.+", s[0]) >= 0 || isDigit(s[0]) {
+		return false
+	}
+	flow := at == InFlow
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c >= 0x7f:
+			return false // plain scalars stay ASCII: quoting is always exact
+		case c == ':' && (s[i+1] == ' ' || flow): // s does not end with ':'
+			return false
+		case c == '#' && s[i-1] == ' ': // s does not start with '#'
+			return false
+		case flow && !isLetter(c) && !isDigit(c) && c != '.' && c != '_' && c != '-' && c != '/':
+			return false // in flow context, only what no parser reads twice
+		}
+	}
+	key := at == InKey || at == InExplicitKey
+	return !(len(s) <= 5 && (yaml11Words[s] || yaml12Words[s]) || key && s == "<<")
+}
+
+// literalKeepsText: a literal block keeps s exactly (printable, no trailing blanks on a
+// line, no carriage returns or tabs, no leading blank on the first line, which would need an
+// indentation indicator).
+func literalKeepsText(s string) bool {
+	if s == "" || s[0] == ' ' || s[0] == '\n' || strings.ContainsAny(s, "\r\t") || strings.Contains(s, " \n") || s[len(s)-1] == ' ' {
+		return false
+	}
+	for _, r := range s {
+		if r != '\n' && !Printable(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Printable is YAML's c-printable without line breaks, tab and U+FEFF: what the Portable
+// rule writes as it is inside quotes and literal blocks.
+func Printable(r rune) bool {
+	switch {
+	case r >= 0x20 && r <= 0x7E:
+		return true
+	case r >= 0xA0 && r <= 0xD7FF:
+		return r != 0x2028 && r != 0x2029
+	case r >= 0xE000 && r <= 0xFFFD:
+		return r != 0xFEFF
+	}
+	return r >= 0x10000 && r <= 0x10FFFF
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
