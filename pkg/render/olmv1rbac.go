@@ -31,50 +31,66 @@ func (v *olmV1) installerRBAC(ce *manifest.Object, b *catalog.Bundle) ([]*manife
 	if c == nil {
 		return nil, fmt.Errorf("bundle %s: its contents (CRDs, install strategy) are unknown, and the installer's permissions come from them (give a catalog with olm.bundle.object properties, or catalog extract --bundle-contents pull)", b.Name)
 	}
-	name := ce.Name() + "-installer"
-	namespace := ce.String("spec", "namespace")
-	var cluster, local []rbacv1.PolicyRule
-	manage := func(group, resource string, names []string, namespaced bool) {
-		rules := []rbacv1.PolicyRule{{APIGroups: []string{group}, Resources: []string{resource}, Verbs: []string{"create", "list", "watch"}}}
-		managed := rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{resource}, Verbs: []string{"get", "update", "patch", "delete"}}
-		if len(names) > 0 {
-			managed.ResourceNames = slices.Compact(slices.Sorted(slices.Values(names)))
-		}
-		rules = append(rules, managed)
-		if namespaced {
-			local = append(local, rules...)
-		} else {
-			cluster = append(cluster, rules...)
-		}
-	}
+	var rules installerRules
 	// the extension's finalizers (clusters with OwnerReferencesPermissionEnforcement)
-	cluster = append(cluster, rbacv1.PolicyRule{APIGroups: []string{olmV1Group}, Resources: []string{"clusterextensions/finalizers"},
+	rules.cluster = append(rules.cluster, rbacv1.PolicyRule{APIGroups: []string{olmV1Group}, Resources: []string{"clusterextensions/finalizers"},
 		Verbs: []string{"update"}, ResourceNames: []string{ce.Name()}})
-	// the bundle's CRDs
+	rules.manageInstall(c)
+	if err := rules.manageObjects(b.Name, c, v.resourceOf); err != nil {
+		return nil, err
+	}
+	rules.holdGranted(c)
+	return installerObjects(ce.Name()+"-installer", ce.String("spec", "namespace"), rules)
+}
+
+// installerRules are the installer's rules, cluster-wide and in the install namespace.
+type installerRules struct{ cluster, local []rbacv1.PolicyRule }
+
+// manage lets the installer create, list and watch a resource, and get, update, patch and
+// delete the named objects of it (all of them without names).
+func (ir *installerRules) manage(group, resource string, names []string, namespaced bool) {
+	rules := []rbacv1.PolicyRule{{APIGroups: []string{group}, Resources: []string{resource}, Verbs: []string{"create", "list", "watch"}}}
+	managed := rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{resource}, Verbs: []string{"get", "update", "patch", "delete"}}
+	if len(names) > 0 {
+		managed.ResourceNames = slices.Compact(slices.Sorted(slices.Values(names)))
+	}
+	rules = append(rules, managed)
+	if namespaced {
+		ir.local = append(ir.local, rules...)
+	} else {
+		ir.cluster = append(ir.cluster, rules...)
+	}
+}
+
+// manageInstall covers what every install writes: the bundle's CRDs, the roles and bindings
+// operator-controller generates from the CSV (names it derives), the operator's
+// ServiceAccounts and Deployments.
+func (ir *installerRules) manageInstall(c *catalog.Contents) {
 	var crds []string
 	for i := range c.CRDs {
 		crds = append(crds, c.CRDName(i))
 	}
 	if len(crds) > 0 {
-		manage("apiextensions.k8s.io", "customresourcedefinitions", crds, false)
+		ir.manage("apiextensions.k8s.io", "customresourcedefinitions", crds, false)
 	}
-	// the roles and bindings operator-controller generates from the CSV (names it derives)
-	manage("rbac.authorization.k8s.io", "clusterroles", nil, false)
-	manage("rbac.authorization.k8s.io", "clusterrolebindings", nil, false)
-	manage("rbac.authorization.k8s.io", "roles", nil, true)
-	manage("rbac.authorization.k8s.io", "rolebindings", nil, true)
-	// the operator's ServiceAccounts and Deployments
+	ir.manage("rbac.authorization.k8s.io", "clusterroles", nil, false)
+	ir.manage("rbac.authorization.k8s.io", "clusterrolebindings", nil, false)
+	ir.manage("rbac.authorization.k8s.io", "roles", nil, true)
+	ir.manage("rbac.authorization.k8s.io", "rolebindings", nil, true)
 	var accounts []string
 	for _, p := range append(slices.Clone(c.Permissions), c.ClusterPermissions...) {
 		accounts = append(accounts, p.ServiceAccountName)
 	}
 	if len(accounts) > 0 {
-		manage("", "serviceaccounts", accounts, true)
+		ir.manage("", "serviceaccounts", accounts, true)
 	}
 	if len(c.Deployments) > 0 {
-		manage("apps", "deployments", c.Deployments, true)
+		ir.manage("apps", "deployments", c.Deployments, true)
 	}
-	// the bundle's other objects, by kind and name
+}
+
+// manageObjects covers the bundle's other objects, by kind and name.
+func (ir *installerRules) manageObjects(bundle string, c *catalog.Contents, resourceOf func(group, kind string) (string, bool, bool)) error {
 	byResource := map[string][]string{}
 	scope := map[string]bool{}
 	for _, o := range c.Objects {
@@ -82,12 +98,12 @@ func (v *olmV1) installerRBAC(ce *manifest.Object, b *catalog.Bundle) ([]*manife
 		if !found {
 			group = ""
 		}
-		resource, namespaced, ok := v.resourceOf(group, o.Kind)
+		resource, namespaced, ok := resourceOf(group, o.Kind)
 		if !ok {
-			return nil, fmt.Errorf("bundle %s: %s %s: no resource name known for kind %s", b.Name, o.Kind, o.Name, o.Kind)
+			return fmt.Errorf("bundle %s: %s %s: no resource name known for kind %s", bundle, o.Kind, o.Name, o.Kind)
 		}
 		if group == "rbac.authorization.k8s.io" {
-			continue // managed above, without names (the bundle's own are among them)
+			continue // managed by manageInstall, without names (the bundle's own are among them)
 		}
 		k := group + "|" + resource
 		byResource[k] = append(byResource[k], o.Name)
@@ -95,46 +111,56 @@ func (v *olmV1) installerRBAC(ce *manifest.Object, b *catalog.Bundle) ([]*manife
 	}
 	for _, k := range manifest.SortedKeys(byResource) {
 		group, resource, _ := strings.Cut(k, "|")
-		manage(group, resource, byResource[k], scope[k])
+		ir.manage(group, resource, byResource[k], scope[k])
 	}
-	// what the CSV grants the operator, the installer must hold (RBAC's escalation rule);
-	// operator-controller grants `permissions` cluster-wide when it installs for all
-	// namespaces (what OLM v1 standard does). A rule above that these already cover is
-	// dropped: the installer holds nothing twice.
+	return nil
+}
+
+// holdGranted adds what the CSV grants the operator, which the installer must hold (RBAC's
+// escalation rule); operator-controller grants `permissions` cluster-wide when it installs
+// for all namespaces (what OLM v1 standard does). A rule that these already cover is
+// dropped: the installer holds nothing twice.
+func (ir *installerRules) holdGranted(c *catalog.Contents) {
 	var granted []rbacv1.PolicyRule
 	for _, p := range append(slices.Clone(c.ClusterPermissions), c.Permissions...) {
 		granted = append(granted, p.Rules...)
 	}
-	cluster = append(uncovered(cluster, granted), granted...)
-	local = uncovered(local, granted)
+	ir.cluster = append(uncovered(ir.cluster, granted), granted...)
+	ir.local = uncovered(ir.local, granted)
+}
+
+// installerObjects are the installer's ServiceAccount and the roles and bindings holding its
+// rules (a Role and RoleBinding only when it has rules in the install namespace).
+func installerObjects(name, namespace string, rules installerRules) ([]*manifest.Object, error) {
 	labels := map[string]any{naming.ControlLabel: "true"}
-	sa := manifest.New(map[string]any{"apiVersion": "v1", "kind": "ServiceAccount",
-		"metadata": map[string]any{"name": name, "namespace": namespace, "labels": labels}})
 	subject := []any{map[string]any{"kind": "ServiceAccount", "name": name, "namespace": namespace}}
-	rulesValue := func(rules []rbacv1.PolicyRule) (any, error) { return manifest.ToValue(dedupeRules(rules)) }
-	clusterRules, err := rulesValue(cluster)
-	if err != nil {
-		return nil, err
-	}
-	out := []*manifest.Object{sa,
-		manifest.New(map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
-			"metadata": map[string]any{"name": name, "labels": labels}, "rules": clusterRules}),
-		manifest.New(map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
-			"metadata": map[string]any{"name": name, "labels": labels},
-			"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
-			"subjects": subject}),
-	}
-	if len(local) > 0 {
-		localRules, err := rulesValue(local)
+	out := []*manifest.Object{manifest.New(map[string]any{"apiVersion": "v1", "kind": "ServiceAccount",
+		"metadata": map[string]any{"name": name, "namespace": namespace, "labels": labels}})}
+	for _, scope := range []struct {
+		kind      string
+		namespace string
+		rules     []rbacv1.PolicyRule
+	}{{"ClusterRole", "", rules.cluster}, {"Role", namespace, rules.local}} {
+		if scope.kind == "Role" && len(scope.rules) == 0 {
+			continue
+		}
+		value, err := manifest.ToValue(dedupeRules(scope.rules))
 		if err != nil {
 			return nil, err
 		}
+		meta := func() map[string]any {
+			m := map[string]any{"name": name, "labels": labels}
+			if scope.namespace != "" {
+				m["namespace"] = scope.namespace
+			}
+			return m
+		}
 		out = append(out,
-			manifest.New(map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
-				"metadata": map[string]any{"name": name, "namespace": namespace, "labels": labels}, "rules": localRules}),
-			manifest.New(map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-				"metadata": map[string]any{"name": name, "namespace": namespace, "labels": labels},
-				"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
+			manifest.New(map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": scope.kind,
+				"metadata": meta(), "rules": value}),
+			manifest.New(map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": scope.kind + "Binding",
+				"metadata": meta(),
+				"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": scope.kind, "name": name},
 				"subjects": subject}))
 	}
 	return out, nil
