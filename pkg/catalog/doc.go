@@ -16,6 +16,11 @@
 // never change a result: whatever they cannot read exactly is parsed in full
 // (FuzzStreamingMatchesReference checks it against a plain decoder).
 //
+// What it reads is written down once: records.go and records_snapshot.go define each blob
+// schema, property value and snapshot element as a Go struct with json tags, which one
+// decoder (tree_decode.go) fills from the parsed blob, whichever way it came (an FBC file,
+// a CatalogSnapshot, a caller's AddBlob).
+//
 // What it must not do:
 //   - import pkg/render or know anything about ODLM custom resources: it only
 //     answers questions about catalog data;
