@@ -22,10 +22,10 @@ type namespaceSubscription struct {
 // Manual Subscription holds back the Automatic ones beside it, and approving the plan
 // installs everything in it. This is the trap behind per-namespace approver Jobs; the render
 // only says so, it changes nothing.
-func (r *run) checkSharedManualApproval() {
+func (oi *olmInstall) checkSharedManualApproval() {
 	byNamespace := map[string][]namespaceSubscription{}
 	seen := map[key]bool{}
-	for _, p := range r.subscriptions {
+	for _, p := range oi.r.subscriptions {
 		o, plan := p.obj, p
 		if o == nil {
 			o, plan = p.existing, nil
@@ -37,7 +37,7 @@ func (r *run) checkSharedManualApproval() {
 		byNamespace[p.namespace] = append(byNamespace[p.namespace], namespaceSubscription{p.name, isManual(o), plan})
 	}
 	for _, ns := range manifest.SortedKeys(byNamespace) {
-		for _, o := range r.existing(subscriptionAPIVersion, "Subscription", ns) {
+		for _, o := range oi.r.existing(subscriptionAPIVersion, "Subscription", ns) {
 			k := key{o.Namespace(), o.Name()}
 			if seen[k] {
 				continue
@@ -65,7 +65,7 @@ func (r *run) checkSharedManualApproval() {
 			continue
 		}
 		obj, field := about.about()
-		r.add(diag.Warnf(obj, field, "Subscriptions %s share namespace %s and %s: OLM puts a namespace's pending installs into one InstallPlan (operator-lifecycle-manager#1859), so approving it installs them all and Automatic ones wait for that approval; give a manually approved operator a namespace of its own",
+		oi.r.add(diag.Warnf(obj, field, "Subscriptions %s share namespace %s and %s: OLM puts a namespace's pending installs into one InstallPlan (operator-lifecycle-manager#1859), so approving it installs them all and Automatic ones wait for that approval; give a manually approved operator a namespace of its own",
 			strings.Join(names, ", "), ns, manualPhrase(manual, len(subs))))
 	}
 }

@@ -16,36 +16,36 @@ import (
 // catalogChecks applies what a catalog knows to every Subscription the render writes:
 // version pins (--pin), deprecations, the CSV's install modes against its OperatorGroup, and
 // (--check-pins) whether a pin is still the head and reachable from what is installed.
-func (r *run) catalogChecks() {
-	if r.catalog == nil {
-		if r.opts.Pin || r.opts.CheckPins {
-			r.add(diag.Errorf(nil, "", "--pin and --check-pins need a catalog (--catalog)"))
+func (oi *olmInstall) catalogChecks() {
+	if oi.r.catalog == nil {
+		if oi.r.opts.Pin || oi.r.opts.CheckPins {
+			oi.r.add(diag.Errorf(nil, "", "--pin and --check-pins need a catalog (--catalog)"))
 		}
 		return
 	}
-	for _, p := range r.subscriptions {
+	for _, p := range oi.r.subscriptions {
 		if p.obj == nil {
 			continue
 		}
-		pkg, ok := r.catalog.Package(p.obj.String("spec", "name"))
+		pkg, ok := oi.r.catalog.Package(p.obj.String("spec", "name"))
 		if !ok {
 			continue // reported where the package was resolved
 		}
 		ch := pkg.ChannelOrDefault(p.obj.String("spec", "channel"))
 		head, err := pkg.HeadBundle(ch)
 		if err != nil {
-			r.add(diag.Errorf(p.obj, "spec.channel", "%v", err))
+			oi.r.add(diag.Errorf(p.obj, "spec.channel", "%v", err))
 			continue
 		}
-		if r.opts.Pin {
-			r.pin(p, head)
+		if oi.r.opts.Pin {
+			oi.pin(p, head)
 		}
-		r.deprecations(p, pkg, ch)
+		oi.deprecations(p, pkg, ch)
 		if p.existing == nil {
-			r.checkInstallModes(p, head)
+			oi.checkInstallModes(p, head)
 		}
-		if r.opts.CheckPins {
-			r.checkPin(p, pkg, ch, head)
+		if oi.r.opts.CheckPins {
+			oi.checkPin(p, pkg, ch, head)
 		}
 	}
 }
@@ -70,24 +70,24 @@ func csvName(b *catalog.Bundle) string {
 
 // pin locks a Subscription to the head of its channel: startingCSV, and Manual approval when
 // asked, so that a render is a reproducible version lock.
-func (r *run) pin(p *subscriptionPlan, head *catalog.Bundle) {
+func (oi *olmInstall) pin(p *subscriptionPlan, head *catalog.Bundle) {
 	spec := manifest.EnsureMap(p.obj.Map, "spec")
 	want := csvName(head)
 	if cur, _ := spec["startingCSV"].(string); cur != "" && cur != want {
 		obj, field := p.about()
-		r.add(diag.Warnf(obj, field, "--pin replaces startingCSV %q of Subscription %s/%s with the channel head %q", cur, p.namespace, p.name, want))
+		oi.r.add(diag.Warnf(obj, field, "--pin replaces startingCSV %q of Subscription %s/%s with the channel head %q", cur, p.namespace, p.name, want))
 	}
 	spec["startingCSV"] = want
-	if r.opts.ManualApproval {
+	if oi.r.opts.ManualApproval {
 		spec["installPlanApproval"] = "Manual"
 	}
 }
 
 // deprecations warns (or errs, with FailOnDeprecated) about olm.deprecations entries of the
 // package, the channel or the bundle a Subscription installs.
-func (r *run) deprecations(p *subscriptionPlan, pkg *catalog.Package, ch string) {
+func (oi *olmInstall) deprecations(p *subscriptionPlan, pkg *catalog.Package, ch string) {
 	sev := diag.Warning
-	if r.opts.FailOnDeprecated {
+	if oi.r.opts.FailOnDeprecated {
 		sev = diag.Error
 	}
 	obj, field := p.about()
@@ -103,18 +103,18 @@ func (r *run) deprecations(p *subscriptionPlan, pkg *catalog.Package, ch string)
 			if ref[1] != "" {
 				what = strings.TrimPrefix(ref[0], "olm.") + " " + ref[1] + " of package " + pkg.Name
 			}
-			r.add(diag.About(sev, obj, field, "%s is deprecated: %s", what, d.Message))
+			oi.r.add(diag.About(sev, obj, field, "%s is deprecated: %s", what, d.Message))
 		}
 	}
 }
 
 // checkInstallModes compares the OperatorGroup a new Subscription lands in with the install
 // modes the CSV supports (OLM refuses the CSV otherwise).
-func (r *run) checkInstallModes(p *subscriptionPlan, head *catalog.Bundle) {
+func (oi *olmInstall) checkInstallModes(p *subscriptionPlan, head *catalog.Bundle) {
 	if len(head.InstallModes) == 0 {
 		return
 	}
-	mode, og := r.installModeOf(p.namespace)
+	mode, og := oi.installModeOf(p.namespace)
 	if mode == "" {
 		return
 	}
@@ -130,18 +130,18 @@ func (r *run) checkInstallModes(p *subscriptionPlan, head *catalog.Bundle) {
 		}
 	}
 	obj, field := p.about()
-	r.add(diag.Warnf(obj, field, "the CSV %s supports install modes %s, but %s makes it %s: OLM will refuse it (use installMode cluster for AllNamespaces, or targetNamespaces)", csvName(head), strings.Join(supported, ", "), og, mode))
+	oi.r.add(diag.Warnf(obj, field, "the CSV %s supports install modes %s, but %s makes it %s: OLM will refuse it (use installMode cluster for AllNamespaces, or targetNamespaces)", csvName(head), strings.Join(supported, ", "), og, mode))
 }
 
 // installModeOf says which install mode the OperatorGroup of a namespace gives its
 // operators: AllNamespaces in openshift-operators or for a group without targets,
 // OwnNamespace for its own namespace, SingleNamespace or MultiNamespace otherwise.
-func (r *run) installModeOf(namespace string) (string, string) {
+func (oi *olmInstall) installModeOf(namespace string) (string, string) {
 	if namespace == clusterInstallNamespace {
 		return olm.AllNamespaces, "installing into " + clusterInstallNamespace
 	}
 	var og *manifest.Object
-	for _, o := range append(append([]*manifest.Object{}, r.operatorGroups...), r.objects...) {
+	for _, o := range append(append([]*manifest.Object{}, oi.r.operatorGroups...), oi.r.objects...) {
 		if o.Kind() == "OperatorGroup" && o.Group() == olmGroup && o.Namespace() == namespace {
 			og = o
 			break
@@ -170,18 +170,18 @@ func (r *run) installModeOf(namespace string) (string, string) {
 // checkPin reports a startingCSV that is no longer the channel head, or that OLM cannot
 // reach from the version installed (the Subscription's status in the inputs or a snapshot)
 // along replaces, skips and skipRange.
-func (r *run) checkPin(p *subscriptionPlan, pkg *catalog.Package, ch string, head *catalog.Bundle) {
+func (oi *olmInstall) checkPin(p *subscriptionPlan, pkg *catalog.Package, ch string, head *catalog.Bundle) {
 	pin := p.obj.String("spec", "startingCSV")
 	if pin == "" {
 		return
 	}
 	obj, field := p.about()
 	if pin != csvName(head) {
-		r.add(diag.Warnf(obj, field, "pin %s of Subscription %s/%s is no longer the head of channel %s (the head is %s)", pin, p.namespace, p.name, ch, csvName(head)))
+		oi.r.add(diag.Warnf(obj, field, "pin %s of Subscription %s/%s is no longer the head of channel %s (the head is %s)", pin, p.namespace, p.name, ch, csvName(head)))
 	}
-	sub, _, found, err := r.lookup(subscriptionAPIVersion, "Subscription", p.namespace, p.name)
+	sub, _, found, err := oi.r.lookup(subscriptionAPIVersion, "Subscription", p.namespace, p.name)
 	if err != nil {
-		r.add(diag.Warnf(obj, field, "--check-pins: cannot read the installed version of Subscription %s/%s, so pin %s is not checked against it: %v", p.namespace, p.name, pin, err))
+		oi.r.add(diag.Warnf(obj, field, "--check-pins: cannot read the installed version of Subscription %s/%s, so pin %s is not checked against it: %v", p.namespace, p.name, pin, err))
 		return
 	}
 	if !found {
@@ -196,7 +196,7 @@ func (r *run) checkPin(p *subscriptionPlan, pkg *catalog.Package, ch string, hea
 		return
 	}
 	if !reachable(pkg, channel, installed, pin) {
-		r.add(diag.Warnf(obj, field, "pin %s of Subscription %s/%s cannot be reached from the installed %s along channel %s (replaces, skips, skipRange): OLM will not upgrade to it", pin, p.namespace, p.name, installed, ch))
+		oi.r.add(diag.Warnf(obj, field, "pin %s of Subscription %s/%s cannot be reached from the installed %s along channel %s (replaces, skips, skipRange): OLM will not upgrade to it", pin, p.namespace, p.name, installed, ch))
 	}
 }
 

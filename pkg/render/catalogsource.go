@@ -33,9 +33,9 @@ type catalogSource struct {
 }
 
 // catalogSources lists the CatalogSources among the inputs, then those only in snapshots.
-func (r *run) catalogSources() []*catalogSource {
-	if r.knownCatalogSources != nil {
-		return r.knownCatalogSources
+func (oi *olmInstall) catalogSources() []*catalogSource {
+	if oi.knownCatalogSources != nil {
+		return oi.knownCatalogSources
 	}
 	seen := map[string]bool{}
 	add := func(m map[string]any, in *manifest.Object) {
@@ -54,29 +54,29 @@ func (r *run) catalogSources() []*catalogSource {
 		typed, err := olm.CatalogSourceSpec(m["spec"])
 		if err != nil {
 			field, err := olm.Locate(err, "spec")
-			r.add(diag.Warnf(o, field, "not a valid OLM CatalogSource (%v): ODLM reads its priority as 0", err))
+			oi.r.add(diag.Warnf(o, field, "not a valid OLM CatalogSource (%v): ODLM reads its priority as 0", err))
 		}
 		cs.priority = typed.Priority
-		r.knownCatalogSources = append(r.knownCatalogSources, cs)
+		oi.knownCatalogSources = append(oi.knownCatalogSources, cs)
 	}
-	for _, o := range r.existing(catalogSourceAPIVersion, "CatalogSource", "") {
+	for _, o := range oi.r.existing(catalogSourceAPIVersion, "CatalogSource", "") {
 		in := o
-		if !r.isInput(o) {
+		if !oi.r.isInput(o) {
 			in = nil
 		}
 		add(o.Map, in)
 	}
-	if r.knownCatalogSources == nil {
-		r.knownCatalogSources = []*catalogSource{}
+	if oi.knownCatalogSources == nil {
+		oi.knownCatalogSources = []*catalogSource{}
 	}
-	return r.knownCatalogSources
+	return oi.knownCatalogSources
 }
 
 // chooseCatalogSource is ODLM's choice for an entry without sourceName/sourceNamespace
 // (docs/semantics.md, Resolving a registry entry: catalog and channel resolution): every CatalogSource the registry does not exclude is a candidate, in the
 // order of catalogSourceBefore. It says which it chose and why; when there is no candidate
 // it returns false and why not, for the error that follows.
-func (r *run) chooseCatalogSource(e *entry) (bool, string) {
+func (oi *olmInstall) chooseCatalogSource(e *entry) (bool, string) {
 	excluded := map[string]bool{}
 	if a := e.registry.obj.Annotations()[excludedCatalogSourceAnnotation]; a != "" {
 		for _, name := range strings.Split(a, ",") {
@@ -85,7 +85,7 @@ func (r *run) chooseCatalogSource(e *entry) (bool, string) {
 	}
 	var candidates []*catalogSource
 	var all []string
-	for _, cs := range r.catalogSources() {
+	for _, cs := range oi.catalogSources() {
 		all = append(all, cs.namespace+"/"+cs.name)
 		if !excluded[cs.name] {
 			candidates = append(candidates, cs)
@@ -97,14 +97,14 @@ func (r *run) chooseCatalogSource(e *entry) (bool, string) {
 		}
 		return false, fmt.Sprintf("every CatalogSource known (%s) is in its registry's %s annotation", strings.Join(all, ", "), excludedCatalogSourceAnnotation)
 	}
-	own := r.odlmCatalog()
+	own := oi.odlmCatalog()
 	sort.SliceStable(candidates, func(i, j int) bool { return catalogSourceBefore(candidates[i], candidates[j], e.Namespace, own) })
 	chosen := candidates[0]
 	var names []string
 	for _, c := range candidates {
 		names = append(names, c.namespace+"/"+c.name)
 	}
-	r.add(diag.Infof(e.registry.obj, e.field("sourceName"), "operator %q names no CatalogSource: using %s/%s, %s (candidates in ODLM's order: %s)", e.Name, chosen.namespace, chosen.name, whyChosen(candidates, e.Namespace, own), strings.Join(names, ", ")))
+	oi.r.add(diag.Infof(e.registry.obj, e.field("sourceName"), "operator %q names no CatalogSource: using %s/%s, %s (candidates in ODLM's order: %s)", e.Name, chosen.namespace, chosen.name, whyChosen(candidates, e.Namespace, own), strings.Join(names, ", ")))
 	e.SourceName, e.SourceNamespace = chosen.name, chosen.namespace
 	return true, ""
 }
@@ -165,14 +165,14 @@ func (o *odlmCatalog) is(cs *catalogSource) bool {
 // snapshot and the live cluster (docs/semantics.md, Decided deviations: one look-up order). ODLM knows its namespace and reads the one there;
 // the render does not, so Subscriptions of ibm-odlm from different CatalogSources (two ODLM
 // installs) leave it unknown, with a warning, rather than guessing.
-func (r *run) odlmCatalog() *odlmCatalog {
-	if r.ownCatalog != nil {
-		return r.ownCatalog.found
+func (oi *olmInstall) odlmCatalog() *odlmCatalog {
+	if oi.ownCatalog != nil {
+		return oi.ownCatalog.found
 	}
-	r.ownCatalog = &ownCatalogLookup{}
+	oi.ownCatalog = &ownCatalogLookup{}
 	bySource := map[string]*odlmCatalog{}
 	var subs []string
-	for _, s := range r.allSubscriptions() {
+	for _, s := range oi.r.allSubscriptions() {
 		if s.String("spec", "name") != odlmPackage || s.String("spec", "source") == "" || s.String("spec", "sourceNamespace") == "" {
 			continue
 		}
@@ -186,12 +186,12 @@ func (r *run) odlmCatalog() *odlmCatalog {
 	case 0:
 	case 1:
 		for _, c := range bySource {
-			r.ownCatalog.found = c
+			oi.ownCatalog.found = c
 		}
 	default:
-		r.add(diag.Warnf(nil, "", "Subscriptions of package %s use different CatalogSources (%s): which one ODLM was installed from is unknown, so it breaks no tie between CatalogSources of equal priority", odlmPackage, strings.Join(subs, "; ")))
+		oi.r.add(diag.Warnf(nil, "", "Subscriptions of package %s use different CatalogSources (%s): which one ODLM was installed from is unknown, so it breaks no tie between CatalogSources of equal priority", odlmPackage, strings.Join(subs, "; ")))
 	}
-	return r.ownCatalog.found
+	return oi.ownCatalog.found
 }
 
 // ownCatalogLookup caches odlmCatalog's answer for a round (found is nil when unknown).
@@ -240,13 +240,13 @@ func resolveImageTemplate(template, kubeVersion string) (string, bool) {
 // image template resolved for Options.KubeVersion, so that OLM has nothing to rewrite and a
 // GitOps tool nothing to fight over. An input CatalogSource is replaced; one known only from
 // a snapshot is emitted without its cluster-managed fields.
-func (r *run) emitCatalogSources() {
-	if !r.opts.EmitCatalogSources {
+func (oi *olmInstall) emitCatalogSources() {
+	if !oi.r.opts.EmitCatalogSources {
 		return
 	}
 	used := map[string]*subscriptionPlan{}
 	var order []string
-	for _, p := range r.subscriptions {
+	for _, p := range oi.r.subscriptions {
 		if p.obj == nil {
 			continue
 		}
@@ -258,36 +258,36 @@ func (r *run) emitCatalogSources() {
 	}
 	sort.Strings(order)
 	byKey := map[string]*catalogSource{}
-	for _, cs := range r.catalogSources() {
+	for _, cs := range oi.catalogSources() {
 		byKey[cs.namespace+"/"+cs.name] = cs
 	}
 	for _, k := range order {
 		about, field := used[k].about()
 		cs, ok := byKey[k]
 		if !ok {
-			r.add(diag.Warnf(about, field, "CatalogSource %s is not among the inputs or snapshots: not emitted (--emit-catalogsources)", k))
+			oi.r.add(diag.Warnf(about, field, "CatalogSource %s is not among the inputs or snapshots: not emitted (--emit-catalogsources)", k))
 			continue
 		}
 		obj := manifest.New(cleanClusterFields(merge.DeepCopy(cs.obj).(map[string]any)))
 		if tmpl := obj.Annotations()[catalogImageTemplateAnnotation]; tmpl != "" {
-			image, ok := resolveImageTemplate(tmpl, r.opts.KubeVersion)
+			image, ok := resolveImageTemplate(tmpl, oi.r.opts.KubeVersion)
 			switch {
 			case ok:
 				manifest.EnsureMap(obj.Map, "spec")["image"] = image
 			case obj.String("spec", "image") != "":
-				r.add(diag.Warnf(about, field, "CatalogSource %s: %s %q does not resolve to an image for Kubernetes %q: spec.image is kept, as OLM falls back to it", k, catalogImageTemplateAnnotation, tmpl, r.opts.KubeVersion))
+				oi.r.add(diag.Warnf(about, field, "CatalogSource %s: %s %q does not resolve to an image for Kubernetes %q: spec.image is kept, as OLM falls back to it", k, catalogImageTemplateAnnotation, tmpl, oi.r.opts.KubeVersion))
 			default:
-				r.add(diag.Errorf(about, field, "CatalogSource %s has no spec.image and %s %q does not resolve for Kubernetes %q (give --kube-version)", k, catalogImageTemplateAnnotation, tmpl, r.opts.KubeVersion))
+				oi.r.add(diag.Errorf(about, field, "CatalogSource %s has no spec.image and %s %q does not resolve for Kubernetes %q (give --kube-version)", k, catalogImageTemplateAnnotation, tmpl, oi.r.opts.KubeVersion))
 				continue
 			}
 		}
-		r.madeAsController(obj)
+		oi.r.madeAsController(obj)
 		if cs.input != nil {
 			obj.Source = cs.input.Source
-			r.replaced[cs.input] = obj
+			oi.r.replaced[cs.input] = obj
 			continue
 		}
-		r.emit(obj)
+		oi.r.emit(obj)
 	}
 }
 

@@ -120,11 +120,11 @@ func (r *run) renderRound() {
 	r.loadRegistries()
 	r.loadConfigs()
 	r.loadRequests()
-	inst := installerFor(r.opts)
-	inst.install(r)
+	inst := r.installer()
+	inst.install()
 	r.renderOperands()
 	r.renderBindInfos()
-	inst.afterOperands(r)
+	inst.afterOperands()
 	r.markReferenced()
 	r.markEmittedODLM()
 	r.placeResultsOfCarried()
@@ -135,42 +135,27 @@ func (r *run) renderRound() {
 type installer interface {
 	// install finds or creates each operator's install objects (before the operands, which
 	// wait for them)
-	install(r *run)
+	install()
 	// afterOperands writes what depends on the operands' output
-	afterOperands(r *run)
+	afterOperands()
 }
 
-func installerFor(opts Options) installer {
-	if opts.NoOLM {
-		return trackerInstaller{}
+func (r *run) installer() installer {
+	if r.opts.NoOLM {
+		return trackerInstaller{r}
 	}
-	return olmInstaller{}
+	return r.olm
 }
-
-// olmInstaller writes Subscriptions, OperatorGroups and CatalogSources (subscription.go,
-// catalogsource.go, catalogchecks.go, approval.go).
-type olmInstaller struct{}
-
-func (olmInstaller) install(r *run) {
-	r.planSubscriptions()
-	r.buildSubscriptions()
-	r.buildOperatorGroups()
-	r.catalogChecks()
-	r.checkSharedManualApproval()
-}
-
-// afterOperands emits the CatalogSources the Subscriptions use.
-func (olmInstaller) afterOperands(r *run) { r.emitCatalogSources() }
 
 // trackerInstaller writes the tracking ConfigMaps of ODLM's no-OLM controller (noolm.go).
-type trackerInstaller struct{}
+type trackerInstaller struct{ r *run }
 
-func (trackerInstaller) install(r *run) {
-	r.planTrackers()
-	r.buildTrackers()
+func (t trackerInstaller) install() {
+	t.r.planTrackers()
+	t.r.buildTrackers()
 }
 
-func (trackerInstaller) afterOperands(*run) {}
+func (trackerInstaller) afterOperands() {}
 
 // carry records what a round emitted for the next round.
 func (r *run) carry(out Output) *carried {

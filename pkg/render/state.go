@@ -54,6 +54,7 @@ type run struct {
 	servedIndex
 	*operandPass
 	provenance
+	olm *olmInstall
 }
 
 // roundInputs are the inputs of a round, classified and decoded (inputs.go, registry.go,
@@ -94,10 +95,6 @@ type lookups struct {
 type installs struct {
 	subscriptions  []*subscriptionPlan
 	operatorGroups []*manifest.Object
-	// knownCatalogSources are the CatalogSources from the inputs and snapshots, listed once,
-	// and ownCatalog the one ODLM was installed from (looked up once)
-	knownCatalogSources []*catalogSource
-	ownCatalog          *ownCatalogLookup
 	// subscriptionListsFailed are the sources whose list of all Subscriptions failed
 	subscriptionListsFailed []cluster.Origin
 	// made are the objects made as ODLM's controller, by key and as a set
@@ -186,6 +183,12 @@ type provenance struct {
 }
 
 func newRun(in Inputs, opts Options, cache *renderCache, prev *carried) *run {
+	r := newRoundState(in, opts, cache, prev)
+	r.olm.r = r
+	return r
+}
+
+func newRoundState(in Inputs, opts Options, cache *renderCache, prev *carried) *run {
 	objs := append([]*manifest.Object(nil), in.Objects...)
 	if !in.sorted {
 		manifest.Sort(objs)
@@ -217,6 +220,7 @@ func newRun(in Inputs, opts Options, cache *renderCache, prev *carried) *run {
 			rendered:      map[string]*manifest.Object{},
 			schemaAnchors: map[*manifest.Object]schemaAnchor{},
 		},
+		olm: &olmInstall{},
 		provenance: provenance{
 			operatorOf: map[*manifest.Object]*subscriptionPlan{},
 			copies:     map[*manifest.Object]bool{},

@@ -21,6 +21,29 @@ const (
 	clusterInstallNamespace = naming.ClusterInstallNamespace
 )
 
+
+// olmInstall is the OLM v0 installer (subscription.go, catalogsource.go, catalogchecks.go,
+// approval.go): it plans and writes a Subscription per operator and the OperatorGroups,
+// checks them against the catalog, and emits the CatalogSources they use.
+type olmInstall struct {
+	r *run
+	// knownCatalogSources are the CatalogSources from the inputs and snapshots, listed once,
+	// and ownCatalog the one ODLM was installed from (looked up once)
+	knownCatalogSources []*catalogSource
+	ownCatalog          *ownCatalogLookup
+}
+
+func (oi *olmInstall) install() {
+	oi.planSubscriptions()
+	oi.buildSubscriptions()
+	oi.buildOperatorGroups()
+	oi.catalogChecks()
+	oi.checkSharedManualApproval()
+}
+
+// afterOperands emits the CatalogSources the Subscriptions use.
+func (oi *olmInstall) afterOperands() { oi.emitCatalogSources() }
+
 // subscriptionPlan is one Subscription: created by the render, or an input one that ODLM
 // would find (and update, when it carries ODLM's label).
 type subscriptionPlan struct {
@@ -108,31 +131,31 @@ func (r *run) findOne(w *want, apiVersion, kind, what string, match func(*manife
 }
 
 // planSubscriptions decides, for every in-scope want, which Subscription reconciles it.
-func (r *run) planSubscriptions() {
+func (oi *olmInstall) planSubscriptions() {
 	plans := map[key]*subscriptionPlan{}
 	planFor := func(k key, existing *manifest.Object) *subscriptionPlan {
 		p, ok := plans[k]
 		if !ok {
 			p = &subscriptionPlan{namespace: k.Namespace, name: k.Name, existing: existing}
 			plans[k] = p
-			r.subscriptions = append(r.subscriptions, p)
+			oi.r.subscriptions = append(oi.r.subscriptions, p)
 		}
 		return p
 	}
 	var noops []*want
-	for _, w := range r.allWants() {
+	for _, w := range oi.r.allWants() {
 		if !w.inScope || w.entry == nil {
 			continue
 		}
 		e := w.entry
-		existing, ok := r.findExisting(w)
+		existing, ok := oi.r.findExisting(w)
 		if !ok {
 			continue
 		}
 		switch {
 		case e.UserManaged:
 			if existing != nil {
-				r.userManagedExisting(w, existing)
+				oi.userManagedExisting(w, existing)
 			}
 			continue
 		case e.InstallMode == api.InstallModeNoOp:
@@ -143,14 +166,14 @@ func (r *run) planSubscriptions() {
 		if existing != nil {
 			p := planFor(key{existing.Namespace(), existing.Name()}, existing)
 			if p.labelled() {
-				r.resolveChannel(w, false)
+				oi.resolveChannel(w, false)
 			} else {
 				w.channel = e.Channel
 			}
 			p.contribute(w)
 			continue
 		}
-		if !r.resolveChannel(w, true) {
+		if !oi.resolveChannel(w, true) {
 			w.request.failed = true
 			continue
 		}
@@ -159,7 +182,7 @@ func (r *run) planSubscriptions() {
 	}
 	// no-op entries never create a Subscription, but annotate one that exists
 	for _, w := range noops {
-		existing, _ := r.findExisting(w)
+		existing, _ := oi.r.findExisting(w)
 		k := key{w.entry.installNamespace(), w.entry.PackageName}
 		if existing != nil {
 			k = key{existing.Namespace(), existing.Name()}
@@ -172,27 +195,27 @@ func (r *run) planSubscriptions() {
 	}
 }
 
-func (r *run) userManagedExisting(w *want, existing *manifest.Object) {
+func (oi *olmInstall) userManagedExisting(w *want, existing *manifest.Object) {
 	labels := existing.Labels()
 	if _, odlm := labels[naming.ControlLabel]; !odlm || labels[naming.DoNotUninstallLabel] == "true" {
 		return
 	}
-	if _, done := r.replaced[existing]; done {
+	if _, done := oi.r.replaced[existing]; done {
 		return
 	}
-	r.replaced[existing] = nil
-	r.add(diag.Warnf(existing, "metadata.labels", "operator %q is userManaged in OperandRegistry %s: ODLM deletes this Subscription it once created, so it is left out of the output", w.entry.Name, w.registry.key))
+	oi.r.replaced[existing] = nil
+	oi.r.add(diag.Warnf(existing, "metadata.labels", "operator %q is userManaged in OperandRegistry %s: ODLM deletes this Subscription it once created, so it is left out of the output", w.entry.Name, w.registry.key))
 }
 
 // resolveChannel sets w.channel from the registry and, when a catalog is given, checks it
 // against the catalog (docs/semantics.md, Resolving a registry entry: catalog and channel resolution). forCreate makes a missing catalog source an error.
-func (r *run) resolveChannel(w *want, forCreate bool) bool {
+func (oi *olmInstall) resolveChannel(w *want, forCreate bool) bool {
 	e := w.entry
 	o := e.registry.obj
 	if (e.SourceName == "" || e.SourceNamespace == "") && forCreate {
 		// ODLM picks among the catalogs it can see (docs/semantics.md, Resolving a registry entry: catalog and channel resolution); a lone sourceName is ignored
-		if ok, why := r.chooseCatalogSource(e); !ok {
-			r.add(diag.Errorf(o, e.field("sourceName"), "operator %q has no sourceName/sourceNamespace and %s: ODLM cannot find a CatalogSource for its Subscription (requested by %s). Set sourceName and sourceNamespace, or give the cluster's CatalogSources to choose from: among the inputs, in a --snapshot (kubectl get catalogsources -A -o yaml) or with --live", e.Name, why, w.request.key))
+		if ok, why := oi.chooseCatalogSource(e); !ok {
+			oi.r.add(diag.Errorf(o, e.field("sourceName"), "operator %q has no sourceName/sourceNamespace and %s: ODLM cannot find a CatalogSource for its Subscription (requested by %s). Set sourceName and sourceNamespace, or give the cluster's CatalogSources to choose from: among the inputs, in a --snapshot (kubectl get catalogsources -A -o yaml) or with --live", e.Name, why, w.request.key))
 			return false
 		}
 	}
@@ -200,20 +223,20 @@ func (r *run) resolveChannel(w *want, forCreate bool) bool {
 		w.channel = e.Channel
 		return true
 	}
-	if r.catalog == nil {
+	if oi.r.catalog == nil {
 		w.channel = e.Channel
 		return true
 	}
-	pkg, ok := r.catalog.Package(e.PackageName)
+	pkg, ok := oi.r.catalog.Package(e.PackageName)
 	if !ok {
-		r.add(diag.Errorf(o, e.field("packageName"), "package %q is not in the catalog", e.PackageName))
+		oi.r.add(diag.Errorf(o, e.field("packageName"), "package %q is not in the catalog", e.PackageName))
 		return false
 	}
 	names := pkg.ChannelNames()
 	if e.Channel == "" {
 		// no channel: OLM follows the package's default channel (docs/semantics.md, Decided deviations: empty channel)
 		if pkg.DefaultChannel == "" {
-			r.add(diag.Errorf(o, e.field("channel"), "is empty, and package %q has no defaultChannel for OLM to follow", e.PackageName))
+			oi.r.add(diag.Errorf(o, e.field("channel"), "is empty, and package %q has no defaultChannel for OLM to follow", e.PackageName))
 			return false
 		}
 		w.channel = ""
@@ -224,28 +247,28 @@ func (r *run) resolveChannel(w *want, forCreate bool) bool {
 		return true
 	}
 	if fb, ok := channel.PickFallback(names, e.FallbackChannels); ok {
-		r.add(diag.Warnf(o, e.field("channel"), "channel %q is not in package %q; using fallback channel %q", e.Channel, e.PackageName, fb))
+		oi.r.add(diag.Warnf(o, e.field("channel"), "channel %q is not in package %q; using fallback channel %q", e.Channel, e.PackageName, fb))
 		w.channel = fb
 		return true
 	}
-	r.add(diag.Errorf(o, e.field("channel"), "channel %q is not in package %q (channels: %s) and no fallbackChannels entry matches", e.Channel, e.PackageName, strings.Join(names, ", ")))
+	oi.r.add(diag.Errorf(o, e.field("channel"), "channel %q is not in package %q (channels: %s) and no fallbackChannels entry matches", e.Channel, e.PackageName, strings.Join(names, ", ")))
 	return false
 }
 
 // buildSubscriptions writes every planned Subscription.
-func (r *run) buildSubscriptions() {
-	for _, p := range r.subscriptions {
+func (oi *olmInstall) buildSubscriptions() {
+	for _, p := range oi.r.subscriptions {
 		switch {
 		case p.existing == nil:
-			r.createSubscription(p)
+			oi.createSubscription(p)
 		case p.labelled():
-			r.updateSubscription(p)
+			oi.updateSubscription(p)
 		default:
 			where := ""
-			if o, ok := r.originOf[p.existing]; ok {
+			if o, ok := oi.r.originOf[p.existing]; ok {
 				where = " (found in the " + string(o) + ")"
 			}
-			r.add(diag.Infof(p.existing, "metadata.labels", "Subscription%s was not created by ODLM (no %s label): ODLM leaves it unchanged and creates no other for package %q", where, naming.ControlLabel, p.existing.String("spec", "name")))
+			oi.r.add(diag.Infof(p.existing, "metadata.labels", "Subscription%s was not created by ODLM (no %s label): ODLM leaves it unchanged and creates no other for package %q", where, naming.ControlLabel, p.existing.String("spec", "name")))
 		}
 	}
 }
@@ -262,12 +285,12 @@ func contributors(p *subscriptionPlan) []*want {
 	return out
 }
 
-func (r *run) createSubscription(p *subscriptionPlan) {
+func (oi *olmInstall) createSubscription(p *subscriptionPlan) {
 	ws := contributors(p)
 	if len(ws) == 0 {
 		return
 	}
-	chosen := r.agreeOnChannel(p, ws)
+	chosen := oi.agreeOnChannel(p, ws)
 	var base *want
 	spec := map[string]any{}
 	for _, w := range ws {
@@ -285,9 +308,9 @@ func (r *run) createSubscription(p *subscriptionPlan) {
 				spec["startingCSV"] = e.StartingCSV
 			}
 		} else {
-			r.warnSpecDisagreement(base, w)
+			oi.warnSpecDisagreement(base, w)
 		}
-		r.applyEntryToSpec(spec, w)
+		oi.applyEntryToSpec(spec, w)
 	}
 	obj := manifest.New(map[string]any{
 		"apiVersion": subscriptionAPIVersion,
@@ -300,22 +323,22 @@ func (r *run) createSubscription(p *subscriptionPlan) {
 		},
 		"spec": spec,
 	})
-	r.annotate(obj, p)
-	r.pinNoOpAnnotations(obj, p, chosen)
-	r.throughOLMTypes(obj)
-	p.obj = r.madeAsController(obj)
+	oi.r.annotate(obj, p)
+	oi.pinNoOpAnnotations(obj, p, chosen)
+	oi.throughOLMTypes(obj)
+	p.obj = oi.r.madeAsController(obj)
 }
 
 // throughOLMTypes writes a Subscription's spec as ODLM's typed client sends it: through
 // OLM's SubscriptionSpec (fields it does not have dropped, quantities canonical). A spec
 // that does not decode (an existing Subscription's, read from the inputs or a cluster) is an
 // error on the field.
-func (r *run) throughOLMTypes(obj *manifest.Object) {
+func (oi *olmInstall) throughOLMTypes(obj *manifest.Object) {
 	spec, _ := obj.Map["spec"].(map[string]any)
 	typed, err := olm.SubscriptionSpec(spec)
 	if err != nil {
 		field, err := olm.Locate(err, "spec")
-		r.add(diag.Errorf(obj, field, "not a valid OLM Subscription: %v", err))
+		oi.r.add(diag.Errorf(obj, field, "not a valid OLM Subscription: %v", err))
 		return
 	}
 	obj.Map["spec"] = typed
@@ -323,7 +346,7 @@ func (r *run) throughOLMTypes(obj *manifest.Object) {
 
 // applyEntryToSpec is what ODLM writes into a Subscription's spec from an entry whose
 // channel matches the Subscription's (docs/semantics.md, Subscriptions: existing Subscriptions and several requests).
-func (r *run) applyEntryToSpec(spec map[string]any, w *want) {
+func (oi *olmInstall) applyEntryToSpec(spec map[string]any, w *want) {
 	e := w.entry
 	spec["name"] = e.PackageName
 	if e.SourceName != "" && e.SourceNamespace != "" {
@@ -336,14 +359,14 @@ func (r *run) applyEntryToSpec(spec map[string]any, w *want) {
 	if e.SubscriptionConfig != nil {
 		cfg, err := manifest.ToValue(e.SubscriptionConfig)
 		if err != nil {
-			r.add(diag.Errorf(e.registry.obj, e.field("subscriptionConfig"), "%v", err))
+			oi.r.add(diag.Errorf(e.registry.obj, e.field("subscriptionConfig"), "%v", err))
 			return
 		}
 		spec["config"] = cfg
 	}
 }
 
-func (r *run) warnSpecDisagreement(base, w *want) {
+func (oi *olmInstall) warnSpecDisagreement(base, w *want) {
 	a, b := base.entry, w.entry
 	if a == b {
 		return
@@ -361,13 +384,13 @@ func (r *run) warnSpecDisagreement(base, w *want) {
 		diffs = append(diffs, "subscriptionConfig")
 	}
 	if len(diffs) > 0 {
-		r.add(diag.Warnf(b.registry.obj, b.field("name"), "operator %q (OperandRegistry %s) and operator %q (OperandRegistry %s) share a Subscription but differ in %s: the later one (%s) wins", a.Name, a.registry.key, b.Name, b.registry.key, strings.Join(diffs, ", "), w.request.key))
+		oi.r.add(diag.Warnf(b.registry.obj, b.field("name"), "operator %q (OperandRegistry %s) and operator %q (OperandRegistry %s) share a Subscription but differ in %s: the later one (%s) wins", a.Name, a.registry.key, b.Name, b.registry.key, strings.Join(diffs, ", "), w.request.key))
 	}
 }
 
 // agreeOnChannel applies docs/semantics.md, Decided deviations: disagreeing channels: when requests disagree, the minimum semver channel
 // wins (first in render order on ties), with a warning that names every request.
-func (r *run) agreeOnChannel(p *subscriptionPlan, ws []*want) string {
+func (oi *olmInstall) agreeOnChannel(p *subscriptionPlan, ws []*want) string {
 	var channels []string
 	for _, w := range ws {
 		channels = append(channels, w.channel)
@@ -379,7 +402,7 @@ func (r *run) agreeOnChannel(p *subscriptionPlan, ws []*want) string {
 			asks = append(asks, fmt.Sprintf("OperandRequest %s (%s) asks %q", w.request.key, w.field(""), w.channel))
 		}
 		first := ws[0]
-		r.add(diag.Warnf(first.entry.registry.obj, first.entry.field("channel"), "requests disagree on the channel of Subscription %s/%s: %s; using %q, the lowest version (ODLM keeps whichever request it reconciled first)", p.namespace, p.name, strings.Join(asks, "; "), chosen))
+		oi.r.add(diag.Warnf(first.entry.registry.obj, first.entry.field("channel"), "requests disagree on the channel of Subscription %s/%s: %s; using %q, the lowest version (ODLM keeps whichever request it reconciled first)", p.namespace, p.name, strings.Join(asks, "; "), chosen))
 	}
 	return chosen
 }
@@ -399,9 +422,9 @@ func (r *run) annotate(obj *manifest.Object, p *subscriptionPlan) {
 }
 
 // updateSubscription reconciles an existing Subscription that carries ODLM's label (docs/semantics.md, Subscriptions: existing Subscriptions and several requests).
-func (r *run) updateSubscription(p *subscriptionPlan) {
-	obj := r.updatedCopy(p.existing)
-	r.annotate(obj, p)
+func (oi *olmInstall) updateSubscription(p *subscriptionPlan) {
+	obj := oi.r.updatedCopy(p.existing)
+	oi.r.annotate(obj, p)
 	spec := manifest.EnsureMap(obj.Map, "spec")
 	current, _ := spec["channel"].(string)
 	ws := contributors(p)
@@ -410,7 +433,7 @@ func (r *run) updateSubscription(p *subscriptionPlan) {
 	// requested one; a moved channel re-pins the no-op annotations (bounded: the channel
 	// only ever moves down to a channel already annotated)
 	for range len(p.contributions) + 1 {
-		r.pinNoOpAnnotations(obj, p, current)
+		oi.pinNoOpAnnotations(obj, p, current)
 		if len(ws) == 0 {
 			break // only no-op entries: ODLM never reaches the channel step (docs/semantics.md, Subscriptions: existing Subscriptions and several requests)
 		}
@@ -421,21 +444,21 @@ func (r *run) updateSubscription(p *subscriptionPlan) {
 		spec["channel"] = min
 		current = min
 	}
-	r.pinNoOpAnnotations(obj, p, current)
+	oi.pinNoOpAnnotations(obj, p, current)
 	for _, w := range ws {
 		if w.channel == current {
-			r.applyEntryToSpec(spec, w)
+			oi.applyEntryToSpec(spec, w)
 		}
 	}
-	r.throughOLMTypes(obj)
-	p.obj = r.madeByController(p, obj)
-	r.updated(p.existing, obj)
+	oi.throughOLMTypes(obj)
+	p.obj = oi.r.madeByController(p, obj)
+	oi.r.updated(p.existing, obj)
 }
 
 // pinNoOpAnnotations is docs/semantics.md, Subscriptions: existing Subscriptions and several requests: a no-op entry never moves the channel forward, so its
 // request annotation records the Subscription's current channel when that is older than
 // the entry's (both valid semvers).
-func (r *run) pinNoOpAnnotations(obj *manifest.Object, p *subscriptionPlan, current string) {
+func (oi *olmInstall) pinNoOpAnnotations(obj *manifest.Object, p *subscriptionPlan, current string) {
 	for _, w := range p.contributions {
 		if w.entry.InstallMode != api.InstallModeNoOp {
 			continue
@@ -464,15 +487,15 @@ func requestedChannels(obj *manifest.Object) []string {
 
 // buildOperatorGroups creates one OperatorGroup per namespace where the render creates a
 // Subscription, unless the inputs already hold one there (docs/semantics.md, OperatorGroups; Decided deviations: shared OperatorGroups).
-func (r *run) buildOperatorGroups() {
+func (oi *olmInstall) buildOperatorGroups() {
 	// an OperatorGroup already there stops a second one (docs/semantics.md, Decided deviations: shared OperatorGroups; one look-up order), except ODLM's own
 	// in a snapshot or live cluster: that is what this render emits again
 	existing := func(ns string) bool {
-		for _, o := range r.existing(operatorGroupAPIVersion, "OperatorGroup", ns) {
+		for _, o := range oi.r.existing(operatorGroupAPIVersion, "OperatorGroup", ns) {
 			if o.Namespace() != ns {
 				continue
 			}
-			if !r.isInput(o) && r.originOf[o] != OriginRendered && o.Name() == naming.OperatorGroupName && o.Labels()[naming.ControlLabel] == "true" {
+			if !oi.r.isInput(o) && oi.r.originOf[o] != OriginRendered && o.Name() == naming.OperatorGroupName && o.Labels()[naming.ControlLabel] == "true" {
 				continue
 			}
 			return true
@@ -481,7 +504,7 @@ func (r *run) buildOperatorGroups() {
 	}
 	byNamespace := map[string][]*entry{}
 	var order []string
-	for _, p := range r.subscriptions {
+	for _, p := range oi.r.subscriptions {
 		if p.existing != nil || p.obj == nil {
 			continue
 		}
@@ -498,7 +521,7 @@ func (r *run) buildOperatorGroups() {
 			}
 		}
 	}
-	r.keepOwnOperatorGroups(byNamespace)
+	oi.keepOwnOperatorGroups(byNamespace)
 	for _, ns := range order {
 		entries := byNamespace[ns]
 		slices.SortStableFunc(entries, func(a, b *entry) int {
@@ -513,7 +536,7 @@ func (r *run) buildOperatorGroups() {
 		first := entries[0]
 		for _, e := range entries[1:] {
 			if !sameTargets(first, e) {
-				r.add(diag.Warnf(e.registry.obj, e.field("targetNamespaces"), "operators %q (OperandRegistry %s) and %q (OperandRegistry %s) share namespace %s but want different targetNamespaces; the OperatorGroup follows %q (ODLM: whichever is created first)", first.Name, first.registry.key, e.Name, e.registry.key, ns, first.Name))
+				oi.r.add(diag.Warnf(e.registry.obj, e.field("targetNamespaces"), "operators %q (OperandRegistry %s) and %q (OperandRegistry %s) share namespace %s but want different targetNamespaces; the OperatorGroup follows %q (ODLM: whichever is created first)", first.Name, first.registry.key, e.Name, e.registry.key, ns, first.Name))
 			}
 		}
 		targets := first.TargetNamespaces
@@ -522,10 +545,10 @@ func (r *run) buildOperatorGroups() {
 		}
 		spec, err := olm.OperatorGroupSpec(targets)
 		if err != nil {
-			r.add(diag.Errorf(first.registry.obj, first.field("targetNamespaces"), "%v", err))
+			oi.r.add(diag.Errorf(first.registry.obj, first.field("targetNamespaces"), "%v", err))
 			continue
 		}
-		r.operatorGroups = append(r.operatorGroups, r.madeAsController(manifest.New(map[string]any{
+		oi.r.operatorGroups = append(oi.r.operatorGroups, oi.r.madeAsController(manifest.New(map[string]any{
 			"apiVersion": operatorGroupAPIVersion,
 			"kind":       "OperatorGroup",
 			"metadata": map[string]any{
@@ -585,10 +608,10 @@ func (r *run) subscriptionFor(w *want) *subscriptionPlan {
 // Subscription found there: ODLM never touches that group again, so it is part of the steady
 // state, and a render of a cluster it was applied to must not drop it. Namespaces where the
 // render creates a Subscription get a freshly built group instead (byNamespace).
-func (r *run) keepOwnOperatorGroups(creating map[string][]*entry) {
+func (oi *olmInstall) keepOwnOperatorGroups(creating map[string][]*entry) {
 	done := map[string]bool{}
-	for _, p := range r.subscriptions {
-		if p.existing == nil || p.obj == nil || r.isInput(p.existing) || r.originOf[p.existing] == OriginRendered || !p.labelled() {
+	for _, p := range oi.r.subscriptions {
+		if p.existing == nil || p.obj == nil || oi.r.isInput(p.existing) || oi.r.originOf[p.existing] == OriginRendered || !p.labelled() {
 			continue
 		}
 		ns := p.namespace
@@ -596,9 +619,9 @@ func (r *run) keepOwnOperatorGroups(creating map[string][]*entry) {
 			continue
 		}
 		done[ns] = true
-		for _, og := range r.existing(operatorGroupAPIVersion, "OperatorGroup", ns) {
-			if og.Namespace() == ns && !r.isInput(og) && r.originOf[og] != OriginRendered && og.Name() == naming.OperatorGroupName && og.Labels()[naming.ControlLabel] == "true" {
-				r.operatorGroups = append(r.operatorGroups, r.madeAsController(r.updatedCopy(og)))
+		for _, og := range oi.r.existing(operatorGroupAPIVersion, "OperatorGroup", ns) {
+			if og.Namespace() == ns && !oi.r.isInput(og) && oi.r.originOf[og] != OriginRendered && og.Name() == naming.OperatorGroupName && og.Labels()[naming.ControlLabel] == "true" {
+				oi.r.operatorGroups = append(oi.r.operatorGroups, oi.r.madeAsController(oi.r.updatedCopy(og)))
 			}
 		}
 	}
