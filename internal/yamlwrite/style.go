@@ -89,13 +89,15 @@ func chooseCompatible(s string, at Position) Style {
 	if style == SingleQuoted && !a.single {
 		style = DoubleQuoted
 	}
-	if style == Literal && (!a.block || flow || simpleKey || blankLineWithTab(s)) {
-		style = DoubleQuoted // a blank line with a tab: yaml.v3 writes a block it cannot read
+	if style == Literal && (!a.block || flow || simpleKey || blankLineWithTab(s) || strings.ContainsAny(s, "\u2028\u2029")) {
+		style = DoubleQuoted // yaml.v3 writes blocks it cannot read back for these two
 	}
 	return style
 }
 
-// blankLineWithTab reports text with a line of only blanks, one of them a tab.
+// blankLineWithTab reports text with a line of only blanks, one of them a tab (yaml.v3 reads
+// the tab as indentation). Text with U+2028 or U+2029 is not a literal block either: yaml.v3
+// writes the separator as a line break, and no line break after it at the end.
 func blankLineWithTab(s string) bool {
 	for line := range strings.SplitSeq(s, "\n") {
 		if strings.Trim(line, " \t") == "" && strings.Contains(line, "\t") {
