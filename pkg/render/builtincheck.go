@@ -17,17 +17,17 @@ import (
 // The render emits it too (it is what ODLM sends) and warns, naming the object and field.
 
 // checkBuiltinRequired warns about each required field a built-in object lacks.
-func (r *run) checkBuiltinRequired(o *manifest.Object, a schemaAnchor) {
+func (sk *servedIndex) checkBuiltinRequired(o *manifest.Object, a schemaAnchor) {
 	for _, m := range platform.MissingRequired(o.APIVersion(), o.Kind(), o.Map) {
 		why := fmt.Sprintf("the OpenAPI document of Kubernetes %s marks it required", platform.RequiredSource())
 		if m.Validation {
 			why = "the API server's validation requires it"
 		}
 		if a.fromExample(m.Path) {
-			r.add(diag.Warnf(o, m.Path, "is missing from the alm-example of kind %s in bundle %s, and %s: the API server refuses the object", a.example.kind, a.example.bundle, why))
+			sk.r.add(diag.Warnf(o, m.Path, "is missing from the alm-example of kind %s in bundle %s, and %s: the API server refuses the object", a.example.kind, a.example.bundle, why))
 			continue
 		}
-		r.add(diag.Warnf(a.about, a.at(m.Path), "%s: %s is missing%s, and %s: the API server refuses the object", o.Ref(), m.Path, emptiedBy(a, m.Path), why))
+		sk.r.add(diag.Warnf(a.about, a.at(m.Path), "%s: %s is missing%s, and %s: the API server refuses the object", o.Ref(), m.Path, emptiedBy(a, m.Path), why))
 	}
 }
 

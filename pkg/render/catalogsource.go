@@ -172,7 +172,7 @@ func (oi *olmInstall) odlmCatalog() *odlmCatalog {
 	oi.ownCatalog = &ownCatalogLookup{}
 	bySource := map[string]*odlmCatalog{}
 	var subs []string
-	for _, s := range oi.r.allSubscriptions() {
+	for _, s := range oi.r.kinds.allSubscriptions() {
 		if s.String("spec", "name") != odlmPackage || s.String("spec", "source") == "" || s.String("spec", "sourceNamespace") == "" {
 			continue
 		}

@@ -39,16 +39,16 @@ func pathSegmentName(name string, prefix bool) []string {
 // from an input (an OperandConfig resource named "../../Evil Name") would otherwise be written
 // out, and front doors derive file paths from names. Messages point at the input the object
 // came from where there is one.
-func (r *run) checkNames(objs []*manifest.Object) {
+func (sk *servedIndex) checkNames(objs []*manifest.Object) {
 	for _, o := range objs {
 		if name := o.Name(); name != "" {
 			if msgs := nameRule(o.Group(), o.Kind())(name, false); len(msgs) > 0 {
-				r.refuseName(o, "name", name, msgs)
+				sk.refuseName(o, "name", name, msgs)
 			}
 		}
 		if ns := o.Namespace(); ns != "" {
 			if msgs := apivalidation.ValidateNamespaceName(ns, false); len(msgs) > 0 {
-				r.refuseName(o, "namespace", ns, msgs)
+				sk.refuseName(o, "namespace", ns, msgs)
 			}
 		}
 	}
@@ -56,16 +56,16 @@ func (r *run) checkNames(objs []*manifest.Object) {
 
 // refuseName reports o's metadata.<what>, at the input field it came from when o was
 // rendered from one, else at o itself.
-func (r *run) refuseName(o *manifest.Object, what, value string, msgs []string) {
+func (sk *servedIndex) refuseName(o *manifest.Object, what, value string, msgs []string) {
 	why := fmt.Sprintf("%q: %s: the API server refuses it", value, strings.Join(msgs, "; "))
-	a, ok := r.schemaAnchors[o]
+	a, ok := sk.r.schemaAnchors[o]
 	if !ok {
-		r.add(diag.Errorf(o, "metadata."+what, "%s", why))
+		sk.r.add(diag.Errorf(o, "metadata."+what, "%s", why))
 		return
 	}
 	field := a.field
 	if a.data && what == "name" { // an OperandConfig resource: its name is a field of its own
 		field += ".name"
 	}
-	r.add(diag.Errorf(a.about, field, "%s: metadata.%s %s", o.Ref(), what, why))
+	sk.r.add(diag.Errorf(a.about, field, "%s: metadata.%s %s", o.Ref(), what, why))
 }

@@ -31,7 +31,7 @@ type olmV1 struct {
 func (r *run) olmV1() *olmV1 {
 	return &olmV1{
 		opts: r.opts, catalog: r.catalog, subscriptions: r.subscriptions, operatorGroups: r.operatorGroups,
-		installed: r.installed, installers: r.installers, servedKindOf: r.servedKindOf, add: r.add,
+		installed: r.kinds.installed, installers: r.installers, servedKindOf: r.kinds.servedKindOf, add: r.add,
 	}
 }
 

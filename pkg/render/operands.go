@@ -19,7 +19,7 @@ import (
 // produces, in any order, so the operand phase runs again with the previous pass's objects
 // visible until its output stops changing (ODLM converges the same way, by retrying).
 func (r *run) renderOperands() {
-	r.noteInstalledBundles()
+	r.kinds.noteInstalledBundles()
 	r.noteInstallTargets()
 	last := ""
 	// every pass starts from the state the step began with (reads of an earlier pass are
@@ -49,7 +49,7 @@ func (r *run) renderOperands() {
 		last = fp
 	}
 	// the API server's checks, on what the passes settled on (schemas.go)
-	r.checkEmitted()
+	r.kinds.checkEmitted()
 	r.reportPending()
 }
 

@@ -53,8 +53,8 @@ func (r *run) orderer() *orderer {
 		copies:        r.copies,
 		operatorOf:    r.operatorOf,
 		extensionOf:   r.extensionOf,
-		providedKinds: r.providedKinds,
-		servedKindOf:  r.servedKindOf,
+		providedKinds: r.kinds.providedKinds,
+		servedKindOf:  r.kinds.servedKindOf,
 	}
 }
 

@@ -46,7 +46,7 @@ func (r *run) output() Output {
 		out.Generated[o] = true
 	}
 	out.Objects = append(out.Objects, generated...)
-	r.checkNames(out.Objects)
+	r.kinds.checkNames(out.Objects)
 	manifest.Sort(out.Objects)
 	out.Results = r.results.Sort()
 	return out

@@ -88,7 +88,7 @@ func (r *run) lookup(apiVersion, kind, namespace, name string) (map[string]any, 
 }
 
 func (r *run) lookupUnrecorded(apiVersion, kind, namespace, name string) (map[string]any, cluster.Origin, bool, error) {
-	if r.clusterScoped(apiVersion, kind) {
+	if r.kinds.clusterScoped(apiVersion, kind) {
 		namespace = "" // a cluster-scoped kind ignores the namespace a reference defaults to
 	}
 	desired, origin := r.desired(apiVersion, kind, namespace, name)
@@ -153,7 +153,7 @@ func (r *run) desired(apiVersion, kind, namespace, name string) (map[string]any,
 		if o, ok := r.made[k]; ok {
 			return o.Map, OriginRendered
 		}
-		if o, ok := r.bundleState[k]; ok {
+		if o, ok := r.kinds.bundleState[k]; ok {
 			return o.Map, originBundle
 		}
 		if r.carried != nil {

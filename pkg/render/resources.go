@@ -35,7 +35,7 @@ func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field 
 		data = m
 	}
 	ref := manifest.Ref{APIVersion: res.APIVersion, Kind: res.Kind, Namespace: ns, Name: res.Name}
-	if r.clusterScoped(res.APIVersion, res.Kind) {
+	if r.kinds.clusterScoped(res.APIVersion, res.Kind) {
 		ref.Namespace = ""
 	}
 	templated := data != nil && containsTemplate(data)
@@ -99,7 +99,7 @@ func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field 
 		r.add(diag.Errorf(cfg.obj, field+".data.metadata", "replaces the object's metadata but has no name"))
 		return
 	}
-	if r.clusterScoped(obj.APIVersion(), obj.Kind()) {
+	if r.kinds.clusterScoped(obj.APIVersion(), obj.Kind()) {
 		delete(obj.Map["metadata"].(map[string]any), "namespace")
 	}
 	r.finishResource(cfg, res, field, obj, hash, routeHash, true)

@@ -108,19 +108,19 @@ const crdsElsewhere = "give its CRDs among the inputs or in a --snapshot folder,
 // ones already in the inputs, the snapshot or the live cluster) and adds its CSV and CRDs to
 // what reads see (bundleState); the operators the registries mark userManaged serve their
 // kinds too (docs/semantics.md, Decided deviations: what a cluster serves). Then it indexes the served kinds.
-func (r *run) noteInstalledBundles() {
-	r.installed, r.unknownInstalls = nil, nil
-	r.bundleState = map[string]*manifest.Object{}
-	if r.opts.NoOLM {
-		for _, t := range r.subscriptions {
+func (sk *servedIndex) noteInstalledBundles() {
+	sk.installed, sk.unknownInstalls = nil, nil
+	sk.bundleState = map[string]*manifest.Object{}
+	if sk.r.opts.NoOLM {
+		for _, t := range sk.r.subscriptions {
 			if len(t.contributions) > 0 {
 				pkg := t.contributions[0].entry.PackageName
-				r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: "package " + pkg + " (installed without OLM)", plan: t,
+				sk.unknownInstalls = append(sk.unknownInstalls, unknownInstall{name: "package " + pkg + " (installed without OLM)", plan: t,
 					why: "its CRDs are not known", remedy: crdsElsewhere})
 			}
 		}
-		r.noteUserManaged()
-		r.indexServedKinds()
+		sk.noteUserManaged()
+		sk.indexServedKinds()
 		return
 	}
 	seen := map[string]bool{}
@@ -129,45 +129,45 @@ func (r *run) noteInstalledBundles() {
 			return
 		}
 		seen[sub.Ref().Key()] = true
-		if b := r.knownBundle(sub.String("spec", "name"), sub.String("spec", "channel"), "", p); b != nil {
-			r.installed = append(r.installed, installedBundle{plan: p, bundle: b})
-			r.addBundleState(sub.Namespace(), b)
+		if b := sk.knownBundle(sub.String("spec", "name"), sub.String("spec", "channel"), "", p); b != nil {
+			sk.installed = append(sk.installed, installedBundle{plan: p, bundle: b})
+			sk.addBundleState(sub.Namespace(), b)
 		}
 	}
-	for _, p := range r.subscriptions {
+	for _, p := range sk.r.subscriptions {
 		if p.obj != nil {
 			install(p, p.obj)
 		} else {
 			install(p, p.existing)
 		}
 	}
-	for _, sub := range r.allSubscriptions() {
+	for _, sub := range sk.allSubscriptions() {
 		install(nil, sub)
 	}
-	for _, origin := range r.subscriptionListsFailed {
-		r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: "the Subscriptions in the " + string(origin)})
+	for _, origin := range sk.r.subscriptionListsFailed {
+		sk.unknownInstalls = append(sk.unknownInstalls, unknownInstall{name: "the Subscriptions in the " + string(origin)})
 	}
-	r.noteUserManaged()
-	r.indexServedKinds()
+	sk.noteUserManaged()
+	sk.indexServedKinds()
 }
 
 // knownBundle is the bundle a package's channel installs once converged (its head), or nil
 // when the catalog does not say, which is then recorded as an unknown install. what
 // qualifies the package in messages ("userManaged in OperandRegistry cs/common-service").
-func (r *run) knownBundle(pkgName, channel, what string, p *subscriptionPlan) *catalog.Bundle {
+func (sk *servedIndex) knownBundle(pkgName, channel, what string, p *subscriptionPlan) *catalog.Bundle {
 	unknown := func(qualifier, why string) *catalog.Bundle {
 		name := "package " + pkgName
 		if q := strings.Join(slices.DeleteFunc([]string{what, qualifier}, func(s string) bool { return s == "" }), ", "); q != "" {
 			name += " (" + q + ")"
 		}
-		r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: name, plan: p, why: why,
+		sk.unknownInstalls = append(sk.unknownInstalls, unknownInstall{name: name, plan: p, why: why,
 			remedy: "give a catalog with its bundle contents (--catalog), or " + strings.TrimPrefix(crdsElsewhere, "give ")})
 		return nil
 	}
-	if r.catalog == nil {
+	if sk.r.catalog == nil {
 		return unknown("no catalog was given", "its CRDs are not known")
 	}
-	pkg, ok := r.catalog.Package(pkgName)
+	pkg, ok := sk.r.catalog.Package(pkgName)
 	if !ok {
 		return unknown("not in the catalog", "its CRDs are not known")
 	}
@@ -177,7 +177,7 @@ func (r *run) knownBundle(pkgName, channel, what string, p *subscriptionPlan) *c
 		return unknown("", fmt.Sprintf("the head of channel %q is not known, nor are its CRDs", channel))
 	}
 	if b.Contents == nil {
-		r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: b.Name, bundle: b, plan: p,
+		sk.unknownInstalls = append(sk.unknownInstalls, unknownInstall{name: b.Name, bundle: b, plan: p,
 			why:    "the catalog carries only its CSV metadata, not its CRDs",
 			remedy: "a catalog with olm.bundle.object properties, or catalog extract --bundle-contents pull, gives them"})
 	}
@@ -187,44 +187,44 @@ func (r *run) knownBundle(pkgName, channel, what string, p *subscriptionPlan) *c
 // allSubscriptions lists the Subscriptions of every namespace: the inputs, the snapshot and
 // the live cluster. Two reads ask (ODLM's own CatalogSource, the bundles already installed),
 // and the first answer is kept for the round, so a failed list is remembered for the second.
-func (r *run) allSubscriptions() []*manifest.Object {
-	return r.existingOr(subscriptionAPIVersion, "Subscription", "", func(origin cluster.Origin, err error) diag.Result {
-		if !slices.Contains(r.subscriptionListsFailed, origin) {
-			r.subscriptionListsFailed = append(r.subscriptionListsFailed, origin)
+func (sk *servedIndex) allSubscriptions() []*manifest.Object {
+	return sk.r.existingOr(subscriptionAPIVersion, "Subscription", "", func(origin cluster.Origin, err error) diag.Result {
+		if !slices.Contains(sk.r.subscriptionListsFailed, origin) {
+			sk.r.subscriptionListsFailed = append(sk.r.subscriptionListsFailed, origin)
 		}
 		return diag.Warnf(nil, "", "listing the Subscriptions in all namespaces (%s) failed, so the CRDs the operators already installed bring, and the CatalogSource ODLM was installed from, are not known: objects of kinds nothing else serves are not validated: %v", origin, err)
 	})
 }
 
 // addBundleState makes a bundle's CSV (in the Subscription's namespace) and CRDs readable.
-func (r *run) addBundleState(namespace string, b *catalog.Bundle) {
+func (sk *servedIndex) addBundleState(namespace string, b *catalog.Bundle) {
 	if b.Contents == nil {
 		return
 	}
 	m, err := csvObject(namespace, b)
 	if err != nil {
-		r.warnOnce("bundle-csv|"+b.Name, diag.Warnf(nil, "", "bundle %s: its ClusterServiceVersion cannot be made readable: %v", b.Name, err))
+		sk.r.warnOnce("bundle-csv|"+b.Name, diag.Warnf(nil, "", "bundle %s: its ClusterServiceVersion cannot be made readable: %v", b.Name, err))
 	} else {
 		csv := manifest.New(m)
-		r.bundleState[csv.Ref().Key()] = csv
+		sk.bundleState[csv.Ref().Key()] = csv
 	}
-	r.addBundleCRDs(b)
+	sk.addBundleCRDs(b)
 }
 
 // addBundleCRDs makes a bundle's CRDs readable.
-func (r *run) addBundleCRDs(b *catalog.Bundle) {
+func (sk *servedIndex) addBundleCRDs(b *catalog.Bundle) {
 	if b.Contents == nil {
 		return
 	}
 	for i := range b.Contents.CRDs {
 		m, err := b.Contents.CRD(i)
 		if err != nil {
-			r.warnOnce("bundle-crd|"+b.Name, diag.Warnf(nil, "", "bundle %s: CRD %d cannot be read, so it is not known: %v", b.Name, i, err))
+			sk.r.warnOnce("bundle-crd|"+b.Name, diag.Warnf(nil, "", "bundle %s: CRD %d cannot be read, so it is not known: %v", b.Name, i, err))
 			continue
 		}
 		o := manifest.New(m)
-		if _, seen := r.bundleState[o.Ref().Key()]; !seen {
-			r.bundleState[o.Ref().Key()] = o
+		if _, seen := sk.bundleState[o.Ref().Key()]; !seen {
+			sk.bundleState[o.Ref().Key()] = o
 		}
 	}
 }
@@ -286,30 +286,30 @@ func csvObject(namespace string, b *catalog.Bundle) (map[string]any, error) {
 	}, nil
 }
 
-// indexServedKinds builds r.served: the CRDs of installed bundles first, then the CRDs the
+// indexServedKinds builds r.kinds.served: the CRDs of installed bundles first, then the CRDs the
 // inputs, the previous round, the snapshot and the live cluster hold, then the platform.
-func (r *run) indexServedKinds() {
-	r.served = map[string]*servedKind{}
+func (sk *servedIndex) indexServedKinds() {
+	sk.served = map[string]*servedKind{}
 	elsewhere := map[string]bool{}
 	add := func(def *crd.Definition, where string, bundle bool) {
 		k := def.Group + "|" + def.Kind
 		if !bundle {
 			elsewhere[k] = true
 		}
-		if _, ok := r.served[k]; ok {
+		if _, ok := sk.served[k]; ok {
 			return
 		}
-		r.served[k] = &servedKind{def: def, where: where, fromBundle: bundle}
+		sk.served[k] = &servedKind{def: def, where: where, fromBundle: bundle}
 	}
-	for _, ib := range r.installed {
+	for _, ib := range sk.installed {
 		c := ib.bundle.Contents
 		if c == nil {
 			continue
 		}
 		for i := range c.CRDs {
-			def, err := r.parseBundleCRD(ib.bundle, i)
+			def, err := sk.r.parseBundleCRD(ib.bundle, i)
 			if err != nil {
-				r.warnOnce("bundle-crd-parse|"+ib.bundle.Name+"|"+c.CRDName(i), diag.Warnf(nil, "", "bundle %s: CRD %s cannot be read, so objects of its kind are not validated: %v", ib.bundle.Name, c.CRDName(i), err))
+				sk.r.warnOnce("bundle-crd-parse|"+ib.bundle.Name+"|"+c.CRDName(i), diag.Warnf(nil, "", "bundle %s: CRD %s cannot be read, so objects of its kind are not validated: %v", ib.bundle.Name, c.CRDName(i), err))
 				continue
 			}
 			if ib.userManaged != "" {
@@ -321,22 +321,22 @@ func (r *run) indexServedKinds() {
 		}
 	}
 	crdsFailed := func(origin cluster.Origin, err error) diag.Result {
-		r.unknownInstalls = append(r.unknownInstalls, unknownInstall{name: "the CRDs of the " + string(origin)})
+		sk.unknownInstalls = append(sk.unknownInstalls, unknownInstall{name: "the CRDs of the " + string(origin)})
 		return diag.Warnf(nil, "", "listing the CustomResourceDefinitions (%s) failed, so the kinds only that cluster serves are not known: objects of kinds nothing else serves are not validated: %v", origin, err)
 	}
-	for _, o := range r.existingOr(crdAPIVersion, "CustomResourceDefinition", "", crdsFailed) {
-		def, err := r.parseObjectCRD(o.Map)
+	for _, o := range sk.r.existingOr(crdAPIVersion, "CustomResourceDefinition", "", crdsFailed) {
+		def, err := sk.r.parseObjectCRD(o.Map)
 		origin := cluster.OriginInputs
-		if other, ok := r.originOf[o]; ok {
+		if other, ok := sk.r.originOf[o]; ok {
 			origin = other
 		}
 		if err != nil {
-			r.warnOnce("crd-parse|"+o.Name(), diag.Warnf(r.anchorOf(o), "", "CRD %s (%s) cannot be read, so objects of its kind are not validated: %v", o.Name(), origin, err))
+			sk.r.warnOnce("crd-parse|"+o.Name(), diag.Warnf(sk.anchorOf(o), "", "CRD %s (%s) cannot be read, so objects of its kind are not validated: %v", o.Name(), origin, err))
 			continue
 		}
 		add(def, string(origin), false)
 	}
-	for k, s := range r.served {
+	for k, s := range sk.served {
 		if elsewhere[k] {
 			s.fromBundle = false
 		}
@@ -344,8 +344,8 @@ func (r *run) indexServedKinds() {
 }
 
 // anchorOf is the object a result about o is anchored to: o when it is an input, else none.
-func (r *run) anchorOf(o *manifest.Object) *manifest.Object {
-	if r.isInput(o) {
+func (sk *servedIndex) anchorOf(o *manifest.Object) *manifest.Object {
+	if sk.r.isInput(o) {
 		return o
 	}
 	return nil
@@ -384,7 +384,7 @@ type crdCacheKey struct {
 }
 
 // servedKindOf returns what serves an apiVersion's group and a kind, or nil.
-func (r *run) servedKindOf(apiVersion, kind string) *servedKind {
+func (sk *servedIndex) servedKindOf(apiVersion, kind string) *servedKind {
 	group, _, found := strings.Cut(apiVersion, "/")
 	if !found {
 		group = ""
@@ -395,7 +395,7 @@ func (r *run) servedKindOf(apiVersion, kind string) *servedKind {
 	if b, ok := platform.LookupBuiltin(group, kind); ok {
 		return &servedKind{builtin: b, where: "Kubernetes"}
 	}
-	if s := r.served[group+"|"+kind]; s != nil {
+	if s := sk.served[group+"|"+kind]; s != nil {
 		return s
 	}
 	// the platform's CRDs (OLM's, OpenShift's), parsed on first use
@@ -404,20 +404,20 @@ func (r *run) servedKindOf(apiVersion, kind string) *servedKind {
 		return nil
 	}
 	if err != nil {
-		r.warnOnce("platform-crd|"+group+"|"+kind, diag.Errorf(nil, "", "internal: the platform's CRD of %s %s cannot be read: %v", group, kind, err))
+		sk.r.warnOnce("platform-crd|"+group+"|"+kind, diag.Errorf(nil, "", "internal: the platform's CRD of %s %s cannot be read: %v", group, kind, err))
 		return nil
 	}
-	if r.served == nil {
-		r.served = map[string]*servedKind{}
+	if sk.served == nil {
+		sk.served = map[string]*servedKind{}
 	}
 	s := &servedKind{def: def, where: "platform"}
-	r.served[group+"|"+kind] = s
+	sk.served[group+"|"+kind] = s
 	return s
 }
 
 // clusterScoped reports a kind whose objects have no namespace (the API server drops one).
-func (r *run) clusterScoped(apiVersion, kind string) bool {
-	s := r.servedKindOf(apiVersion, kind)
+func (sk *servedIndex) clusterScoped(apiVersion, kind string) bool {
+	s := sk.servedKindOf(apiVersion, kind)
 	return s != nil && !s.namespaced()
 }
 
@@ -447,24 +447,24 @@ func (a schemaAnchor) at(path string) string {
 // Decided deviations: nothing invalid, nothing silent): its kind and version must be served; fields the CRD does not know are pruned, with
 // a warning; values the CRD refuses are errors. Scope: a cluster-scoped object has no
 // namespace.
-func (r *run) checkEmitted() {
-	for _, o := range r.renderedList {
-		a, ok := r.schemaAnchors[o]
+func (sk *servedIndex) checkEmitted() {
+	for _, o := range sk.r.renderedList {
+		a, ok := sk.r.schemaAnchors[o]
 		if !ok {
 			continue
 		}
 		if err := secret.CheckAPIVersion(o.APIVersion()); err != nil && strings.Contains(o.APIVersion(), "/") {
 			// "/v1" would pass for the core group's v1 (versions of other groups are below)
-			r.add(diag.Errorf(a.about, a.kindField(), "%s: %v: the API server refuses it", o.Ref(), err))
+			sk.r.add(diag.Errorf(a.about, a.kindField(), "%s: %v: the API server refuses it", o.Ref(), err))
 			continue
 		}
-		s := r.servedKindOf(o.APIVersion(), o.Kind())
+		s := sk.servedKindOf(o.APIVersion(), o.Kind())
 		if s == nil {
-			r.notServed(o, a)
+			sk.notServed(o, a)
 			continue
 		}
 		if !slices.Contains(s.versions(), versionOf(o.APIVersion())) {
-			r.add(diag.Errorf(a.about, a.kindField(), "%s: %s serves %s %s in version %s, not %s: the API server refuses it%s",
+			sk.r.add(diag.Errorf(a.about, a.kindField(), "%s: %s serves %s %s in version %s, not %s: the API server refuses it%s",
 				o.Ref(), s.where, groupName(o), o.Kind(), strings.Join(s.versions(), ", "), versionOf(o.APIVersion()), suggest.DidYouMean(versionOf(o.APIVersion()), s.versions())))
 			continue
 		}
@@ -475,12 +475,12 @@ func (r *run) checkEmitted() {
 		}
 		if s.def == nil {
 			if s.builtin != nil {
-				r.checkBuiltinRequired(o, a) // builtincheck.go
+				sk.checkBuiltinRequired(o, a) // builtincheck.go
 			}
 			continue
 		}
 		check := s.def.Check
-		if r.opts.CRDDefaults {
+		if sk.r.opts.CRDDefaults {
 			check = s.def.CheckDefaulted
 		}
 		res, err := check(o.Map)
@@ -488,18 +488,18 @@ func (r *run) checkEmitted() {
 			if errors.Is(err, crd.ErrVersionNotServed) {
 				continue // answered above
 			}
-			r.warnOnce("crd-check|"+s.def.Name, diag.Warnf(a.about, a.field, "%s is not validated: CRD %s (%s): %v", o.Ref(), s.def.Name, s.where, err))
+			sk.r.warnOnce("crd-check|"+s.def.Name, diag.Warnf(a.about, a.field, "%s is not validated: CRD %s (%s): %v", o.Ref(), s.def.Name, s.where, err))
 			continue
 		}
 		for _, p := range res.Pruned {
-			r.add(r.prunedResult(o, a, s.def, s.where, p))
+			sk.r.add(sk.r.prunedResult(o, a, s.def, s.where, p))
 		}
 		o.Map = res.Object
 		for _, p := range res.Problems {
-			r.add(r.refusedResult(o, a, s.def, s.where, p))
+			sk.r.add(sk.r.refusedResult(o, a, s.def, s.where, p))
 		}
 		if res.Deprecated != "" {
-			r.warnOnce("deprecated|"+o.APIVersion()+"|"+o.Kind(), diag.Warnf(a.about, a.kindField(), "%s: CRD %s deprecates %s, and the API server warns: %s", o.Ref(), s.def.Name, o.APIVersion(), res.Deprecated))
+			sk.r.warnOnce("deprecated|"+o.APIVersion()+"|"+o.Kind(), diag.Warnf(a.about, a.kindField(), "%s: CRD %s deprecates %s, and the API server warns: %s", o.Ref(), s.def.Name, o.APIVersion(), res.Deprecated))
 		}
 	}
 }
@@ -532,29 +532,29 @@ func lastField(path string) string {
 // operator whose CRDs are unknown may serve it. When that operator is known (its bundle lists
 // the kind, or the object is one of its operand CRs) the render says once per operator that
 // its kinds are not validated, in every mode; else once per kind.
-func (r *run) notServed(o *manifest.Object, a schemaAnchor) {
-	if u, ok := r.unknownServer(o, a); ok {
-		r.warnOnce("unvalidated|"+u.name, u.info())
+func (sk *servedIndex) notServed(o *manifest.Object, a schemaAnchor) {
+	if u, ok := sk.unknownServer(o, a); ok {
+		sk.r.warnOnce("unvalidated|"+u.name, u.info())
 		return
 	}
-	if len(r.unknownInstalls) > 0 {
-		names := make([]string, 0, len(r.unknownInstalls))
-		for _, u := range r.unknownInstalls {
+	if len(sk.unknownInstalls) > 0 {
+		names := make([]string, 0, len(sk.unknownInstalls))
+		for _, u := range sk.unknownInstalls {
 			names = append(names, u.name)
 		}
 		slices.Sort(names)
-		r.warnOnce("unserved|"+o.Group()+"|"+o.Kind(), diag.Warnf(a.about, a.kindField(), "%s: no CRD the render knows serves %s %s, and the CRDs of %s are unknown, so it is not validated", o.Ref(), o.APIVersion(), o.Kind(), strings.Join(slices.Compact(names), ", ")))
+		sk.r.warnOnce("unserved|"+o.Group()+"|"+o.Kind(), diag.Warnf(a.about, a.kindField(), "%s: no CRD the render knows serves %s %s, and the CRDs of %s are unknown, so it is not validated", o.Ref(), o.APIVersion(), o.Kind(), strings.Join(slices.Compact(names), ", ")))
 		return
 	}
 	var kinds []string
-	for _, s := range r.served {
+	for _, s := range sk.served {
 		if s.def != nil {
 			kinds = append(kinds, s.def.Kind)
 		}
 	}
 	kinds = append(kinds, platform.CRDKinds()...)
 	slices.Sort(kinds)
-	r.add(diag.Errorf(a.about, a.kindField(), "%s: no CRD or built-in type serves %s %s: the API server refuses it%s. The render knows the CRDs of the bundles it installs, of the operators the registries mark userManaged (from the catalog), of the inputs, the snapshot and the live cluster: if the cluster serves this kind, give its CRD among the inputs or in a --snapshot folder, the catalog entry of the operator that provides it (--catalog), or read the cluster with --live",
+	sk.r.add(diag.Errorf(a.about, a.kindField(), "%s: no CRD or built-in type serves %s %s: the API server refuses it%s. The render knows the CRDs of the bundles it installs, of the operators the registries mark userManaged (from the catalog), of the inputs, the snapshot and the live cluster: if the cluster serves this kind, give its CRD among the inputs or in a --snapshot folder, the catalog entry of the operator that provides it (--catalog), or read the cluster with --live",
 		o.Ref(), o.APIVersion(), o.Kind(), suggest.DidYouMean(o.Kind(), slices.Compact(kinds))))
 }
 
@@ -562,8 +562,8 @@ func (r *run) notServed(o *manifest.Object, a schemaAnchor) {
 // bundle without contents whose olm.gvks list o's kind, or the operator o is an operand CR
 // of (an alm-example or a request's CR). An OperandConfig resource may be of anyone's kind,
 // so its operator says nothing.
-func (r *run) unknownServer(o *manifest.Object, a schemaAnchor) (unknownInstall, bool) {
-	for _, u := range r.unknownInstalls {
+func (sk *servedIndex) unknownServer(o *manifest.Object, a schemaAnchor) (unknownInstall, bool) {
+	for _, u := range sk.unknownInstalls {
 		if u.bundle == nil {
 			continue
 		}
@@ -573,8 +573,8 @@ func (r *run) unknownServer(o *manifest.Object, a schemaAnchor) (unknownInstall,
 			}
 		}
 	}
-	if p, ok := r.operatorOf[o]; ok && !a.data {
-		for _, u := range r.unknownInstalls {
+	if p, ok := sk.r.operatorOf[o]; ok && !a.data {
+		for _, u := range sk.unknownInstalls {
 			if u.plan == p {
 				return u, true
 			}

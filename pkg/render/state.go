@@ -51,7 +51,7 @@ type run struct {
 	roundInputs
 	lookups
 	installs
-	servedIndex
+	kinds *servedIndex
 	*operandPass
 	provenance
 	olm *olmInstall
@@ -113,6 +113,7 @@ type installs struct {
 // Subscriptions install, their CSVs and CRDs as reads see them, the served kinds, and the
 // kinds and namespaces the render installs.
 type servedIndex struct {
+	r                 *run
 	installed         []installedBundle
 	unknownInstalls   []unknownInstall
 	bundleState       map[string]*manifest.Object
@@ -185,6 +186,7 @@ type provenance struct {
 func newRun(in Inputs, opts Options, cache *renderCache, prev *carried) *run {
 	r := newRoundState(in, opts, cache, prev)
 	r.olm.r = r
+	r.kinds = &servedIndex{r: r}
 	return r
 }
 

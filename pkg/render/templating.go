@@ -246,12 +246,12 @@ func (r *run) producedAtRuntime(p pendingValue) bool {
 	if !found {
 		group = ""
 	}
-	if r.providedKinds[group+"|"+src.Kind] {
+	if r.kinds.providedKinds[group+"|"+src.Kind] {
 		return true
 	}
 	switch src.Kind {
 	case "Secret", "ConfigMap", "Service", "Route":
-		return r.installNamespaces[src.Namespace]
+		return r.kinds.installNamespaces[src.Namespace]
 	}
 	return false
 }
@@ -314,23 +314,23 @@ func (r *run) pendingCycle() string {
 // installs provide (noteInstalledBundles found them) and the namespaces operators and
 // operands go to.
 func (r *run) noteInstallTargets() {
-	r.providedKinds = map[string]bool{}
-	r.installNamespaces = map[string]bool{}
+	r.kinds.providedKinds = map[string]bool{}
+	r.kinds.installNamespaces = map[string]bool{}
 	for _, p := range r.subscriptions {
 		if p.obj != nil {
-			r.installNamespaces[p.namespace] = true
+			r.kinds.installNamespaces[p.namespace] = true
 		}
 	}
-	for _, ib := range r.installed {
+	for _, ib := range r.kinds.installed {
 		if ib.plan == nil || ib.plan.obj == nil {
 			continue // installed already, not by this render
 		}
 		for _, g := range ib.bundle.ProvidedGVKs {
-			r.providedKinds[g.Group+"|"+g.Kind] = true
+			r.kinds.providedKinds[g.Group+"|"+g.Kind] = true
 		}
 	}
 	for k := range r.configs {
-		r.installNamespaces[k.Namespace] = true
+		r.kinds.installNamespaces[k.Namespace] = true
 	}
 }
 

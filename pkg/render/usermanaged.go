@@ -13,22 +13,22 @@ import (
 // catalog stands for what the user installed: its CRDs serve and are readable, and its
 // olm.gvks, when the catalog carries no contents, make its kinds unvalidated rather than
 // unknown. Where it is installed is the user's business, so no CSV is made readable.
-func (r *run) noteUserManaged() {
+func (sk *servedIndex) noteUserManaged() {
 	seen := map[string]bool{}
-	for _, k := range sortedKeys(r.registries) {
-		reg := r.registries[k]
+	for _, k := range sortedKeys(sk.r.registries) {
+		reg := sk.r.registries[k]
 		for _, e := range reg.entries {
 			if !e.UserManaged || seen[e.PackageName] {
 				continue
 			}
 			seen[e.PackageName] = true
 			what := fmt.Sprintf("userManaged %q in OperandRegistry %s", e.Name, reg.key)
-			b := r.knownBundle(e.PackageName, r.userManagedChannel(e), what, nil)
+			b := sk.knownBundle(e.PackageName, sk.userManagedChannel(e), what, nil)
 			if b == nil {
 				continue
 			}
-			r.installed = append(r.installed, installedBundle{bundle: b, userManaged: fmt.Sprintf("%q (OperandRegistry %s)", e.Name, reg.key)})
-			r.addBundleCRDs(b)
+			sk.installed = append(sk.installed, installedBundle{bundle: b, userManaged: fmt.Sprintf("%q (OperandRegistry %s)", e.Name, reg.key)})
+			sk.addBundleCRDs(b)
 		}
 	}
 }
@@ -36,8 +36,8 @@ func (r *run) noteUserManaged() {
 // userManagedChannel is the channel whose head stands for a userManaged operator: the
 // entry's channel when the package has it, else the fallback ODLM's rule picks, else the
 // entry's (the head is then unknown).
-func (r *run) userManagedChannel(e *entry) string {
-	pkg, ok := r.catalog.Package(e.PackageName)
+func (sk *servedIndex) userManagedChannel(e *entry) string {
+	pkg, ok := sk.r.catalog.Package(e.PackageName)
 	if !ok || e.Channel == "" {
 		return e.Channel
 	}
