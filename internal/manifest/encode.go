@@ -70,7 +70,7 @@ func marshalRecovered(o *Object) (b []byte, err error) {
 // (2-space indentation, keys in byte order) and its Compatible rule for strings (what yaml.v3
 // writes, with YAML 1.1 booleans and sexagesimal numbers double-quoted).
 func MarshalYAML(v any) ([]byte, error) {
-	w := yamlwrite.Writer{Rule: yamlwrite.Compatible}
+	w := yamlwrite.NewWriter(yamlwrite.Compatible, 1024)
 	if err := w.Document(v); err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}

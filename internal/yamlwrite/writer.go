@@ -3,7 +3,6 @@ package yamlwrite
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -15,6 +14,7 @@ import (
 type Writer struct {
 	Rule Rule
 	buf  []byte
+	keys []string // a stack of the generic mappings' sorted keys, reused
 }
 
 // Fields is a mapping written with its keys in its own order; a field whose value is nil,
@@ -41,6 +41,11 @@ type Flow []byte
 // of leaving the field out.
 type Nullable interface {
 	OrNull() any
+}
+
+// NewWriter is a writer under rule whose buffer starts with room for size bytes.
+func NewWriter(rule Rule, size int) *Writer {
+	return &Writer{Rule: rule, buf: make([]byte, 0, size)}
 }
 
 // Bytes is what was written.
@@ -131,7 +136,14 @@ func (w *Writer) mapping(m map[string]any, indent int, afterKey bool) error {
 		w.empty("{}", afterKey)
 		return nil
 	}
-	for i, k := range slices.Sorted(maps.Keys(m)) {
+	start := len(w.keys)
+	for k := range m {
+		w.keys = append(w.keys, k)
+	}
+	slices.Sort(w.keys[start:])
+	defer func() { w.keys = w.keys[:start] }()
+	for i := range len(m) {
+		k := w.keys[start+i] // w.keys may grow while the values are written
 		if err := w.entry(i, k, m[k], indent, afterKey); err != nil {
 			return err
 		}
