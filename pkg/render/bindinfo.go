@@ -18,6 +18,18 @@ import (
 	"github.com/odlm-render/odlm-render/internal/template/secret"
 )
 
+
+// bindInfoStep renders the OperandBindInfos after the operands: the copies of Secrets and
+// ConfigMaps (or ExternalSecrets and the Roles that let them read), and the results about
+// sources that are missing (bindinfo_missing.go).
+type bindInfoStep struct {
+	r *run
+	// copies are the objects that belong to bind-info output (for ordering), grantRoles the
+	// Roles the external-secrets mode writes, by key
+	copies     map[*manifest.Object]bool
+	grantRoles map[string]*manifest.Object
+}
+
 // Bind-info Secret modes: what a copied Secret becomes.
 const (
 	// BindInfoCopy copies the Secret with its data, as ODLM does (default).
@@ -43,22 +55,22 @@ type operandBindInfo struct {
 // renderBindInfos renders the copies ODLM makes for every OperandBindInfo (docs/semantics.md, OperandBindInfo): into
 // the namespace of every OperandRequest that names the bind info's operand under its
 // registry, from the registry namespace.
-func (r *run) renderBindInfos() {
-	for _, o := range r.odlmInputs(api.KindOperandBindInfo) {
+func (bs *bindInfoStep) renderBindInfos() {
+	for _, o := range bs.r.odlmInputs(api.KindOperandBindInfo) {
 		bi := &operandBindInfo{obj: o, key: key{o.Namespace(), o.Name()}}
-		if !r.decodeSpec(o, &bi.spec) {
+		if !bs.r.decodeSpec(o, &bi.spec) {
 			continue
 		}
-		r.renderBindInfo(bi)
+		bs.renderBindInfo(bi)
 	}
 }
 
-func (r *run) renderBindInfo(bi *operandBindInfo) {
+func (bs *bindInfoStep) renderBindInfo(bi *operandBindInfo) {
 	o := bi.obj
 	if bi.spec.Operand == "" || bi.spec.Registry == "" {
 		for _, f := range [][2]string{{"operand", bi.spec.Operand}, {"registry", bi.spec.Registry}} {
 			if f[1] == "" {
-				r.add(diag.Errorf(o, "spec."+f[0], "is required"))
+				bs.r.add(diag.Errorf(o, "spec."+f[0], "is required"))
 			}
 		}
 		return
@@ -67,31 +79,31 @@ func (r *run) renderBindInfo(bi *operandBindInfo) {
 	if regNs == "" {
 		regNs = bi.key.Namespace
 	}
-	reg, present := r.registryAt(key{regNs, bi.spec.Registry})
+	reg, present := bs.r.registryAt(key{regNs, bi.spec.Registry})
 	if !present {
-		r.add(diag.Errorf(o, "spec.registry", "OperandRegistry %s/%s not found %s%s%s", regNs, bi.spec.Registry, r.lookedIn(), suggest.DidYouMean(bi.spec.Registry, r.registryNames(regNs)), r.registryHint(bi.spec.Registry, regNs)))
+		bs.r.add(diag.Errorf(o, "spec.registry", "OperandRegistry %s/%s not found %s%s%s", regNs, bi.spec.Registry, bs.r.lookedIn(), suggest.DidYouMean(bi.spec.Registry, bs.r.registryNames(regNs)), bs.r.registryHint(bi.spec.Registry, regNs)))
 	}
 	if reg == nil {
 		return
 	}
 	if _, ok := reg.byName[bi.spec.Operand]; !ok {
-		r.add(diag.Errorf(o, "spec.operand", "operator %q is not in OperandRegistry %s%s%s", bi.spec.Operand, reg.key, r.fromCluster(reg.obj), suggest.DidYouMean(bi.spec.Operand, reg.names())))
+		bs.r.add(diag.Errorf(o, "spec.operand", "operator %q is not in OperandRegistry %s%s%s", bi.spec.Operand, reg.key, bs.r.fromCluster(reg.obj), suggest.DidYouMean(bi.spec.Operand, reg.names())))
 		return
 	}
 	keys := manifest.SortedKeys(bi.spec.Bindings)
 	for _, k := range keys {
 		if !bindingKeyRe.MatchString(k) {
-			r.add(diag.Warnf(o, manifest.Field("spec.bindings", k), "ignored: ODLM only copies bindings whose key starts with public, private or protected"))
+			bs.r.add(diag.Warnf(o, manifest.Field("spec.bindings", k), "ignored: ODLM only copies bindings whose key starts with public, private or protected"))
 		}
 	}
-	for _, req := range r.requestsOf(reg.key, bi.spec.Operand) {
+	for _, req := range bs.r.requestsOf(reg.key, bi.spec.Operand) {
 		for _, k := range keys {
 			if bindingKeyRe.MatchString(k) {
-				r.copyBinding(bi, reg, req, k)
+				bs.copyBinding(bi, reg, req, k)
 			}
 		}
 	}
-	r.reportMissingSources(bi)
+	bs.reportMissingSources(bi)
 }
 
 // requestsOf lists the OperandRequests with a block for the registry that names the operand
@@ -129,7 +141,7 @@ func requestTargets(req *operandRequest, bi *operandBindInfo, bindingKey string)
 	return secret, configmap
 }
 
-func (r *run) copyBinding(bi *operandBindInfo, reg *registry, req *operandRequest, bindingKey string) {
+func (bs *bindInfoStep) copyBinding(bi *operandBindInfo, reg *registry, req *operandRequest, bindingKey string) {
 	b := bi.spec.Bindings[bindingKey]
 	sourceNs, targetNs := reg.key.Namespace, req.key.Namespace
 	if strings.HasPrefix(bindingKey, "private") && targetNs != sourceNs {
@@ -157,16 +169,16 @@ func (r *run) copyBinding(bi *operandBindInfo, reg *registry, req *operandReques
 		if target == c.source && targetNs == sourceNs {
 			continue
 		}
-		r.copyObject(bi, c.field, req, c.kind, sourceNs, c.source, targetNs, target)
+		bs.copyObject(bi, c.field, req, c.kind, sourceNs, c.source, targetNs, target)
 	}
 	if !public {
 		return
 	}
 	if b.Route != nil && b.Route.Name != "" {
-		r.fieldConfigMap(bi, field+".route", req, "route.openshift.io/v1", "Route", sourceNs, b.Route.Name, b.Route.Data)
+		bs.fieldConfigMap(bi, field+".route", req, "route.openshift.io/v1", "Route", sourceNs, b.Route.Name, b.Route.Data)
 	}
 	if b.Service != nil && b.Service.Name != "" {
-		r.fieldConfigMap(bi, field+".service", req, "v1", "Service", sourceNs, b.Service.Name, b.Service.Data)
+		bs.fieldConfigMap(bi, field+".service", req, "v1", "Service", sourceNs, b.Service.Name, b.Service.Data)
 	}
 }
 
@@ -187,10 +199,10 @@ func bindInfoLabels(bi *operandBindInfo, source map[string]any, watched bool) ma
 }
 
 // copyObject copies a Secret or ConfigMap from the registry namespace into the requester's.
-func (r *run) copyObject(bi *operandBindInfo, field string, req *operandRequest, kind, sourceNs, source, targetNs, target string) {
-	src, _, found, err := r.lookup("v1", kind, sourceNs, source)
+func (bs *bindInfoStep) copyObject(bi *operandBindInfo, field string, req *operandRequest, kind, sourceNs, source, targetNs, target string) {
+	src, _, found, err := bs.r.lookup("v1", kind, sourceNs, source)
 	if err != nil {
-		r.add(diag.Errorf(bi.obj, field, "reading %s %s/%s: %v", kind, sourceNs, source, err))
+		bs.r.add(diag.Errorf(bi.obj, field, "reading %s %s/%s: %v", kind, sourceNs, source, err))
 		return
 	}
 	if !found {
@@ -200,12 +212,12 @@ func (r *run) copyObject(bi *operandBindInfo, field string, req *operandRequest,
 	}
 	isSecret := secret.IsKind("v1", kind)
 	if isSecret {
-		switch r.opts.BindInfoSecrets {
+		switch bs.r.opts.BindInfoSecrets {
 		case BindInfoSkip:
-			r.add(diag.Infof(bi.obj, field, "Secret %s/%s is not copied to %s/%s (--bindinfo-secrets skip)", sourceNs, source, targetNs, target))
+			bs.r.add(diag.Infof(bi.obj, field, "Secret %s/%s is not copied to %s/%s (--bindinfo-secrets skip)", sourceNs, source, targetNs, target))
 			return
 		case BindInfoExternalSecrets:
-			r.externalSecret(bi, req, src, sourceNs, source, targetNs, target)
+			bs.externalSecret(bi, req, src, sourceNs, source, targetNs, target)
 			return
 		}
 	}
@@ -228,18 +240,18 @@ func (r *run) copyObject(bi *operandBindInfo, field string, req *operandRequest,
 		}
 	}
 	// the copy's fields are at the source's paths: its marks are the source's
-	marks := r.copyMarks(bi, req)
-	marks.AddAll(r.secretFieldsOf(manifest.New(src)))
-	r.markSecret(obj, marks)
-	r.emitCopy(bi, field, obj)
+	marks := bs.copyMarks(bi, req)
+	marks.AddAll(bs.r.secretFieldsOf(manifest.New(src)))
+	bs.r.markSecret(obj, marks)
+	bs.emitCopy(bi, field, obj)
 }
 
 // copyMarks are the marks every copy for a request gets: all of it when the OperandBindInfo
 // or the OperandRequest (an ODLM object the previous round emitted) holds a Secret's value,
 // since their fields name the copies and what goes into them.
-func (r *run) copyMarks(bi *operandBindInfo, req *operandRequest) secret.Fields {
+func (bs *bindInfoStep) copyMarks(bi *operandBindInfo, req *operandRequest) secret.Fields {
 	var marks secret.Fields
-	if !r.secretFieldsOf(bi.obj).Empty() || !r.secretFieldsOf(req.obj).Empty() {
+	if !bs.r.secretFieldsOf(bi.obj).Empty() || !bs.r.secretFieldsOf(req.obj).Empty() {
 		marks.Add(nil)
 	}
 	return marks
@@ -247,30 +259,30 @@ func (r *run) copyMarks(bi *operandBindInfo, req *operandRequest) secret.Fields 
 
 // emitCopy adds a bind-info copy, replacing an input of the same identity (ODLM overwrites
 // an existing target) and keeping the first of two different copies to one target.
-func (r *run) emitCopy(bi *operandBindInfo, field string, obj *manifest.Object) {
-	r.copies[obj] = true
+func (bs *bindInfoStep) emitCopy(bi *operandBindInfo, field string, obj *manifest.Object) {
+	bs.copies[obj] = true
 	k := obj.Ref().Key()
-	if prev, ok := r.rendered[k]; ok {
+	if prev, ok := bs.r.rendered[k]; ok {
 		if !merge.Equal(prev.Map, obj.Map) {
-			r.add(diag.Warnf(bi.obj, field, "%s is also rendered from another source; the first one is kept", obj.Ref()))
+			bs.r.add(diag.Warnf(bi.obj, field, "%s is also rendered from another source; the first one is kept", obj.Ref()))
 		}
 		return
 	}
-	if in, ok := r.byRef[k]; ok {
+	if in, ok := bs.r.byRef[k]; ok {
 		obj.Source = in.Source
-		r.replaced[in] = obj
-		r.rendered[k] = obj
+		bs.r.replaced[in] = obj
+		bs.r.rendered[k] = obj
 		return
 	}
-	r.emit(obj)
+	bs.r.emit(obj)
 }
 
 // fieldConfigMap is a route or service binding: a ConfigMap named <bindinfo>-<name> whose
 // data maps each key to a field of the Route's or Service's spec.
-func (r *run) fieldConfigMap(bi *operandBindInfo, field string, req *operandRequest, apiVersion, kind, sourceNs, name string, data map[string]string) {
-	src, _, found, err := r.lookup(apiVersion, kind, sourceNs, name)
+func (bs *bindInfoStep) fieldConfigMap(bi *operandBindInfo, field string, req *operandRequest, apiVersion, kind, sourceNs, name string, data map[string]string) {
+	src, _, found, err := bs.r.lookup(apiVersion, kind, sourceNs, name)
 	if err != nil {
-		r.add(diag.Errorf(bi.obj, field, "reading %s %s/%s: %v", kind, sourceNs, name, err))
+		bs.r.add(diag.Errorf(bi.obj, field, "reading %s %s/%s: %v", kind, sourceNs, name, err))
 		return
 	}
 	if !found {
@@ -279,8 +291,8 @@ func (r *run) fieldConfigMap(bi *operandBindInfo, field string, req *operandRequ
 		return
 	}
 	out := map[string]any{}
-	srcMarks := r.secretFieldsOf(manifest.New(src))
-	marks := r.copyMarks(bi, req)
+	srcMarks := bs.r.secretFieldsOf(manifest.New(src))
+	marks := bs.copyMarks(bi, req)
 	marks.AddAll(srcMarks.Under(labelsPath).Prefixed(labelsPath))
 	for _, k := range manifest.SortedKeys(data) {
 		var v string
@@ -294,7 +306,7 @@ func (r *run) fieldConfigMap(bi *operandBindInfo, field string, req *operandRequ
 			}
 		}
 		if err != nil {
-			r.add(diag.Errorf(bi.obj, manifest.Field(field+".data", k), "%s %s/%s: %v", kind, sourceNs, name, err))
+			bs.r.add(diag.Errorf(bi.obj, manifest.Field(field+".data", k), "%s %s/%s: %v", kind, sourceNs, name, err))
 			return
 		}
 		out[k] = v
@@ -312,8 +324,8 @@ func (r *run) fieldConfigMap(bi *operandBindInfo, field string, req *operandRequ
 		},
 		"data": out,
 	})
-	r.markSecret(obj, marks)
-	r.emitCopy(bi, field, obj)
+	bs.r.markSecret(obj, marks)
+	bs.emitCopy(bi, field, obj)
 }
 
 // readsMarked reports whether a route or service binding's path reads a marked field of its
@@ -371,7 +383,7 @@ func routeField(route map[string]any, path string) (string, error) {
 // kubernetes provider, with the least RBAC it needs: a ServiceAccount in the target
 // namespace allowed to get exactly the source Secrets in the source namespace. Its template
 // holds the Secret's labels and type, so it is marked as holding a Secret's value.
-func (r *run) externalSecret(bi *operandBindInfo, req *operandRequest, src map[string]any, sourceNs, source, targetNs, target string) {
+func (bs *bindInfoStep) externalSecret(bi *operandBindInfo, req *operandRequest, src map[string]any, sourceNs, source, targetNs, target string) {
 	store := "odlm-bindinfo-" + sourceNs
 	template := map[string]any{
 		"metadata": map[string]any{"labels": bindInfoLabels(bi, src, true)},
@@ -394,11 +406,11 @@ func (r *run) externalSecret(bi *operandBindInfo, req *operandRequest, src map[s
 			"dataFrom": []any{map[string]any{"extract": map[string]any{"key": source}}},
 		},
 	})
-	marks := r.copyMarks(bi, req)
+	marks := bs.copyMarks(bi, req)
 	marks.Add([]manifest.PathStep{{Key: "spec"}, {Key: "target"}, {Key: "template"}})
-	r.markSecret(es, marks)
-	r.emitCopy(bi, "", es)
-	r.emitBindInfoObject(manifest.New(map[string]any{
+	bs.r.markSecret(es, marks)
+	bs.emitCopy(bi, "", es)
+	bs.emitBindInfoObject(manifest.New(map[string]any{
 		"apiVersion": "external-secrets.io/v1",
 		"kind":       "SecretStore",
 		"metadata":   map[string]any{"name": store, "namespace": targetNs},
@@ -414,41 +426,41 @@ func (r *run) externalSecret(bi *operandBindInfo, req *operandRequest, src map[s
 			},
 		},
 	}))
-	r.emitBindInfoObject(manifest.New(map[string]any{
+	bs.emitBindInfoObject(manifest.New(map[string]any{
 		"apiVersion": "v1",
 		"kind":       "ServiceAccount",
 		"metadata":   map[string]any{"name": store, "namespace": targetNs},
 	}))
-	r.grantSecretRead(bi, sourceNs, targetNs, store, source)
+	bs.grantSecretRead(bi, sourceNs, targetNs, store, source)
 }
 
 // emitBindInfoObject emits an object that belongs to bind-info output (for ordering).
-func (r *run) emitBindInfoObject(o *manifest.Object) {
-	r.copies[o] = true
-	r.emit(o)
+func (bs *bindInfoStep) emitBindInfoObject(o *manifest.Object) {
+	bs.copies[o] = true
+	bs.r.emit(o)
 }
 
 // grantSecretRead adds source to the Role in sourceNs that lets the target namespace's
 // ServiceAccount get exactly the Secrets copied to it.
-func (r *run) grantSecretRead(bi *operandBindInfo, sourceNs, targetNs, serviceAccount, source string) {
+func (bs *bindInfoStep) grantSecretRead(bi *operandBindInfo, sourceNs, targetNs, serviceAccount, source string) {
 	name := "odlm-bindinfo-" + targetNs
 	role := manifest.Ref{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role", Namespace: sourceNs, Name: name}
-	obj, ok := r.grantRoles[role.Key()]
+	obj, ok := bs.grantRoles[role.Key()]
 	if !ok {
 		// the name is the render's: another object under it would be merged into or hidden
 		// behind the Role that lets the ExternalSecret read the source
-		for _, taken := range []*manifest.Object{r.rendered[role.Key()], r.byRef[role.Key()]} {
+		for _, taken := range []*manifest.Object{bs.r.rendered[role.Key()], bs.r.byRef[role.Key()]} {
 			if taken != nil {
 				by := where(taken)
-				if p, ok := r.producers[taken]; ok {
+				if p, ok := bs.r.producers[taken]; ok {
 					by = fmt.Sprintf("OperandConfig %s/%s %s", p.config.Namespace(), p.config.Name(), p.field)
 				}
-				r.add(diag.Errorf(bi.obj, "spec.bindings", "--bindinfo-secrets external-secrets needs %s for reading the copied Secrets, but %s already defines it: rename that object", role, by))
+				bs.r.add(diag.Errorf(bi.obj, "spec.bindings", "--bindinfo-secrets external-secrets needs %s for reading the copied Secrets, but %s already defines it: rename that object", role, by))
 				return
 			}
 		}
-		if r.grantRoles == nil {
-			r.grantRoles = map[string]*manifest.Object{}
+		if bs.grantRoles == nil {
+			bs.grantRoles = map[string]*manifest.Object{}
 		}
 		obj = manifest.New(map[string]any{
 			"apiVersion": role.APIVersion,
@@ -461,9 +473,9 @@ func (r *run) grantSecretRead(bi *operandBindInfo, sourceNs, targetNs, serviceAc
 				"resourceNames": []any{},
 			}},
 		})
-		r.grantRoles[role.Key()] = obj
-		r.emitBindInfoObject(obj)
-		r.emitBindInfoObject(manifest.New(map[string]any{
+		bs.grantRoles[role.Key()] = obj
+		bs.emitBindInfoObject(obj)
+		bs.emitBindInfoObject(manifest.New(map[string]any{
 			"apiVersion": role.APIVersion,
 			"kind":       "RoleBinding",
 			"metadata":   map[string]any{"name": name, "namespace": sourceNs},

@@ -29,13 +29,13 @@ type missingSource struct {
 const missingNamed = 4
 
 // reportMissingSources warns about the sources of bi that were not found.
-func (r *run) reportMissingSources(bi *operandBindInfo) {
+func (bs *bindInfoStep) reportMissingSources(bi *operandBindInfo) {
 	switch len(bi.missing) {
 	case 0:
 		return
 	case 1:
 		m := bi.missing[0]
-		r.add(diag.Warnf(bi.obj, m.field, "%s", m.msg))
+		bs.r.add(diag.Warnf(bi.obj, m.field, "%s", m.msg))
 		return
 	}
 	var sources, requests []string
@@ -50,7 +50,7 @@ func (r *run) reportMissingSources(bi *operandBindInfo) {
 	}
 	slices.Sort(sources)
 	slices.Sort(requests)
-	r.add(diag.Warnf(bi.obj, "spec.bindings", "%s not found (inputs, snapshot or cluster): %s, so ODLM copies nothing from them for %s %s (bindings %s); render again with --snapshot or --live once they exist",
+	bs.r.add(diag.Warnf(bi.obj, "spec.bindings", "%s not found (inputs, snapshot or cluster): %s, so ODLM copies nothing from them for %s %s (bindings %s); render again with --snapshot or --live once they exist",
 		countNoun(len(sources), "source"), firstFew(sources), plural(len(requests), "OperandRequest"), firstFew(requests), firstFew(bindingKeys(bi.missing))))
 }
 

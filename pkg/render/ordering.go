@@ -50,7 +50,7 @@ func (r *run) orderer() *orderer {
 	return &orderer{
 		style:         r.opts.Ordering,
 		installers:    r.installers,
-		copies:        r.copies,
+		copies:        r.bind.copies,
 		operatorOf:    r.operatorOf,
 		extensionOf:   r.extensionOf,
 		providedKinds: r.kinds.providedKinds,

@@ -123,7 +123,7 @@ func (r *run) renderRound() {
 	inst := r.installer()
 	inst.install()
 	r.renderOperands()
-	r.renderBindInfos()
+	r.bind.renderBindInfos()
 	inst.afterOperands()
 	r.markReferenced()
 	r.markEmittedODLM()

@@ -54,7 +54,8 @@ type run struct {
 	kinds *servedIndex
 	*operandPass
 	provenance
-	olm *olmInstall
+	olm  *olmInstall
+	bind *bindInfoStep
 }
 
 // roundInputs are the inputs of a round, classified and decoded (inputs.go, registry.go,
@@ -173,20 +174,19 @@ func (base *operandPass) startPass(previous map[string]*manifest.Object) *operan
 
 // provenance says where emitted objects come from, for ordering and messages
 // (ordering.go, bindinfo.go): the Subscription whose operands are being rendered, the
-// Subscription each operand object waits for, the bind-info copies, the OperandConfig field
-// each object is rendered from, and the Roles the external-secrets mode writes.
+// Subscription each operand object waits for, and the OperandConfig field each object is
+// rendered from.
 type provenance struct {
 	installing *subscriptionPlan
 	operatorOf map[*manifest.Object]*subscriptionPlan
-	copies     map[*manifest.Object]bool
 	producers  map[*manifest.Object]producer
-	grantRoles map[string]*manifest.Object
 }
 
 func newRun(in Inputs, opts Options, cache *renderCache, prev *carried) *run {
 	r := newRoundState(in, opts, cache, prev)
 	r.olm.r = r
 	r.kinds = &servedIndex{r: r}
+	r.bind = &bindInfoStep{r: r, copies: map[*manifest.Object]bool{}}
 	return r
 }
 
@@ -225,7 +225,6 @@ func newRoundState(in Inputs, opts Options, cache *renderCache, prev *carried) *
 		olm: &olmInstall{},
 		provenance: provenance{
 			operatorOf: map[*manifest.Object]*subscriptionPlan{},
-			copies:     map[*manifest.Object]bool{},
 			producers:  map[*manifest.Object]producer{},
 		},
 	}
