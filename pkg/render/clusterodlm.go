@@ -22,42 +22,42 @@ import (
 
 // registryAt returns the OperandRegistry of a key: an input's, else the cluster's. present
 // is false when none exists; reg is nil when it exists but does not decode (errors say why).
-func (r *run) registryAt(k key) (reg *registry, present bool) {
-	if reg, ok := r.registries[k]; ok {
+func (in *roundInputs) registryAt(k key) (reg *registry, present bool) {
+	if reg, ok := in.registries[k]; ok {
 		return reg, true
 	}
-	if r.brokenInputs[api.KindOperandRegistry+"|"+k.String()] {
+	if in.brokenInputs[api.KindOperandRegistry+"|"+k.String()] {
 		return nil, false // the input wins, and its errors say why it is unusable
 	}
-	o := r.clusterODLM(api.KindOperandRegistry, k)
+	o := in.clusterODLM(api.KindOperandRegistry, k)
 	if o == nil {
 		return nil, false
 	}
-	if r.undecodable[o] {
+	if in.undecodable[o] {
 		return nil, true
 	}
-	if reg = r.decodeRegistry(o); reg == nil {
-		r.undecodable[o] = true // its errors are given once
+	if reg = in.decodeRegistry(o); reg == nil {
+		in.undecodable[o] = true // its errors are given once
 	}
 	return reg, true
 }
 
 // configAt returns the OperandConfig of a key: an input's, else the cluster's; nil when
 // there is none or it does not decode.
-func (r *run) configAt(k key) *operandConfig {
-	if c, ok := r.configs[k]; ok {
+func (in *roundInputs) configAt(k key) *operandConfig {
+	if c, ok := in.configs[k]; ok {
 		return c
 	}
-	if r.brokenInputs[api.KindOperandConfig+"|"+k.String()] {
+	if in.brokenInputs[api.KindOperandConfig+"|"+k.String()] {
 		return nil
 	}
-	o := r.clusterODLM(api.KindOperandConfig, k)
-	if o == nil || r.undecodable[o] {
+	o := in.clusterODLM(api.KindOperandConfig, k)
+	if o == nil || in.undecodable[o] {
 		return nil
 	}
-	c := r.decodeConfig(o)
+	c := in.decodeConfig(o)
 	if c == nil {
-		r.undecodable[o] = true // its errors are given once
+		in.undecodable[o] = true // its errors are given once
 	}
 	return c
 }
@@ -74,30 +74,30 @@ func (in *roundInputs) noteBrokenInput(o *manifest.Object) {
 
 // clusterODLM reads an ODLM object from the snapshot and the live cluster, once per round:
 // nil when absent, not served, or unreadable (a warning once per kind says so).
-func (r *run) clusterODLM(kind string, k key) *manifest.Object {
+func (in *roundInputs) clusterODLM(kind string, k key) *manifest.Object {
 	ck := kind + "|" + k.String()
-	if o, done := r.clusterODLMObjects[ck]; done {
+	if o, done := in.clusterODLMObjects[ck]; done {
 		return o
 	}
-	if r.clusterODLMObjects == nil {
-		r.clusterODLMObjects = map[string]*manifest.Object{}
-		r.undecodable = map[*manifest.Object]bool{}
+	if in.clusterODLMObjects == nil {
+		in.clusterODLMObjects = map[string]*manifest.Object{}
+		in.undecodable = map[*manifest.Object]bool{}
 	}
-	r.clusterODLMObjects[ck] = nil
-	if len(r.opts.Sources) == 0 {
+	in.clusterODLMObjects[ck] = nil
+	if len(in.r.opts.Sources) == 0 {
 		return nil
 	}
-	c := r.sourceRead(api.APIVersion, kind, k.Namespace, k.Name)
+	c := in.r.sourceRead(api.APIVersion, kind, k.Namespace, k.Name)
 	switch {
 	case c.err != nil && !errors.Is(c.err, cluster.ErrNotServed):
-		r.warnOnce("read-odlm|"+kind, diag.Warnf(nil, "", "reading %s %s from the cluster failed, so no %s is read from there (an %s the inputs lack is then missing): %v", kind, k, kind, kind, c.err))
+		in.r.warnOnce("read-odlm|"+kind, diag.Warnf(nil, "", "reading %s %s from the cluster failed, so no %s is read from there (an %s the inputs lack is then missing): %v", kind, k, kind, kind, c.err))
 		return nil
 	case c.err != nil || !c.found:
 		return nil
 	}
 	o := manifest.New(c.obj)
-	r.originOf[o] = c.origin
-	r.clusterODLMObjects[ck] = o
+	in.r.originOf[o] = c.origin
+	in.clusterODLMObjects[ck] = o
 	return o
 }
 
@@ -110,9 +110,9 @@ func (l *lookups) fromCluster(o *manifest.Object) string {
 }
 
 // lookedIn names where an ODLM object was looked for: the inputs and the given sources.
-func (r *run) lookedIn() string {
+func (in *roundInputs) lookedIn() string {
 	places := []string{"the inputs"}
-	for _, s := range r.opts.Sources {
+	for _, s := range in.r.opts.Sources {
 		if p := "the " + placeName(s.Origin); !slices.Contains(places, p) {
 			places = append(places, p)
 		}
@@ -125,9 +125,9 @@ func (r *run) lookedIn() string {
 
 // registryHint says how to give a registry the inputs lack, when no cluster source is read
 // and the name is no likely typo of an input registry's.
-func (r *run) registryHint(name, namespace string) string {
-	if len(r.opts.Sources) > 0 || suggest.DidYouMean(name, r.registryNames(namespace)) != "" ||
-		r.brokenInputs[api.KindOperandRegistry+"|"+namespace+"/"+name] {
+func (in *roundInputs) registryHint(name, namespace string) string {
+	if len(in.r.opts.Sources) > 0 || suggest.DidYouMean(name, in.registryNames(namespace)) != "" ||
+		in.brokenInputs[api.KindOperandRegistry+"|"+namespace+"/"+name] {
 		return ""
 	}
 	return " (where an operator creates the registry in the cluster, as IBM's common-services operator does, give a --snapshot holding it or read the cluster with --live)"
@@ -143,11 +143,11 @@ func placeName(o cluster.Origin) string {
 // warnIfClusterDiffers warns when an input OperandRegistry or OperandConfig and the
 // cluster's copy of it differ: the render uses the input, while ODLM in the cluster reads
 // the cluster's. Only field paths are named, never values.
-func (r *run) warnIfClusterDiffers(o *manifest.Object) {
-	if len(r.opts.Sources) == 0 || r.fedFromCarried(o) || !r.isInput(o) {
+func (in *roundInputs) warnIfClusterDiffers(o *manifest.Object) {
+	if len(in.r.opts.Sources) == 0 || in.r.fedFromCarried(o) || !in.r.isInput(o) {
 		return
 	}
-	c := r.clusterODLM(o.Kind(), key{o.Namespace(), o.Name()})
+	c := in.clusterODLM(o.Kind(), key{o.Namespace(), o.Name()})
 	if c == nil {
 		return
 	}
@@ -156,7 +156,7 @@ func (r *run) warnIfClusterDiffers(o *manifest.Object) {
 	if !differs {
 		return
 	}
-	r.add(diag.Warnf(o, path, "the %s of this name in the %s differs, first at this field: the render uses this input, while ODLM in the cluster reads the cluster's", o.Kind(), placeName(r.originOf[c])))
+	in.r.add(diag.Warnf(o, path, "the %s of this name in the %s differs, first at this field: the render uses this input, while ODLM in the cluster reads the cluster's", o.Kind(), placeName(in.r.originOf[c])))
 }
 
 // comparable is what decides the render in an ODLM object: its spec, and a registry's

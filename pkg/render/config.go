@@ -29,25 +29,25 @@ func (c *operandConfig) service(e *entry) (*api.ConfigService, int) {
 	return nil, -1
 }
 
-func (r *run) loadConfigs() {
-	for _, o := range r.odlmInputs(api.KindOperandConfig) {
-		if r.decodeConfig(o) == nil {
-			r.noteBrokenInput(o)
+func (in *roundInputs) loadConfigs() {
+	for _, o := range in.odlmInputs(api.KindOperandConfig) {
+		if in.decodeConfig(o) == nil {
+			in.noteBrokenInput(o)
 		}
-		r.warnIfClusterDiffers(o)
+		in.warnIfClusterDiffers(o)
 	}
-	for _, k := range sortedKeys(r.configs) {
-		if _, present := r.registryAt(k); !present {
-			r.add(diag.Warnf(r.configs[k].obj, "metadata.name", "no OperandRegistry %s %s: ODLM only reads an OperandConfig with the same name and namespace as its registry", k, r.lookedIn()))
+	for _, k := range sortedKeys(in.configs) {
+		if _, present := in.registryAt(k); !present {
+			in.r.add(diag.Warnf(in.configs[k].obj, "metadata.name", "no OperandRegistry %s %s: ODLM only reads an OperandConfig with the same name and namespace as its registry", k, in.lookedIn()))
 		}
 	}
 }
 
 // decodeConfig decodes an OperandConfig (an input, or one read from the cluster) and
 // records it; nil when its spec does not decode.
-func (r *run) decodeConfig(o *manifest.Object) *operandConfig {
+func (in *roundInputs) decodeConfig(o *manifest.Object) *operandConfig {
 	var spec api.OperandConfigSpec
-	if !r.decodeSpec(o, &spec) {
+	if !in.r.decodeSpec(o, &spec) {
 		return nil
 	}
 	c := &operandConfig{obj: o, key: key{o.Namespace(), o.Name()}, services: spec.Services, byName: map[string]int{}}
@@ -56,16 +56,16 @@ func (r *run) decodeConfig(o *manifest.Object) *operandConfig {
 			c.byName[s.Name] = i
 		}
 		if s.Name == "" {
-			r.add(diag.Errorf(o, manifest.Field("spec.services", i, "name"), "is required"))
+			in.r.add(diag.Errorf(o, manifest.Field("spec.services", i, "name"), "is required"))
 		}
 		for j, res := range s.Resources {
 			for _, f := range [][2]string{{"name", res.Name}, {"kind", res.Kind}, {"apiVersion", res.APIVersion}} {
 				if f[1] == "" {
-					r.add(diag.Errorf(o, manifest.Field("spec.services", i, "resources", j, f[0]), "is required"))
+					in.r.add(diag.Errorf(o, manifest.Field("spec.services", i, "resources", j, f[0]), "is required"))
 				}
 			}
 		}
 	}
-	r.configs[c.key] = c
+	in.configs[c.key] = c
 	return c
 }

@@ -28,30 +28,30 @@ func (r *run) add(res diag.Result) { r.results = append(r.results, res) }
 func isODLM(o *manifest.Object) bool { return o.Group() == api.Group }
 
 // classify checks metadata of every input and indexes them.
-func (r *run) classify() {
+func (in *roundInputs) classify() {
 	defaulted := false
-	for i, o := range r.objects {
-		if isODLM(o) && o.Namespace() == "" && o.Name() != "" && r.opts.DefaultNamespace != "" {
+	for i, o := range in.objects {
+		if isODLM(o) && o.Namespace() == "" && o.Name() != "" && in.r.opts.DefaultNamespace != "" {
 			// default a copy: the caller's inputs are never modified (docs/semantics.md, Decided deviations: inputs are not modified)
 			cp := manifest.New(merge.DeepCopy(o.Map).(map[string]any))
 			cp.Source = o.Source
-			manifest.EnsureMap(cp.Map, "metadata")["namespace"] = r.opts.DefaultNamespace
-			r.objects[i] = cp
+			manifest.EnsureMap(cp.Map, "metadata")["namespace"] = in.r.opts.DefaultNamespace
+			in.objects[i] = cp
 			defaulted = true
 		}
 	}
 	// defaulted namespaces change the canonical order
 	if defaulted {
-		manifest.Sort(r.objects)
+		manifest.Sort(in.objects)
 	}
-	for _, o := range r.objects {
-		r.checkKindTypo(o)
+	for _, o := range in.objects {
+		in.checkKindTypo(o)
 		k := o.Ref().Key()
-		if prev, dup := r.byRef[k]; dup {
-			r.add(diag.Warnf(o, "metadata.name", "the same object is also defined in %s; both are passed through", where(prev)))
+		if prev, dup := in.byRef[k]; dup {
+			in.r.add(diag.Warnf(o, "metadata.name", "the same object is also defined in %s; both are passed through", where(prev)))
 			continue
 		}
-		r.byRef[k] = o
+		in.byRef[k] = o
 	}
 }
 
@@ -68,14 +68,14 @@ func where(o *manifest.Object) string {
 
 // odlmInputs returns the inputs of one ODLM kind, checking that each has a name and a
 // namespace.
-func (r *run) odlmInputs(kind string) []*manifest.Object {
+func (in *roundInputs) odlmInputs(kind string) []*manifest.Object {
 	var out []*manifest.Object
-	fed := r.fedODLM(kind)
+	fed := in.r.fedODLM(kind)
 	fedKeys := map[string]bool{}
 	for _, o := range fed {
 		fedKeys[o.Ref().Key()] = true
 	}
-	for _, o := range r.objects {
+	for _, o := range in.objects {
 		if !isODLM(o) || o.Kind() != kind {
 			continue
 		}
@@ -83,21 +83,21 @@ func (r *run) odlmInputs(kind string) []*manifest.Object {
 			continue // an OperandConfig resource updates this input: its rendered form counts
 		}
 		if o.APIVersion() != api.APIVersion {
-			r.add(diag.Errorf(o, "apiVersion", "%s is not served by ODLM (want %s)", o.APIVersion(), api.APIVersion))
+			in.r.add(diag.Errorf(o, "apiVersion", "%s is not served by ODLM (want %s)", o.APIVersion(), api.APIVersion))
 			continue
 		}
 		if o.Name() == "" {
-			r.add(diag.Errorf(o, "metadata.name", "is required"))
+			in.r.add(diag.Errorf(o, "metadata.name", "is required"))
 			continue
 		}
 		if o.Namespace() == "" {
-			r.add(diag.Errorf(o, "metadata.namespace", "is required: %s is namespaced (or give a default namespace)", kind))
+			in.r.add(diag.Errorf(o, "metadata.namespace", "is required: %s is namespaced (or give a default namespace)", kind))
 			continue
 		}
 		// a local-config input (kpt keeps ODLM inputs that way) is never removed: in
 		// `kpt fn render` removing an item deletes it from the user's files
-		if !r.opts.KeepInputs && o.Annotations()[localConfigAnnotation] != "true" {
-			r.consumed[o] = true
+		if !in.r.opts.KeepInputs && o.Annotations()[localConfigAnnotation] != "true" {
+			in.consumed[o] = true
 		}
 		out = append(out, o)
 	}
@@ -259,21 +259,21 @@ var odlmKinds = []string{api.KindOperandRegistry, api.KindOperandConfig, api.Kin
 // edits from an ODLM kind (any case) in ODLM's group, or an ODLM kind in a group one or two
 // edits from ODLM's. ODLM would never see it, and everything it should render would be
 // silently missing.
-func (r *run) checkKindTypo(o *manifest.Object) {
+func (in *roundInputs) checkKindTypo(o *manifest.Object) {
 	kind, group := o.Kind(), o.Group()
 	if group == api.Group {
 		if slices.Contains(odlmKinds, kind) {
 			return
 		}
 		if near, ok := suggest.Closest(kind, odlmKinds); ok {
-			r.add(diag.Errorf(o, "kind", "%s is not a kind of ODLM's API (did you mean %q?): ODLM would never read this object", kind, near))
+			in.r.add(diag.Errorf(o, "kind", "%s is not a kind of ODLM's API (did you mean %q?): ODLM would never read this object", kind, near))
 		}
 		return
 	}
 	for _, k := range odlmKinds {
 		if strings.EqualFold(k, kind) {
 			if _, ok := suggest.Closest(group, []string{api.Group}); ok {
-				r.add(diag.Errorf(o, "apiVersion", "%s is not ODLM's API group (did you mean %q?): ODLM would never read this %s", o.APIVersion(), api.APIVersion, kind))
+				in.r.add(diag.Errorf(o, "apiVersion", "%s is not ODLM's API group (did you mean %q?): ODLM would never read this %s", o.APIVersion(), api.APIVersion, kind))
 			}
 			return
 		}

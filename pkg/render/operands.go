@@ -91,7 +91,7 @@ func (r *run) renderWant(w *want, doneServices map[string]bool) {
 		r.requestCR(w)
 		return
 	}
-	cfg := r.configAt(w.registry.key)
+	cfg := r.roundInputs.configAt(w.registry.key)
 	if cfg == nil {
 		return
 	}

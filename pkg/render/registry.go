@@ -45,37 +45,37 @@ func (e *entry) serviceName() string {
 	return e.Name
 }
 
-func (r *run) loadRegistries() {
-	for _, o := range r.odlmInputs(api.KindOperandRegistry) {
-		if r.decodeRegistry(o) == nil {
-			r.noteBrokenInput(o)
+func (in *roundInputs) loadRegistries() {
+	for _, o := range in.odlmInputs(api.KindOperandRegistry) {
+		if in.decodeRegistry(o) == nil {
+			in.noteBrokenInput(o)
 		}
-		r.warnIfClusterDiffers(o)
+		in.warnIfClusterDiffers(o)
 	}
 }
 
 // decodeRegistry decodes an OperandRegistry (an input, or one read from the cluster) with
 // ODLM's defaults and records it; nil when its spec does not decode.
-func (r *run) decodeRegistry(o *manifest.Object) *registry {
+func (in *roundInputs) decodeRegistry(o *manifest.Object) *registry {
 	var spec api.OperandRegistrySpec
-	if !r.decodeSpec(o, &spec) {
+	if !in.r.decodeSpec(o, &spec) {
 		return nil
 	}
 	reg := &registry{obj: o, key: key{o.Namespace(), o.Name()}, byName: map[string]*entry{}}
 	for i, op := range spec.Operators {
 		e := &entry{Operator: op, registry: reg, index: i}
-		if !r.checkEntry(e) {
+		if !in.checkEntry(e) {
 			continue
 		}
 		if first, dup := reg.byName[e.Name]; dup {
-			r.add(diag.Errorf(o, e.field("name"), "duplicate operator name %q (also spec.operators[%d]); ODLM would silently use the first", e.Name, first.index))
+			in.r.add(diag.Errorf(o, e.field("name"), "duplicate operator name %q (also spec.operators[%d]); ODLM would silently use the first", e.Name, first.index))
 			continue
 		}
 		applyEntryDefaults(e, reg.key.Namespace)
 		reg.entries = append(reg.entries, e)
 		reg.byName[e.Name] = e
 	}
-	r.registries[reg.key] = reg
+	in.registries[reg.key] = reg
 	return reg
 }
 
@@ -97,12 +97,12 @@ func applyEntryDefaults(e *entry, registryNamespace string) {
 }
 
 // checkEntry applies the CRD's validation of an entry and warns where ODLM is lenient.
-func (r *run) checkEntry(e *entry) bool {
+func (in *roundInputs) checkEntry(e *entry) bool {
 	o := e.registry.obj
 	ok := true
 	for _, f := range [][2]string{{"name", e.Name}, {"packageName", e.PackageName}} {
 		if f[1] == "" {
-			r.add(diag.Errorf(o, e.field(f[0]), "is required"))
+			in.r.add(diag.Errorf(o, e.field(f[0]), "is required"))
 			ok = false
 		}
 	}
@@ -119,7 +119,7 @@ func (r *run) checkEntry(e *entry) bool {
 						break
 					}
 				}
-				r.add(diag.Errorf(o, e.field("channel"), "is required (%s)", hint))
+				in.r.add(diag.Errorf(o, e.field("channel"), "is required (%s)", hint))
 				ok = false
 			}
 		}
@@ -127,22 +127,22 @@ func (r *run) checkEntry(e *entry) bool {
 	switch e.Scope {
 	case "", api.ScopePublic, api.ScopePrivate:
 	default:
-		r.add(diag.Errorf(o, e.field("scope"), "must be public or private, not %q", e.Scope))
+		in.r.add(diag.Errorf(o, e.field("scope"), "must be public or private, not %q", e.Scope))
 		ok = false
 	}
 	switch e.InstallMode {
 	case "", api.InstallModeNamespace, api.InstallModeCluster, api.InstallModeNoOp:
 	default:
-		r.add(diag.Warnf(o, e.field("installMode"), "unknown installMode %q: ODLM treats it as %q", e.InstallMode, api.InstallModeNamespace))
+		in.r.add(diag.Warnf(o, e.field("installMode"), "unknown installMode %q: ODLM treats it as %q", e.InstallMode, api.InstallModeNamespace))
 	}
 	switch e.InstallPlanApproval {
 	case "", "Automatic", "Manual":
 	default:
-		r.add(diag.Errorf(o, e.field("installPlanApproval"), "must be Automatic or Manual, not %q (OLM rejects the Subscription)", e.InstallPlanApproval))
+		in.r.add(diag.Errorf(o, e.field("installPlanApproval"), "must be Automatic or Manual, not %q (OLM rejects the Subscription)", e.InstallPlanApproval))
 		ok = false
 	}
 	if e.UserManaged && e.SubscriptionConfig != nil {
-		r.add(diag.Warnf(o, e.field("subscriptionConfig"), "has no effect: the operator is userManaged, ODLM creates no Subscription"))
+		in.r.add(diag.Warnf(o, e.field("subscriptionConfig"), "has no effect: the operator is userManaged, ODLM creates no Subscription"))
 	}
 	return ok
 }

@@ -42,25 +42,25 @@ func (w *want) field(sub string) string {
 	return f
 }
 
-func (r *run) loadRequests() {
-	for _, o := range r.odlmInputs(api.KindOperandRequest) {
+func (in *roundInputs) loadRequests() {
+	for _, o := range in.odlmInputs(api.KindOperandRequest) {
 		var decoded api.OperandRequestSpec
-		if !r.decodeSpec(o, &decoded) {
+		if !in.r.decodeSpec(o, &decoded) {
 			continue
 		}
 		req := &operandRequest{obj: o, key: key{o.Namespace(), o.Name()}}
-		r.requests = append(r.requests, req)
+		in.requests = append(in.requests, req)
 		spec, _ := o.Map["spec"].(map[string]any)
 		if _, present := spec["requests"]; !present {
-			r.add(diag.Errorf(o, "spec.requests", "is required"))
+			in.r.add(diag.Errorf(o, "spec.requests", "is required"))
 			req.failed = true
 			continue
 		}
-		if len(decoded.Requests) == 0 && !r.fedFromCarried(o) {
-			r.noteEmptyRequest(o)
+		if len(decoded.Requests) == 0 && !in.r.fedFromCarried(o) {
+			in.noteEmptyRequest(o)
 		}
 		for bi, block := range decoded.Requests {
-			r.loadBlock(req, bi, block)
+			in.loadBlock(req, bi, block)
 		}
 	}
 }
@@ -69,19 +69,19 @@ func (r *run) loadRequests() {
 // marker object some Cloud Paks create) makes ODLM create nothing, and, when the render
 // consumes it, that it leaves the output: whatever in the cluster looks for it then finds
 // nothing. (One the render emits stays in the output anyway.)
-func (r *run) noteEmptyRequest(o *manifest.Object) {
-	if !r.consumed[o] {
-		r.add(diag.Infof(o, "spec.requests", "is empty: ODLM creates nothing for this OperandRequest; it stays in the output"))
+func (in *roundInputs) noteEmptyRequest(o *manifest.Object) {
+	if !in.consumed[o] {
+		in.r.add(diag.Infof(o, "spec.requests", "is empty: ODLM creates nothing for this OperandRequest; it stays in the output"))
 		return
 	}
-	r.add(diag.Infof(o, "spec.requests", "is empty: ODLM creates nothing for this OperandRequest, and the render leaves it out of the output like every ODLM input it reads; give --keep-inputs when something in the cluster reads OperandRequests (an empty one used as a marker, operators that wait for a request's status)"))
+	in.r.add(diag.Infof(o, "spec.requests", "is empty: ODLM creates nothing for this OperandRequest, and the render leaves it out of the output like every ODLM input it reads; give --keep-inputs when something in the cluster reads OperandRequests (an empty one used as a marker, operators that wait for a request's status)"))
 }
 
-func (r *run) loadBlock(req *operandRequest, bi int, block api.Request) {
+func (in *roundInputs) loadBlock(req *operandRequest, bi int, block api.Request) {
 	o := req.obj
 	blockField := manifest.Field("spec.requests", bi)
 	if block.Registry == "" {
-		r.add(diag.Errorf(o, blockField+".registry", "is required"))
+		in.r.add(diag.Errorf(o, blockField+".registry", "is required"))
 		req.failed = true
 		return
 	}
@@ -89,9 +89,9 @@ func (r *run) loadBlock(req *operandRequest, bi int, block api.Request) {
 	if regNs == "" {
 		regNs = req.key.Namespace
 	}
-	reg, present := r.registryAt(key{regNs, block.Registry})
+	reg, present := in.registryAt(key{regNs, block.Registry})
 	if !present {
-		r.add(diag.Errorf(o, blockField+".registry", "OperandRegistry %s/%s not found %s%s; ODLM renders no operands for this request%s", regNs, block.Registry, r.lookedIn(), suggest.DidYouMean(block.Registry, r.registryNames(regNs)), r.registryHint(block.Registry, regNs)))
+		in.r.add(diag.Errorf(o, blockField+".registry", "OperandRegistry %s/%s not found %s%s; ODLM renders no operands for this request%s", regNs, block.Registry, in.lookedIn(), suggest.DidYouMean(block.Registry, in.registryNames(regNs)), in.registryHint(block.Registry, regNs)))
 	}
 	if reg == nil {
 		req.failed = true
@@ -99,61 +99,61 @@ func (r *run) loadBlock(req *operandRequest, bi int, block api.Request) {
 	}
 	// the config is read now (from the cluster, when no input holds it), so that what the
 	// render installs is known before the operands (noteInstallTargets)
-	r.configAt(reg.key)
+	in.configAt(reg.key)
 	for oi, op := range block.Operands {
 		w := &want{request: req, block: bi, index: oi, operand: op, registry: reg}
 		if op.Name == "" {
-			r.add(diag.Errorf(o, w.field("name"), "is required"))
+			in.r.add(diag.Errorf(o, w.field("name"), "is required"))
 			req.failed = true
 			continue
 		}
 		e, ok := reg.byName[op.Name]
 		if !ok {
-			r.add(diag.Errorf(o, w.field("name"), "operator %q is not in OperandRegistry %s%s%s", op.Name, reg.key, r.fromCluster(reg.obj), suggest.DidYouMean(op.Name, reg.names())))
+			in.r.add(diag.Errorf(o, w.field("name"), "operator %q is not in OperandRegistry %s%s%s", op.Name, reg.key, in.r.fromCluster(reg.obj), suggest.DidYouMean(op.Name, reg.names())))
 			req.failed = true
 			continue
 		}
 		w.entry = e
 		w.inScope = e.Scope != api.ScopePrivate || req.key.Namespace == reg.key.Namespace
 		if !w.inScope {
-			r.add(diag.Warnf(o, w.field("name"), "operator %q is private to namespace %s: ODLM creates no Subscription for a request from namespace %s", e.Name, reg.key.Namespace, req.key.Namespace))
+			in.r.add(diag.Warnf(o, w.field("name"), "operator %q is private to namespace %s: ODLM creates no Subscription for a request from namespace %s", e.Name, reg.key.Namespace, req.key.Namespace))
 		}
-		r.checkOperand(w)
+		in.checkOperand(w)
 		req.wants = append(req.wants, w)
 	}
 }
 
 // checkOperand rejects the operand shapes that crash ODLM (docs/semantics.md, Decided deviations: crashes are errors).
-func (r *run) checkOperand(w *want) {
+func (in *roundInputs) checkOperand(w *want) {
 	o := w.request.obj
 	op := w.operand
 	if op.Kind == "" {
 		for _, f := range []struct{ name, value string }{{"apiVersion", op.APIVersion}, {"instanceName", op.InstanceName}} {
 			if f.value != "" {
-				r.add(diag.Warnf(o, w.field(f.name), "has no effect without kind"))
+				in.r.add(diag.Warnf(o, w.field(f.name), "has no effect without kind"))
 			}
 		}
 		if op.Spec.Present {
-			r.add(diag.Warnf(o, w.field("spec"), "has no effect without kind: the operand's CRs come from the OperandConfig"))
+			in.r.add(diag.Warnf(o, w.field("spec"), "has no effect without kind: the operand's CRs come from the OperandConfig"))
 		}
 		return
 	}
 	if w.entry.UserManaged {
-		r.add(diag.Errorf(o, w.field("kind"), "operator %q is userManaged: ODLM cannot create CRs from a request for it (the controller crashes on this input)", w.entry.Name))
+		in.r.add(diag.Errorf(o, w.field("kind"), "operator %q is userManaged: ODLM cannot create CRs from a request for it (the controller crashes on this input)", w.entry.Name))
 		w.request.failed = true
 		return
 	}
 	if op.APIVersion == "" {
-		r.add(diag.Errorf(o, w.field("apiVersion"), "is required when kind is set"))
+		in.r.add(diag.Errorf(o, w.field("apiVersion"), "is required when kind is set"))
 		w.request.failed = true
 	}
 	if op.Spec.IsNull() {
-		r.add(diag.Errorf(o, w.field("spec"), "kind is set but spec is missing (the controller crashes on this input); write spec: {} for an empty spec"))
+		in.r.add(diag.Errorf(o, w.field("spec"), "kind is set but spec is missing (the controller crashes on this input); write spec: {} for an empty spec"))
 		w.request.failed = true
 		return
 	}
 	if _, ok := op.Spec.Value.(map[string]any); !ok {
-		r.add(diag.Errorf(o, w.field("spec"), "must be a mapping"))
+		in.r.add(diag.Errorf(o, w.field("spec"), "must be a mapping"))
 		w.request.failed = true
 	}
 }

@@ -48,7 +48,7 @@ type run struct {
 	opts    Options
 	catalog *catalog.Catalog
 	*renderCache
-	roundInputs
+	*roundInputs
 	lookups
 	installs
 	kinds *servedIndex
@@ -58,9 +58,11 @@ type run struct {
 	bind *bindInfoStep
 }
 
-// roundInputs are the inputs of a round, classified and decoded (inputs.go, registry.go,
-// config.go, request.go, clusterodlm.go).
+// roundInputs is the inputs step and what it produces: the round's inputs classified, and
+// the registries, configs and requests decoded, with ODLM's defaults and checks (inputs.go,
+// registry.go, config.go, request.go; clusterodlm.go for those read from a cluster).
 type roundInputs struct {
+	r *run
 	// objects are the inputs in a canonical order; consumed the ODLM ones the render used
 	objects  []*manifest.Object
 	consumed map[*manifest.Object]bool
@@ -185,6 +187,7 @@ type provenance struct {
 func newRun(in Inputs, opts Options, cache *renderCache, prev *carried) *run {
 	r := newRoundState(in, opts, cache, prev)
 	r.olm.r = r
+	r.roundInputs.r = r
 	r.kinds = &servedIndex{r: r}
 	r.bind = &bindInfoStep{r: r, copies: map[*manifest.Object]bool{}}
 	return r
@@ -199,7 +202,7 @@ func newRoundState(in Inputs, opts Options, cache *renderCache, prev *carried) *
 		opts:        opts,
 		catalog:     in.Catalog,
 		renderCache: cache,
-		roundInputs: roundInputs{
+		roundInputs: &roundInputs{
 			objects:    objs,
 			consumed:   map[*manifest.Object]bool{},
 			byRef:      map[string]*manifest.Object{},
