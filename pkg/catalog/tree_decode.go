@@ -26,6 +26,7 @@ type treeField struct {
 	key      string
 	index    []int // reflect.Value.FieldByIndex: embedded structs are flattened
 	required bool  // tag catalog:"required": missing or empty is an error
+	reads    bool  // its type is a treeDecoder
 }
 
 // labeler names the i-th element of a list of records in errors ("entry 2", "property 0");
@@ -57,7 +58,8 @@ func fieldsOf(t reflect.Type) []treeField {
 		if key == "" || key == "-" {
 			continue
 		}
-		out = append(out, treeField{key: key, index: []int{i}, required: sf.Tag.Get("catalog") == "required"})
+		out = append(out, treeField{key: key, index: []int{i}, required: sf.Tag.Get("catalog") == "required",
+			reads: reflect.PointerTo(sf.Type).Implements(treeDecoderType)})
 	}
 	treeFields.Store(t, out)
 	return out
@@ -122,7 +124,11 @@ func decodeStruct(m map[string]any, rv reflect.Value) error {
 			}
 			continue
 		}
-		if err := decodeField(v, fv, f.key); err != nil {
+		if f.reads {
+			if err := fv.Addr().Interface().(treeDecoder).fromTree(v); err != nil {
+				return fmt.Errorf("%s: %w", f.key, err)
+			}
+		} else if err := decodeField(v, fv, f.key); err != nil {
 			return err
 		}
 		if f.required && fv.IsZero() {
@@ -149,49 +155,46 @@ var treeDecoderType = reflect.TypeFor[treeDecoder]()
 
 // decodeField decodes the value v of field key into fv.
 func decodeField(v any, fv reflect.Value, key string) error {
-	what := "field " + strconv.Quote(key)
-	if fv.Addr().Type().Implements(treeDecoderType) {
-		if err := fv.Addr().Interface().(treeDecoder).fromTree(v); err != nil {
-			return fmt.Errorf("%s: %w", key, err)
-		}
-		return nil
-	}
 	switch fv.Kind() {
 	case reflect.String:
-		s, err := toString(v, what)
+		if s, ok := v.(string); ok {
+			fv.SetString(s)
+			return nil
+		}
+		s, err := toString(v, "field "+strconv.Quote(key))
 		fv.SetString(s)
 		return err
 	case reflect.Bool:
 		b, ok := v.(bool)
 		if !ok {
-			return fmt.Errorf("%s: expected a boolean, got %s", what, manifest.Describe(v))
+			return fmt.Errorf("field %q: expected a boolean, got %s", key, manifest.Describe(v))
 		}
 		fv.SetBool(b)
 	case reflect.Interface:
 		fv.Set(reflect.ValueOf(v))
 	case reflect.Map:
-		return decodeStringMap(v, fv, what)
+		return decodeStringMap(v, fv, key)
 	case reflect.Slice:
 		return decodeList(v, fv, key)
 	case reflect.Pointer:
 		m, ok := asMap(v)
 		if !ok {
-			return fmt.Errorf("%s: expected a mapping, got %s", what, manifest.Describe(v))
+			return fmt.Errorf("field %q: expected a mapping, got %s", key, manifest.Describe(v))
 		}
 		fv.Set(reflect.New(fv.Type().Elem()))
 		return decodeStruct(m, fv.Elem())
 	default:
-		return fmt.Errorf("%s: no decoder for %s", what, fv.Type())
+		return fmt.Errorf("field %q: no decoder for %s", key, fv.Type())
 	}
 	return nil
 }
 
 // decodeStringMap reads a mapping of strings (annotations: scalars are taken as their
 // text, as Kubernetes tools write an unquoted true or 1).
-func decodeStringMap(v any, fv reflect.Value, what string) error {
+func decodeStringMap(v any, fv reflect.Value, key string) error {
 	m, ok := asMap(v)
 	if !ok {
-		return fmt.Errorf("%s: expected a mapping, got %s", what, manifest.Describe(v))
+		return fmt.Errorf("field %q: expected a mapping, got %s", key, manifest.Describe(v))
 	}
 	out := make(map[string]string, len(m))
 	for k, e := range m {
