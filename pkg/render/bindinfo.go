@@ -18,7 +18,6 @@ import (
 	"github.com/odlm-render/odlm-render/internal/template/secret"
 )
 
-
 // bindInfoStep renders the OperandBindInfos after the operands: the copies of Secrets and
 // ConfigMaps (or ExternalSecrets and the Roles that let them read), and the results about
 // sources that are missing (bindinfo_missing.go).

@@ -13,7 +13,6 @@ import (
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
-
 // olmV1 turns the OLM v0 install objects of a round into operator-controller's: a
 // ClusterExtension per Subscription, the ClusterCatalogs, and with --olm-v1-service-account
 // the installer's RBAC (olmv1rbac.go). It reads what the round planned and installed.

@@ -14,84 +14,90 @@ import (
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
+// operandsStep renders the operands of every request (operands.go, samename.go,
+// fieldorigin.go): the CRs of an OperandConfig service from its operator's alm-examples, the
+// CRs a request names itself, and the service's resources (resources.go), in passes to a
+// fixed point, each pass a new operandPass.
+type operandsStep struct{ r *run }
+
 // renderOperands renders, for every request ODLM would reconcile, the operand CRs and the
 // OperandConfig resources (sections 5 and 6). Templates may read objects the render itself
 // produces, in any order, so the operand phase runs again with the previous pass's objects
 // visible until its output stops changing (ODLM converges the same way, by retrying).
-func (r *run) renderOperands() {
-	r.kinds.noteInstalledBundles()
-	r.noteInstallTargets()
+func (ops *operandsStep) renderOperands() {
+	ops.r.kinds.noteInstalledBundles()
+	ops.r.noteInstallTargets()
 	last := ""
 	// every pass starts from the state the step began with (reads of an earlier pass are
 	// superseded by the next pass's, reader.go; results given once are given once per pass)
-	base := r.operandPass
+	base := ops.r.operandPass
 	for pass := 1; ; pass++ {
-		r.operandPass = base.startPass(r.rendered)
-		r.renderOperandsOnce()
-		if r.passLookups == 0 {
+		ops.r.operandPass = base.startPass(ops.r.rendered)
+		ops.renderOperandsOnce()
+		if ops.r.passLookups == 0 {
 			break // nothing read what the pass renders: one pass is the fixed point
 		}
-		objs := make([]*manifest.Object, 0, len(r.rendered))
-		for _, o := range r.rendered {
+		objs := make([]*manifest.Object, 0, len(ops.r.rendered))
+		for _, o := range ops.r.rendered {
 			objs = append(objs, o)
 		}
 		fp := renderedFingerprint(objs)
-		for _, p := range r.pending {
+		for _, p := range ops.r.pending {
 			fp += "\npending " + p.site.field + p.err.Error()
 		}
 		if fp == last {
 			break
 		}
 		if pass == maxPasses {
-			r.add(diag.Errorf(nil, "", "templatingValueFrom values did not settle after %d passes over the operands: templates that read each other's results do not converge", maxPasses))
+			ops.r.add(diag.Errorf(nil, "", "templatingValueFrom values did not settle after %d passes over the operands: templates that read each other's results do not converge", maxPasses))
 			break
 		}
 		last = fp
 	}
 	// the API server's checks, on what the passes settled on (schemas.go)
-	r.kinds.checkEmitted()
-	r.reportPending()
+	ops.r.kinds.checkEmitted()
+	ops.r.reportPending()
 }
 
 // renderOperandsOnce is one pass over every request's operands.
-func (r *run) renderOperandsOnce() {
+func (ops *operandsStep) renderOperandsOnce() {
 	doneServices := map[string]bool{}
-	for _, req := range r.requests {
+	for _, req := range ops.r.requests {
 		if req.failed {
 			if len(req.wants) > 0 {
-				r.add(diag.Errorf(req.obj, "spec.requests", "no operands are rendered for this OperandRequest: ODLM stops before its operands when any of its operators fails (see the other errors)"))
+				ops.r.add(diag.Errorf(req.obj, "spec.requests", "no operands are rendered for this OperandRequest: ODLM stops before its operands when any of its operators fails (see the other errors)"))
 			}
 			continue
 		}
 		for _, w := range req.wants {
-			r.renderWant(w, doneServices)
+			ops.renderWant(w, doneServices)
 		}
 	}
 }
 
-func (r *run) renderWant(w *want, doneServices map[string]bool) {
+func (ops *operandsStep) renderWant(w *want, doneServices map[string]bool) {
 	e := w.entry
 	if e.InstallMode == api.InstallModeNoOp {
 		return
 	}
 	var sub *subscriptionPlan
 	if !e.UserManaged {
-		if sub = r.subscriptionFor(w); sub == nil {
+		if sub = ops.r.subscriptionFor(w); sub == nil {
 			return
 		}
 		// no-OLM: no InstallPlan, CSV or channel to check (docs/semantics.md, The no-OLM variant)
-		if !r.opts.NoOLM && (!r.checkInstallStatus(w, sub) || !r.channelGate(w, sub)) {
+		if !ops.r.opts.NoOLM && (!ops.checkInstallStatus(w, sub) || !ops.channelGate(w, sub)) {
 			return
 		}
 	}
 	// what this operand renders waits for its operator (ordering annotations)
-	r.installing = sub
-	defer func() { r.installing = nil }()
+	ops.r.installing = sub
+	defer func() { ops.r.installing = nil }()
 	if w.operand.Kind != "" {
-		r.requestCR(w)
+		ops.requestCR(w)
 		return
 	}
-	cfg := r.roundInputs.configAt(w.registry.key)
+	cfg := ops.r.roundInputs.configAt(w.registry.key)
 	if cfg == nil {
 		return
 	}
@@ -106,33 +112,33 @@ func (r *run) renderWant(w *want, doneServices map[string]bool) {
 	doneServices[svcKey] = true
 	specField := manifest.Field("spec.services", si, "spec")
 	if e.UserManaged && len(svc.Spec) > 0 {
-		r.add(diag.Errorf(cfg.obj, specField, "operator %q is userManaged: ODLM requires its OperandConfig spec to be empty and renders nothing for it", e.Name))
+		ops.r.add(diag.Errorf(cfg.obj, specField, "operator %q is userManaged: ODLM requires its OperandConfig spec to be empty and renders nothing for it", e.Name))
 		return
 	}
-	r.renderResources(cfg, svc, si)
+	ops.r.renderResources(cfg, svc, si)
 	if e.UserManaged || len(svc.Spec) == 0 {
 		return
 	}
-	if r.opts.NoOLM {
-		if bundle := r.operatorDeployment(w); bundle != nil {
-			r.configCRs(cfg, svc, si, bundle)
+	if ops.r.opts.NoOLM {
+		if bundle := ops.r.operatorDeployment(w); bundle != nil {
+			ops.configCRs(cfg, svc, si, bundle)
 		}
 		return
 	}
-	if r.catalog == nil {
-		r.add(diag.Errorf(cfg.obj, specField, "operand CRs of operator %q come from its CSV's alm-examples: give a catalog (--catalog)", e.Name))
+	if ops.r.catalog == nil {
+		ops.r.add(diag.Errorf(cfg.obj, specField, "operand CRs of operator %q come from its CSV's alm-examples: give a catalog (--catalog)", e.Name))
 		return
 	}
 	// the bundle is looked up only here: a package the catalog lacks matters only when
 	// its alm-examples are needed
-	if bundle := r.headBundle(w, sub); bundle != nil {
-		r.configCRs(cfg, svc, si, bundle)
+	if bundle := ops.headBundle(w, sub); bundle != nil {
+		ops.configCRs(cfg, svc, si, bundle)
 	}
 }
 
 // checkInstallStatus rejects an input Subscription whose status ODLM dereferences and
 // crashes on: status.install set without status.installPlanRef (docs/semantics.md, Operand custom resources: preconditions).
-func (r *run) checkInstallStatus(w *want, sub *subscriptionPlan) bool {
+func (ops *operandsStep) checkInstallStatus(w *want, sub *subscriptionPlan) bool {
 	if sub.existing == nil {
 		return true
 	}
@@ -140,13 +146,13 @@ func (r *run) checkInstallStatus(w *want, sub *subscriptionPlan) bool {
 	if status["install"] == nil || status["installPlanRef"] != nil {
 		return true
 	}
-	r.add(diag.Errorf(sub.existing, "status.installPlanRef", "is missing while status.install is set: the controller crashes reading it when it reconciles the operands of %q (requested by %s)", w.entry.Name, w.request.key))
+	ops.r.add(diag.Errorf(sub.existing, "status.installPlanRef", "is missing while status.install is set: the controller crashes reading it when it reconciles the operands of %q (requested by %s)", w.entry.Name, w.request.key))
 	return false
 }
 
 // channelGate is docs/semantics.md, Subscriptions: channel gate: operands only when the Subscription's channel is the
 // request's resolved channel or one of the entry's fallbackChannels.
-func (r *run) channelGate(w *want, sub *subscriptionPlan) bool {
+func (ops *operandsStep) channelGate(w *want, sub *subscriptionPlan) bool {
 	ch := w.channel
 	if ch == "" {
 		ch = w.entry.Channel
@@ -156,46 +162,46 @@ func (r *run) channelGate(w *want, sub *subscriptionPlan) bool {
 		return true
 	}
 	// an empty channel is the package's default channel (docs/semantics.md, Decided deviations: empty channel)
-	if pkg, ok := r.catalog.Package(sub.packageName(w.entry)); ok && pkg.ChannelOrDefault(current) == pkg.ChannelOrDefault(ch) {
+	if pkg, ok := ops.r.catalog.Package(sub.packageName(w.entry)); ok && pkg.ChannelOrDefault(current) == pkg.ChannelOrDefault(ch) {
 		return true
 	}
-	r.add(diag.Warnf(w.request.obj, w.field("name"), "Subscription %s/%s is on channel %q, not %q or a fallback channel: ODLM renders no operands of %q for this request", sub.namespace, sub.name, current, ch, w.entry.Name))
+	ops.r.add(diag.Warnf(w.request.obj, w.field("name"), "Subscription %s/%s is on channel %q, not %q or a fallback channel: ODLM renders no operands of %q for this request", sub.namespace, sub.name, current, ch, w.entry.Name))
 	return false
 }
 
 // headBundle is the CSV OLM installs once converged: the head of the Subscription's channel.
-func (r *run) headBundle(w *want, sub *subscriptionPlan) *catalog.Bundle {
-	if r.catalog == nil {
+func (ops *operandsStep) headBundle(w *want, sub *subscriptionPlan) *catalog.Bundle {
+	if ops.r.catalog == nil {
 		return nil
 	}
 	pkgName := sub.packageName(w.entry)
-	pkg, ok := r.catalog.Package(pkgName)
+	pkg, ok := ops.r.catalog.Package(pkgName)
 	if !ok {
-		r.add(diag.Errorf(w.entry.registry.obj, w.entry.field("packageName"), "package %q is not in the catalog", pkgName))
+		ops.r.add(diag.Errorf(w.entry.registry.obj, w.entry.field("packageName"), "package %q is not in the catalog", pkgName))
 		return nil
 	}
 	b, err := pkg.HeadBundle(sub.channel())
 	if err != nil {
-		r.add(diag.Errorf(w.entry.registry.obj, w.entry.field("channel"), "%v", err))
+		ops.r.add(diag.Errorf(w.entry.registry.obj, w.entry.field("channel"), "%v", err))
 		return nil
 	}
 	return b
 }
 
 // configCRs renders the CRs of one OperandConfig service from the CSV's alm-examples (docs/semantics.md, Operand custom resources).
-func (r *run) configCRs(cfg *operandConfig, svc *api.ConfigService, si int, b *catalog.Bundle) {
-	examples, err := r.examples(b)
+func (ops *operandsStep) configCRs(cfg *operandConfig, svc *api.ConfigService, si int, b *catalog.Bundle) {
+	examples, err := ops.r.examples(b)
 	if err != nil {
-		r.add(diag.Errorf(cfg.obj, manifest.Field("spec.services", si, "spec"), "%v", err))
+		ops.r.add(diag.Errorf(cfg.obj, manifest.Field("spec.services", si, "spec"), "%v", err))
 		return
 	}
 	if examples == nil {
-		r.add(diag.Errorf(cfg.obj, manifest.Field("spec.services", si, "spec"), "bundle %s of package %q has no alm-examples, so ODLM cannot create the CRs this service configures", b.Name, b.Package))
+		ops.r.add(diag.Errorf(cfg.obj, manifest.Field("spec.services", si, "spec"), "bundle %s of package %q has no alm-examples, so ODLM cannot create the CRs this service configures", b.Name, b.Package))
 		return
 	}
 	// templates apply to the whole service spec: one that fails or waits holds back every
 	// CR of the service (docs/semantics.md, Operand custom resources)
-	resolved, marks, ok := r.resolve(site{
+	resolved, marks, ok := ops.r.resolve(site{
 		config:  cfg,
 		field:   manifest.Field("spec.services", si, "spec"),
 		what:    fmt.Sprintf("every CR of service %q", svc.Name),
@@ -226,21 +232,21 @@ func (r *run) configCRs(cfg *operandConfig, svc *api.ConfigService, si int, b *c
 			continue
 		}
 		if len(keys) > 1 {
-			r.add(diag.Warnf(cfg.obj, manifest.Field("spec.services", si, "spec"), "keys %s all match kind %s: ODLM applies them in random order; odlm-render applies them in byte order", strings.Join(keys, ", "), kind))
+			ops.r.add(diag.Warnf(cfg.obj, manifest.Field("spec.services", si, "spec"), "keys %s all match kind %s: ODLM applies them in random order; odlm-render applies them in byte order", strings.Join(keys, ", "), kind))
 		}
 		for _, k := range keys {
 			matched[k] = true
 			// the fragment of key k is merged into the CR's spec
-			r.configCR(cfg, si, k, spec[k], ex, xi, b, marks.Under([]manifest.PathStep{{Key: k}}).Prefixed(specStep))
+			ops.configCR(cfg, si, k, spec[k], ex, xi, b, marks.Under([]manifest.PathStep{{Key: k}}).Prefixed(specStep))
 		}
 	}
 	for _, k := range kinds {
 		switch {
 		case matched[k]:
 		case specless[k]:
-			r.add(diag.Warnf(cfg.obj, manifest.Field("spec.services", si, "spec", k), "the alm-examples of kind %q in bundle %s have no spec, and ODLM skips such examples: nothing is rendered for it", k, b.Name))
+			ops.r.add(diag.Warnf(cfg.obj, manifest.Field("spec.services", si, "spec", k), "the alm-examples of kind %q in bundle %s have no spec, and ODLM skips such examples: nothing is rendered for it", k, b.Name))
 		default:
-			r.add(diag.Warnf(cfg.obj, manifest.Field("spec.services", si, "spec", k), "no alm-example of kind %q in bundle %s: nothing is rendered for it", k, b.Name))
+			ops.r.add(diag.Warnf(cfg.obj, manifest.Field("spec.services", si, "spec", k), "no alm-example of kind %q in bundle %s: nothing is rendered for it", k, b.Name))
 		}
 	}
 }
@@ -269,19 +275,19 @@ var specStep = []manifest.PathStep{{Key: "spec"}}
 
 // configCR renders one CR of a service; marks are the fields of the CR that hold a value
 // derived from a Secret.
-func (r *run) configCR(cfg *operandConfig, si int, specKey string, fragment any, ex map[string]any, xi int, b *catalog.Bundle, marks secret.Fields) {
+func (ops *operandsStep) configCR(cfg *operandConfig, si int, specKey string, fragment any, ex map[string]any, xi int, b *catalog.Bundle, marks secret.Fields) {
 	field := manifest.Field("spec.services", si, "spec", specKey)
 	name, _ := manifest.Get(ex, "metadata", "name").(string)
 	if name == "" {
-		r.add(diag.Errorf(cfg.obj, field, "alm-example %d (kind %v) of bundle %s has no metadata.name, so ODLM cannot create it", xi, ex["kind"], b.Name))
+		ops.r.add(diag.Errorf(cfg.obj, field, "alm-example %d (kind %v) of bundle %s has no metadata.name, so ODLM cannot create it", xi, ex["kind"], b.Name))
 		return
 	}
 	if fragment == nil {
-		r.add(diag.Errorf(cfg.obj, field, "is null: ODLM crashes merging a null spec into the alm-example (write {} for no changes)"))
+		ops.r.add(diag.Errorf(cfg.obj, field, "is null: ODLM crashes merging a null spec into the alm-example (write {} for no changes)"))
 		return
 	}
 	if _, ok := fragment.(map[string]any); !ok {
-		r.add(diag.Errorf(cfg.obj, field, "must be a mapping (the fields merged into the %s spec)", specKey))
+		ops.r.add(diag.Errorf(cfg.obj, field, "must be a mapping (the fields merged into the %s spec)", specKey))
 		return
 	}
 	obj := manifest.New(merge.DeepCopy(ex).(map[string]any))
@@ -290,36 +296,36 @@ func (r *run) configCR(cfg *operandConfig, si int, specKey string, fragment any,
 	md["namespace"] = cfg.key.Namespace
 	obj.SetMetadataString("labels", naming.ControlLabel, "true")
 	ref := obj.Ref()
-	r.replaceRequestCR(ref, schemaAnchor{about: cfg.obj, field: field}) // samename.go
+	ops.replaceRequestCR(ref, schemaAnchor{about: cfg.obj, field: field}) // samename.go
 
-	if prev := r.existingOperand(ref); prev != nil {
+	if prev := ops.existingOperand(ref); prev != nil {
 		// day 2 (docs/semantics.md, Operand custom resources: day 2): alm-example, then what exists, then the OperandConfig fragment
 		base, err := merge.Merge(ex["spec"], prev.Map["spec"])
 		if err == nil {
 			base, err = merge.Merge(base, fragment)
 		}
 		if err != nil {
-			r.add(diag.Errorf(cfg.obj, field, "%v", err))
+			ops.r.add(diag.Errorf(cfg.obj, field, "%v", err))
 			return
 		}
 		prev.Map["spec"] = base
-		r.markSecret(prev, marks)
+		ops.r.markSecret(prev, marks)
 		return
 	}
-	if r.unlabelledInput(ref, cfg.obj, field) {
+	if ops.unlabelledInput(ref, cfg.obj, field) {
 		return
 	}
 	spec, err := merge.Merge(ex["spec"], fragment)
 	if err != nil {
-		r.add(diag.Errorf(cfg.obj, field, "%v", mergeErrorIn(err, "the alm-example spec")))
+		ops.r.add(diag.Errorf(cfg.obj, field, "%v", mergeErrorIn(err, "the alm-example spec")))
 		return
 	}
 	obj.Map["spec"] = spec
-	r.producers[obj] = producer{config: cfg.obj, field: field}
+	ops.r.producers[obj] = producer{config: cfg.obj, field: field}
 	kind, _ := ex["kind"].(string)
-	r.schemaAnchors[obj] = schemaAnchor{about: cfg.obj, field: field, example: &almExample{bundle: b.Name, kind: kind, fragment: fragment}}
-	r.markSecret(obj, marks)
-	r.emit(obj)
+	ops.r.schemaAnchors[obj] = schemaAnchor{about: cfg.obj, field: field, example: &almExample{bundle: b.Name, kind: kind, fragment: fragment}}
+	ops.r.markSecret(obj, marks)
+	ops.r.emit(obj)
 }
 
 func mergeErrorIn(err error, what string) error {
@@ -335,11 +341,11 @@ func (w *wrapped) Error() string { return "merging into " + w.what + ": " + w.er
 
 // existingOperand returns the object the render already produced for ref, or the input
 // with ODLM's label (which then takes the input's place in the output).
-func (r *run) existingOperand(ref manifest.Ref) *manifest.Object {
-	if o, ok := r.rendered[ref.Key()]; ok {
+func (ops *operandsStep) existingOperand(ref manifest.Ref) *manifest.Object {
+	if o, ok := ops.r.rendered[ref.Key()]; ok {
 		return o
 	}
-	in, ok := r.byRef[ref.Key()]
+	in, ok := ops.r.byRef[ref.Key()]
 	if !ok {
 		return nil
 	}
@@ -348,8 +354,8 @@ func (r *run) existingOperand(ref manifest.Ref) *manifest.Object {
 	}
 	cp := manifest.New(merge.DeepCopy(in.Map).(map[string]any))
 	cp.Source = in.Source
-	r.replaced[in] = cp
-	r.rendered[ref.Key()] = cp
+	ops.r.replaced[in] = cp
+	ops.r.rendered[ref.Key()] = cp
 	return cp
 }
 
@@ -357,14 +363,14 @@ func (r *run) existingOperand(ref manifest.Ref) *manifest.Object {
 // (any: a labelled one is existingOperand's), or one without ODLM's label in the snapshot or
 // the live cluster. A labelled one there is what this render emitted before: it is rendered
 // again as the render owns it.
-func (r *run) unlabelledInput(ref manifest.Ref, about *manifest.Object, field string) bool {
-	if in, ok := r.byRef[ref.Key()]; ok {
-		r.add(diag.Infof(in, "metadata.labels", "exists without ODLM's %s label: ODLM leaves it unchanged", naming.ControlLabel))
+func (ops *operandsStep) unlabelledInput(ref manifest.Ref, about *manifest.Object, field string) bool {
+	if in, ok := ops.r.byRef[ref.Key()]; ok {
+		ops.r.add(diag.Infof(in, "metadata.labels", "exists without ODLM's %s label: ODLM leaves it unchanged", naming.ControlLabel))
 		return true
 	}
-	if o := r.clusterObject(ref, about, field); o != nil {
+	if o := ops.r.clusterObject(ref, about, field); o != nil {
 		if _, odlm := o.Labels()[naming.ControlLabel]; !odlm {
-			r.add(diag.Infof(about, field, "%s exists in the %s without ODLM's %s label: ODLM leaves it unchanged, so it is not rendered", ref, r.originOf[o], naming.ControlLabel))
+			ops.r.add(diag.Infof(about, field, "%s exists in the %s without ODLM's %s label: ODLM leaves it unchanged, so it is not rendered", ref, ops.r.originOf[o], naming.ControlLabel))
 			return true
 		}
 	}
@@ -386,7 +392,7 @@ func (r *run) emit(o *manifest.Object) {
 }
 
 // requestCR renders the CR an OperandRequest operand defines itself (docs/semantics.md, Operand custom resources).
-func (r *run) requestCR(w *want) {
+func (ops *operandsStep) requestCR(w *want) {
 	op := w.operand
 	req := w.request
 	name := op.InstanceName
@@ -403,28 +409,28 @@ func (r *run) requestCR(w *want) {
 		},
 	})
 	ref := obj.Ref()
-	if r.requestCRShadowed(ref, schemaAnchor{about: req.obj, field: w.field("spec")}) { // samename.go
+	if ops.requestCRShadowed(ref, schemaAnchor{about: req.obj, field: w.field("spec")}) { // samename.go
 		return
 	}
 	// an OperandRequest the previous round emitted may hold a Secret's value in the spec
-	marks := r.secretFieldsUnder(req.obj, w.field("spec")).Prefixed(specStep)
-	if prev := r.existingOperand(ref); prev != nil {
+	marks := ops.r.secretFieldsUnder(req.obj, w.field("spec")).Prefixed(specStep)
+	if prev := ops.existingOperand(ref); prev != nil {
 		spec, err := merge.Merge(prev.Map["spec"], op.Spec.Value)
 		if err != nil {
-			r.add(diag.Errorf(req.obj, w.field("spec"), "%v", err))
+			ops.r.add(diag.Errorf(req.obj, w.field("spec"), "%v", err))
 			return
 		}
 		prev.Map["spec"] = spec
-		r.markSecret(prev, marks)
+		ops.r.markSecret(prev, marks)
 		return
 	}
-	if r.unlabelledInput(ref, req.obj, w.field("kind")) {
+	if ops.unlabelledInput(ref, req.obj, w.field("kind")) {
 		return
 	}
 	obj.Map["spec"] = merge.DeepCopy(op.Spec.Value)
-	r.schemaAnchors[obj] = schemaAnchor{about: req.obj, field: w.field("spec")}
-	r.markSecret(obj, marks)
-	r.emit(obj)
+	ops.r.schemaAnchors[obj] = schemaAnchor{about: req.obj, field: w.field("spec")}
+	ops.r.markSecret(obj, marks)
+	ops.r.emit(obj)
 }
 
 // parsedExamples is a bundle's alm-examples, parsed once per render (the examples are read,

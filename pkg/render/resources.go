@@ -60,7 +60,7 @@ func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field 
 		r.markSecret(r.updateResource(cfg, res, field, in, data, hash, routeHash), marks)
 		return
 	}
-	r.replaceRequestCR(ref, schemaAnchor{about: cfg.obj, field: field, data: true}) // samename.go
+	r.operands.replaceRequestCR(ref, schemaAnchor{about: cfg.obj, field: field, data: true}) // samename.go
 	if _, dup := r.rendered[ref.Key()]; dup {
 		r.add(diag.Warnf(cfg.obj, field, "%s is already rendered from another OperandConfig resource; the first one wins", ref))
 		return

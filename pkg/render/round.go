@@ -76,8 +76,8 @@ func Render(in Inputs, opts Options) Output {
 	manifest.Sort(in.Objects) // once for every round
 	in.sorted = true
 	var prev *carried
-	seen := map[string]map[string]bool{} // emitted ODLM object → the contents it had
-	cache := newRenderCache(opts.Sources)            // built once: sources and parsed data do not change between rounds
+	seen := map[string]map[string]bool{}  // emitted ODLM object → the contents it had
+	cache := newRenderCache(opts.Sources) // built once: sources and parsed data do not change between rounds
 	for round := 1; ; round++ {
 		r := newRun(in, opts, cache, prev)
 		r.renderRound()
@@ -122,7 +122,7 @@ func (r *run) renderRound() {
 	r.roundInputs.loadRequests()
 	inst := r.installer()
 	inst.install()
-	r.renderOperands()
+	r.operands.renderOperands()
 	r.bind.renderBindInfos()
 	inst.afterOperands()
 	r.markReferenced()

@@ -22,18 +22,18 @@ import (
 // placeOf says where an operand CR rendered in this pass comes from: "OperandConfig
 // cs/common-service spec.services[0].spec.SleepInfo" (object and field, not a file: the
 // same inputs split across files give the same message).
-func (r *run) placeOf(a schemaAnchor) string {
+func (ops *operandsStep) placeOf(a schemaAnchor) string {
 	return fmt.Sprintf("%s %s/%s %s", a.about.Kind(), a.about.Namespace(), a.about.Name(), a.field)
 }
 
 // renderedFrom returns the object this pass rendered under ref and where it comes from,
 // when kind (OperandRequest or OperandConfig) made it.
-func (r *run) renderedFrom(ref manifest.Ref, kind string) (*manifest.Object, schemaAnchor, bool) {
-	o, ok := r.rendered[ref.Key()]
+func (ops *operandsStep) renderedFrom(ref manifest.Ref, kind string) (*manifest.Object, schemaAnchor, bool) {
+	o, ok := ops.r.rendered[ref.Key()]
 	if !ok {
 		return nil, schemaAnchor{}, false
 	}
-	a, ok := r.schemaAnchors[o]
+	a, ok := ops.r.schemaAnchors[o]
 	if !ok || a.about == nil || a.about.Kind() != kind || a.about.Group() != api.Group {
 		return nil, schemaAnchor{}, false
 	}
@@ -42,32 +42,32 @@ func (r *run) renderedFrom(ref manifest.Ref, kind string) (*manifest.Object, sch
 
 // requestCRShadowed reports a request-level CR whose name an OperandConfig CR of this pass
 // already has: the OperandConfig's is kept.
-func (r *run) requestCRShadowed(ref manifest.Ref, req schemaAnchor) bool {
-	_, cfg, ok := r.renderedFrom(ref, api.KindOperandConfig)
+func (ops *operandsStep) requestCRShadowed(ref manifest.Ref, req schemaAnchor) bool {
+	_, cfg, ok := ops.renderedFrom(ref, api.KindOperandConfig)
 	if !ok {
 		return false
 	}
-	r.warnSameName(ref, req, cfg)
+	ops.warnSameName(ref, req, cfg)
 	return true
 }
 
 // replaceRequestCR removes the request-level CR this pass rendered under ref, if any, so that
 // the OperandConfig's object (cfg says where it comes from) takes its place.
-func (r *run) replaceRequestCR(ref manifest.Ref, cfg schemaAnchor) {
-	o, req, ok := r.renderedFrom(ref, api.KindOperandRequest)
+func (ops *operandsStep) replaceRequestCR(ref manifest.Ref, cfg schemaAnchor) {
+	o, req, ok := ops.renderedFrom(ref, api.KindOperandRequest)
 	if !ok {
 		return
 	}
-	r.warnSameName(ref, req, cfg)
-	delete(r.rendered, ref.Key())
-	delete(r.schemaAnchors, o)
-	delete(r.operatorOf, o)
-	r.renderedList = slices.DeleteFunc(r.renderedList, func(x *manifest.Object) bool { return x == o })
+	ops.warnSameName(ref, req, cfg)
+	delete(ops.r.rendered, ref.Key())
+	delete(ops.r.schemaAnchors, o)
+	delete(ops.r.operatorOf, o)
+	ops.r.renderedList = slices.DeleteFunc(ops.r.renderedList, func(x *manifest.Object) bool { return x == o })
 }
 
 // warnSameName is the one result about a collision, at the request's operand (the CR left
 // out), naming the OperandConfig's place too.
-func (r *run) warnSameName(ref manifest.Ref, req, cfg schemaAnchor) {
-	r.add(diag.Warnf(req.about, req.field, "%s is also rendered from %s: ODLM updates the object from both, and its spec flips between the two on every reconcile; the render keeps the OperandConfig's and leaves this operand's CR out (give the operand another instanceName, or configure the CR in one place)",
-		ref, r.placeOf(cfg)))
+func (ops *operandsStep) warnSameName(ref manifest.Ref, req, cfg schemaAnchor) {
+	ops.r.add(diag.Warnf(req.about, req.field, "%s is also rendered from %s: ODLM updates the object from both, and its spec flips between the two on every reconcile; the render keeps the OperandConfig's and leaves this operand's CR out (give the operand another instanceName, or configure the CR in one place)",
+		ref, ops.placeOf(cfg)))
 }

@@ -492,11 +492,11 @@ func (sk *servedIndex) checkEmitted() {
 			continue
 		}
 		for _, p := range res.Pruned {
-			sk.r.add(sk.r.prunedResult(o, a, s.def, s.where, p))
+			sk.r.add(sk.r.operands.prunedResult(o, a, s.def, s.where, p))
 		}
 		o.Map = res.Object
 		for _, p := range res.Problems {
-			sk.r.add(sk.r.refusedResult(o, a, s.def, s.where, p))
+			sk.r.add(sk.r.operands.refusedResult(o, a, s.def, s.where, p))
 		}
 		if res.Deprecated != "" {
 			sk.r.warnOnce("deprecated|"+o.APIVersion()+"|"+o.Kind(), diag.Warnf(a.about, a.kindField(), "%s: CRD %s deprecates %s, and the API server warns: %s", o.Ref(), s.def.Name, o.APIVersion(), res.Deprecated))

@@ -54,8 +54,9 @@ type run struct {
 	kinds *servedIndex
 	*operandPass
 	provenance
-	olm  *olmInstall
-	bind *bindInfoStep
+	olm      *olmInstall
+	bind     *bindInfoStep
+	operands *operandsStep
 }
 
 // roundInputs is the inputs step and what it produces: the round's inputs classified, and
@@ -189,6 +190,7 @@ func newRun(in Inputs, opts Options, cache *renderCache, prev *carried) *run {
 	r.olm.r = r
 	r.roundInputs.r = r
 	r.kinds = &servedIndex{r: r}
+	r.operands = &operandsStep{r: r}
 	r.bind = &bindInfoStep{r: r, copies: map[*manifest.Object]bool{}}
 	return r
 }

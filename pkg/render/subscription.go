@@ -21,7 +21,6 @@ const (
 	clusterInstallNamespace = naming.ClusterInstallNamespace
 )
 
-
 // olmInstall is the OLM v0 installer (subscription.go, catalogsource.go, catalogchecks.go,
 // approval.go): it plans and writes a Subscription per operator and the OperatorGroups,
 // checks them against the catalog, and emits the CatalogSources they use.
