@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"fmt"
+	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -29,35 +29,11 @@ func TestGoldenCasesThroughTheFunction(t *testing.T) {
 			dir, err := filepath.Abs(c.Dir)
 			require.NoError(t, err)
 			c.Dir = dir // the test changes into the inputs' folder
-			fc := "apiVersion: odlm-render.io/v1alpha1\nkind: RenderConfig\nmetadata: {name: render}\nspec:\n"
 			// the function runs where the case's inputs are, as kpt runs it where the package
 			// is: results find their lines in the files the path annotations name
 			catalogs, err := filepath.Abs(filepath.Join(c.Dir, "..", "..", "catalogs"))
 			require.NoError(t, err)
-			fc += "  catalogs: [" + strings.Join(c.CatalogPaths(catalogs), ", ") + "]\n"
-			if c.Namespace != "" {
-				fc += "  namespace: " + c.Namespace + "\n"
-			}
-			if c.KeepInputs {
-				fc += "  keepInputs: true\n"
-			}
-			if len(c.Snapshots) > 0 {
-				fc += "  snapshots: [" + strings.Join(c.SnapshotPaths(), ", ") + "]\n"
-			}
-			if c.Pending != "" {
-				fc += "  pending: " + c.Pending + "\n"
-			}
-			if c.Secrets != "" {
-				fc += "  secrets: " + c.Secrets + "\n"
-			}
-			if c.Explain {
-				fc += "  explain: true\n"
-			}
-			if c.BindInfoSecrets != "" {
-				fc += "  bindinfoSecrets: " + c.BindInfoSecrets + "\n"
-			}
-			fc += fmt.Sprintf("  pin: %v\n  manualApproval: %v\n  checkPins: %v\n  failOnDeprecated: %v\n  emitCatalogSources: %v\n  kubeVersion: %q\n  ordering: %q\n  noOLM: %v\n  crdDefaults: %v\n  olm: %q\n  olmV1ServiceAccount: %v\n  olmV1WatchNamespace: %v\n",
-				c.Pin, c.ManualApproval, c.CheckPins, c.FailOnDeprecated, c.EmitCatalogSources, c.KubeVersion, c.Ordering, c.NoOLM, c.CRDDefaults, c.OLM, c.OLMv1ServiceAccount, c.OLMv1WatchNamespace)
+			fc := functionConfig(t, c, catalogs)
 			rl := resourceList(t, c.Input(), fc)
 			t.Chdir(c.Input())
 			out, err := execute(t, rl)
@@ -185,4 +161,21 @@ func TestResultsNeverCarrySecretValues(t *testing.T) {
 			}
 		}
 	}
+}
+
+// functionConfig is the RenderConfig of a golden case (as JSON, which is YAML): its catalogs
+// (under catalogsRoot) and snapshots, and every option it sets under its functionConfig name.
+func functionConfig(t *testing.T, c golden.Case, catalogsRoot string) string {
+	t.Helper()
+	b, err := json.Marshal(c.Options)
+	require.NoError(t, err)
+	spec := map[string]any{}
+	require.NoError(t, json.Unmarshal(b, &spec))
+	spec["catalogs"] = c.CatalogPaths(catalogsRoot)
+	if len(c.Snapshots) > 0 {
+		spec["snapshots"] = c.SnapshotPaths()
+	}
+	b, err = json.Marshal(map[string]any{"apiVersion": ConfigAPIVersion, "kind": ConfigKind, "metadata": map[string]any{"name": "render"}, "spec": spec})
+	require.NoError(t, err)
+	return string(b) + "\n"
 }

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/cli"
 	"github.com/odlm-render/odlm-render/internal/golden"
+	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
 // TestGoldenCasesThroughTheCLI runs every engine golden case through the command line:
@@ -20,36 +22,10 @@ func TestGoldenCasesThroughTheCLI(t *testing.T) {
 			for _, p := range c.CatalogPaths("../../testdata/catalogs") {
 				args = append(args, "--catalog", p)
 			}
-			if c.Namespace != "" {
-				args = append(args, "--namespace", c.Namespace)
-			}
-			if c.KeepInputs {
-				args = append(args, "--keep-inputs")
-			}
 			for _, p := range c.SnapshotPaths() {
 				args = append(args, "--snapshot", p)
 			}
-			if c.Pending != "" {
-				args = append(args, "--pending", c.Pending)
-			}
-			if c.Secrets != "" {
-				args = append(args, "--secrets", c.Secrets)
-			}
-			if c.Explain {
-				args = append(args, "--explain")
-			}
-			if c.BindInfoSecrets != "" {
-				args = append(args, "--bindinfo-secrets", c.BindInfoSecrets)
-			}
-			for _, f := range []struct {
-				on   bool
-				flag string
-			}{{c.Pin, "--pin"}, {c.ManualApproval, "--manual-approval"}, {c.CheckPins, "--check-pins"}, {c.FailOnDeprecated, "--fail-on-deprecated"}, {c.EmitCatalogSources, "--emit-catalogsources"}, {c.NoOLM, "--no-olm"}, {c.CRDDefaults, "--crd-defaults"}, {c.OLMv1ServiceAccount, "--olm-v1-service-account"}, {c.OLMv1WatchNamespace, "--olm-v1-watch-namespace"}} {
-				if f.on {
-					args = append(args, f.flag)
-				}
-			}
-			args = append(args, "--kube-version="+c.KubeVersion, "--ordering="+c.Ordering, "--olm="+c.OLM)
+			args = append(args, optionFlags(c.Options)...)
 			code, out, stderr := run(t, "", args...)
 			stderr = strings.ReplaceAll(stderr, c.Dir+"/", "")
 			errs := c.ExpectedResults(t, "error")
@@ -65,4 +41,22 @@ func TestGoldenCasesThroughTheCLI(t *testing.T) {
 			}
 		})
 	}
+}
+
+// optionFlags are the flags that set opts: every string option (so that "" overrides a
+// default from the environment, KUBE_VERSION) and every boolean option that is true.
+func optionFlags(opts render.Options) []string {
+	v := reflect.ValueOf(opts)
+	var args []string
+	for _, o := range render.OptionList() {
+		switch f := v.FieldByName(o.Field); f.Kind() {
+		case reflect.Bool:
+			if f.Bool() {
+				args = append(args, "--"+o.Flag)
+			}
+		case reflect.String:
+			args = append(args, "--"+o.Flag+"="+f.String())
+		}
+	}
+	return args
 }

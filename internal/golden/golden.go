@@ -15,9 +15,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.yaml.in/yaml/v3"
+	"sigs.k8s.io/yaml"
 
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
 // Update is the -update flag of every package that uses golden files.
@@ -82,34 +83,20 @@ func Compare(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-// Case is testdata/render/<case>/case.yaml: how a golden case is rendered.
+// Case is testdata/render/<case>/case.yaml: how a golden case is rendered. Its keys are the
+// engine's options under their functionConfig names (render.Options), and the case's own
+// catalogs and snapshots.
 type Case struct {
 	// Dir is the case folder.
-	Dir string `yaml:"-"`
+	Dir string `json:"-"`
 	// Catalogs are folders under testdata/catalogs.
-	Catalogs   []string `yaml:"catalogs"`
-	Namespace  string   `yaml:"namespace"`
-	KeepInputs bool     `yaml:"keepInputs"`
+	Catalogs []string `json:"catalogs,omitempty"`
 	// Snapshots are files or folders relative to the case folder.
-	Snapshots []string `yaml:"snapshots"`
-	Pending   string   `yaml:"pending"`
-	Secrets   string   `yaml:"secrets"`
-	Explain   bool     `yaml:"explain"`
-	// BindInfoSecrets is copy, external-secrets or skip.
-	BindInfoSecrets string `yaml:"bindinfoSecrets"`
-
-	Pin                 bool   `yaml:"pin"`
-	ManualApproval      bool   `yaml:"manualApproval"`
-	CheckPins           bool   `yaml:"checkPins"`
-	FailOnDeprecated    bool   `yaml:"failOnDeprecated"`
-	EmitCatalogSources  bool   `yaml:"emitCatalogSources"`
-	KubeVersion         string `yaml:"kubeVersion"`
-	Ordering            string `yaml:"ordering"`
-	NoOLM               bool   `yaml:"noOLM"`
-	CRDDefaults         bool   `yaml:"crdDefaults"`
-	OLM                 string `yaml:"olm"`
-	OLMv1ServiceAccount bool   `yaml:"olmV1ServiceAccount"`
-	OLMv1WatchNamespace bool   `yaml:"olmV1WatchNamespace"`
+	Snapshots []string `json:"snapshots,omitempty"`
+	render.Options
+	// Namespace is the namespace key as testdata/collection's cases read it (the Role's
+	// namespace); for render cases it is Options.DefaultNamespace.
+	Namespace string `json:"-"`
 }
 
 // SnapshotPaths returns the case's snapshot paths.
@@ -141,8 +128,9 @@ func LoadCase(t testing.TB, dir string) Case {
 	t.Helper()
 	c := Case{Dir: dir}
 	if b, err := os.ReadFile(filepath.Join(dir, "case.yaml")); err == nil {
-		require.NoError(t, yaml.Unmarshal(b, &c), "%s/case.yaml", dir)
+		require.NoError(t, yaml.UnmarshalStrict(b, &c), "%s/case.yaml", dir)
 	}
+	c.Dir, c.Namespace = dir, c.DefaultNamespace
 	return c
 }
 

@@ -41,11 +41,9 @@ func loadCaseOrdered(t testing.TB, dir string, order func([]*manifest.Object)) (
 		require.NoError(t, err)
 		sources = cluster.Chain{{Origin: cluster.OriginSnapshot, Reader: snap}}
 	}
-	return render.Inputs{Objects: set.Resources, Catalog: cat},
-		render.Options{KeepInputs: cfg.KeepInputs, DefaultNamespace: cfg.Namespace, Sources: sources,
-			Pending: cfg.Pending, Secrets: cfg.Secrets, Explain: cfg.Explain, BindInfoSecrets: cfg.BindInfoSecrets,
-			Pin: cfg.Pin, ManualApproval: cfg.ManualApproval, CheckPins: cfg.CheckPins, FailOnDeprecated: cfg.FailOnDeprecated,
-			EmitCatalogSources: cfg.EmitCatalogSources, KubeVersion: cfg.KubeVersion, Ordering: cfg.Ordering, NoOLM: cfg.NoOLM, CRDDefaults: cfg.CRDDefaults, OLM: cfg.OLM, OLMv1ServiceAccount: cfg.OLMv1ServiceAccount, OLMv1WatchNamespace: cfg.OLMv1WatchNamespace}
+	opts := cfg.Options
+	opts.Sources = sources
+	return render.Inputs{Objects: set.Resources, Catalog: cat}, opts
 }
 
 // resultLines prints results with their severity, with paths relative to the case folder
