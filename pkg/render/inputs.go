@@ -240,7 +240,7 @@ func (r *run) cachedResourceHashes(cfg *operandConfig, res *api.ConfigResource, 
 			return h.data, h.route, true
 		}
 	}
-	hash, route, ok := r.resourceHashes(cfg, res, data, field)
+	hash, route, ok := r.resources.resourceHashes(cfg, res, data, field)
 	if ok && cacheable {
 		r.hashCache[k] = hashes{hash, route}
 	}

@@ -26,7 +26,7 @@ type operandsStep struct{ r *run }
 // visible until its output stops changing (ODLM converges the same way, by retrying).
 func (ops *operandsStep) renderOperands() {
 	ops.r.kinds.noteInstalledBundles()
-	ops.r.noteInstallTargets()
+	ops.r.templates.noteInstallTargets()
 	last := ""
 	// every pass starts from the state the step began with (reads of an earlier pass are
 	// superseded by the next pass's, reader.go; results given once are given once per pass)
@@ -56,7 +56,7 @@ func (ops *operandsStep) renderOperands() {
 	}
 	// the API server's checks, on what the passes settled on (schemas.go)
 	ops.r.kinds.checkEmitted()
-	ops.r.reportPending()
+	ops.r.templates.reportPending()
 }
 
 // renderOperandsOnce is one pass over every request's operands.
@@ -115,7 +115,7 @@ func (ops *operandsStep) renderWant(w *want, doneServices map[string]bool) {
 		ops.r.add(diag.Errorf(cfg.obj, specField, "operator %q is userManaged: ODLM requires its OperandConfig spec to be empty and renders nothing for it", e.Name))
 		return
 	}
-	ops.r.renderResources(cfg, svc, si)
+	ops.r.resources.renderResources(cfg, svc, si)
 	if e.UserManaged || len(svc.Spec) == 0 {
 		return
 	}
@@ -201,7 +201,7 @@ func (ops *operandsStep) configCRs(cfg *operandConfig, svc *api.ConfigService, s
 	}
 	// templates apply to the whole service spec: one that fails or waits holds back every
 	// CR of the service (docs/semantics.md, Operand custom resources)
-	resolved, marks, ok := ops.r.resolve(site{
+	resolved, marks, ok := ops.r.templates.resolve(site{
 		config:  cfg,
 		field:   manifest.Field("spec.services", si, "spec"),
 		what:    fmt.Sprintf("every CR of service %q", svc.Name),
@@ -383,7 +383,7 @@ func (r *run) emit(o *manifest.Object) {
 	if _, dup := r.rendered[k]; dup {
 		return
 	}
-	r.markCarriedReference(o)
+	r.templates.markCarriedReference(o)
 	r.rendered[k] = o
 	r.renderedList = append(r.renderedList, o)
 	if r.installing != nil {

@@ -10,14 +10,19 @@ import (
 	"github.com/odlm-render/odlm-render/internal/template/secret"
 )
 
+// resourcesStep renders an OperandConfig service's resources (docs/semantics.md, OperandConfig
+// resources): created, or updated when ODLM labels an existing one, with their templates
+// resolved and optional fields applied.
+type resourcesStep struct{ r *run }
+
 // renderResources renders the `resources` of one OperandConfig service (docs/semantics.md, OperandConfig resources).
-func (r *run) renderResources(cfg *operandConfig, svc *api.ConfigService, si int) {
+func (rs *resourcesStep) renderResources(cfg *operandConfig, svc *api.ConfigService, si int) {
 	for ri := range svc.Resources {
-		r.renderResource(cfg, &svc.Resources[ri], manifest.Field("spec.services", si, "resources", ri))
+		rs.renderResource(cfg, &svc.Resources[ri], manifest.Field("spec.services", si, "resources", ri))
 	}
 }
 
-func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field string) {
+func (rs *resourcesStep) renderResource(cfg *operandConfig, res *api.ConfigResource, field string) {
 	if res.Name == "" || res.Kind == "" || res.APIVersion == "" {
 		return // reported while loading
 	}
@@ -29,52 +34,52 @@ func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field 
 	if !res.Data.IsNull() {
 		m, ok := res.Data.Value.(map[string]any)
 		if !ok {
-			r.add(diag.Errorf(cfg.obj, field+".data", "must be a mapping of the object's top-level fields"))
+			rs.r.add(diag.Errorf(cfg.obj, field+".data", "must be a mapping of the object's top-level fields"))
 			return
 		}
 		data = m
 	}
 	ref := manifest.Ref{APIVersion: res.APIVersion, Kind: res.Kind, Namespace: ns, Name: res.Name}
-	if r.kinds.clusterScoped(res.APIVersion, res.Kind) {
+	if rs.r.kinds.clusterScoped(res.APIVersion, res.Kind) {
 		ref.Namespace = ""
 	}
 	templated := data != nil && containsTemplate(data)
 	// data's fields are the object's: marks in data mark the same paths of the object
-	marks := r.secretFieldsUnder(cfg.obj, field+".data")
+	marks := rs.r.secretFieldsUnder(cfg.obj, field+".data")
 	if templated {
-		resolved, m, ok := r.resolve(site{config: cfg, field: field + ".data", what: ref.String(), outputs: []manifest.Ref{ref}, secretsAllowed: secret.IsKind(res.APIVersion, res.Kind)}, data)
+		resolved, m, ok := rs.r.templates.resolve(site{config: cfg, field: field + ".data", what: ref.String(), outputs: []manifest.Ref{ref}, secretsAllowed: secret.IsKind(res.APIVersion, res.Kind)}, data)
 		if !ok {
 			return
 		}
 		data, _ = resolved.(map[string]any)
 		marks = m
 	}
-	hash, routeHash, ok := r.cachedResourceHashes(cfg, res, data, field, templated || data == nil)
+	hash, routeHash, ok := rs.r.cachedResourceHashes(cfg, res, data, field, templated || data == nil)
 	if !ok {
 		return
 	}
 	if len(res.OwnerReferences) > 0 {
-		r.add(diag.Infof(cfg.obj, field+".ownerReferences", "not rendered: an owner reference needs the owner's uid, which exists only in a cluster; GitOps tools track ownership themselves"))
+		rs.r.add(diag.Infof(cfg.obj, field+".ownerReferences", "not rendered: an owner reference needs the owner's uid, which exists only in a cluster; GitOps tools track ownership themselves"))
 	}
-	if in, exists := r.byRef[ref.Key()]; exists {
-		r.markSecret(r.updateResource(cfg, res, field, in, data, hash, routeHash), marks)
+	if in, exists := rs.r.byRef[ref.Key()]; exists {
+		rs.r.markSecret(rs.updateResource(cfg, res, field, in, data, hash, routeHash), marks)
 		return
 	}
-	r.operands.replaceRequestCR(ref, schemaAnchor{about: cfg.obj, field: field, data: true}) // samename.go
-	if _, dup := r.rendered[ref.Key()]; dup {
-		r.add(diag.Warnf(cfg.obj, field, "%s is already rendered from another OperandConfig resource; the first one wins", ref))
+	rs.r.operands.replaceRequestCR(ref, schemaAnchor{about: cfg.obj, field: field, data: true}) // samename.go
+	if _, dup := rs.r.rendered[ref.Key()]; dup {
+		rs.r.add(diag.Warnf(cfg.obj, field, "%s is already rendered from another OperandConfig resource; the first one wins", ref))
 		return
 	}
-	if o := r.clusterObject(ref, cfg.obj, field); o != nil {
+	if o := rs.r.clusterObject(ref, cfg.obj, field); o != nil {
 		// ODLM updates an existing object only with force and its label (or the resource's
 		// labels adopting it); one with the label is what this render emitted before
 		_, odlm := o.Labels()[naming.ControlLabel]
 		switch {
 		case !odlm && res.Labels[naming.ControlLabel] != "true":
-			r.add(diag.Infof(cfg.obj, field, "%s exists in the %s without ODLM's label: ODLM leaves it unchanged, so it is not rendered", ref, r.originOf[o]))
+			rs.r.add(diag.Infof(cfg.obj, field, "%s exists in the %s without ODLM's label: ODLM leaves it unchanged, so it is not rendered", ref, rs.r.originOf[o]))
 			return
 		case !odlm && res.Force != nil && !*res.Force:
-			r.add(diag.Infof(cfg.obj, field+".force", "%s exists in the %s and force is false: ODLM leaves it unchanged, so it is not rendered", ref, r.originOf[o]))
+			rs.r.add(diag.Infof(cfg.obj, field+".force", "%s exists in the %s and force is false: ODLM leaves it unchanged, so it is not rendered", ref, rs.r.originOf[o]))
 			return
 		}
 	}
@@ -92,32 +97,32 @@ func (r *run) renderResource(cfg *operandConfig, res *api.ConfigResource, field 
 		obj.Map[k] = v
 	}
 	if _, ok := obj.Map["metadata"].(map[string]any); !ok {
-		r.add(diag.Errorf(cfg.obj, field+".data.metadata", "must be a mapping"))
+		rs.r.add(diag.Errorf(cfg.obj, field+".data.metadata", "must be a mapping"))
 		return
 	}
 	if obj.Name() == "" {
-		r.add(diag.Errorf(cfg.obj, field+".data.metadata", "replaces the object's metadata but has no name"))
+		rs.r.add(diag.Errorf(cfg.obj, field+".data.metadata", "replaces the object's metadata but has no name"))
 		return
 	}
-	if r.kinds.clusterScoped(obj.APIVersion(), obj.Kind()) {
+	if rs.r.kinds.clusterScoped(obj.APIVersion(), obj.Kind()) {
 		delete(obj.Map["metadata"].(map[string]any), "namespace")
 	}
-	r.finishResource(cfg, res, field, obj, hash, routeHash, true)
-	if !r.applicable(cfg, field, obj) {
+	rs.finishResource(cfg, res, field, obj, hash, routeHash, true)
+	if !rs.applicable(cfg, field, obj) {
 		return
 	}
-	r.producers[obj] = producer{config: cfg.obj, field: field, data: true}
-	r.schemaAnchors[obj] = schemaAnchor{about: cfg.obj, field: field, data: true}
-	r.markSecret(obj, marks)
-	r.emit(obj)
+	rs.r.producers[obj] = producer{config: cfg.obj, field: field, data: true}
+	rs.r.schemaAnchors[obj] = schemaAnchor{about: cfg.obj, field: field, data: true}
+	rs.r.markSecret(obj, marks)
+	rs.r.emit(obj)
 }
 
 // applicable rejects an object the API server would refuse (docs/semantics.md, Decided deviations: nothing invalid, nothing silent): no name (optionalFields
 // may remove .metadata), or no kind or apiVersion left.
-func (r *run) applicable(cfg *operandConfig, field string, obj *manifest.Object) bool {
+func (rs *resourcesStep) applicable(cfg *operandConfig, field string, obj *manifest.Object) bool {
 	for _, f := range []struct{ name, value string }{{"apiVersion", obj.APIVersion()}, {"kind", obj.Kind()}, {"metadata.name", obj.Name()}} {
 		if f.value == "" {
-			r.add(diag.Errorf(cfg.obj, field, "renders an object without %s (data or optionalFields removed it): the API server refuses it, and so does ODLM", f.name))
+			rs.r.add(diag.Errorf(cfg.obj, field, "renders an object without %s (data or optionalFields removed it): the API server refuses it, and so does ODLM", f.name))
 			return false
 		}
 	}
@@ -125,20 +130,20 @@ func (r *run) applicable(cfg *operandConfig, field string, obj *manifest.Object)
 }
 
 // resourceHashes computes the hash annotations ODLM writes (before optional fields apply).
-func (r *run) resourceHashes(cfg *operandConfig, res *api.ConfigResource, data map[string]any, field string) (string, string, bool) {
+func (rs *resourcesStep) resourceHashes(cfg *operandConfig, res *api.ConfigResource, data map[string]any, field string) (string, string, bool) {
 	if data == nil {
 		return "", "", true
 	}
 	hash, err := naming.DataHash(data)
 	if err != nil {
-		r.add(diag.Errorf(cfg.obj, field+".data", "%v", err))
+		rs.r.add(diag.Errorf(cfg.obj, field+".data", "%v", err))
 		return "", "", false
 	}
 	routeHash := ""
 	if res.Kind == "Route" {
 		spec, ok := data["spec"].(map[string]any)
 		if !ok {
-			r.add(diag.Errorf(cfg.obj, field+".data.spec", "a Route resource needs a spec mapping (the controller crashes without one)"))
+			rs.r.add(diag.Errorf(cfg.obj, field+".data.spec", "a Route resource needs a spec mapping (the controller crashes without one)"))
 			return "", "", false
 		}
 		if host, ok := spec["host"].(string); ok {
@@ -150,8 +155,8 @@ func (r *run) resourceHashes(cfg *operandConfig, res *api.ConfigResource, data m
 
 // finishResource applies optional fields, labels, annotations (steps 4 and 5 of the
 // create path; the update path shares it without re-adding ODLM's label).
-func (r *run) finishResource(cfg *operandConfig, res *api.ConfigResource, field string, obj *manifest.Object, hash, routeHash string, create bool) {
-	r.applyOptionalFields(cfg, res, field, obj)
+func (rs *resourcesStep) finishResource(cfg *operandConfig, res *api.ConfigResource, field string, obj *manifest.Object, hash, routeHash string, create bool) {
+	rs.applyOptionalFields(cfg, res, field, obj)
 	// metadata.labels or .annotations that are not mappings: ODLM's own replace them (a
 	// warning), or the API server refuses the object (an error)
 	for _, f := range []struct {
@@ -164,9 +169,9 @@ func (r *run) finishResource(cfg *operandConfig, res *api.ConfigResource, field 
 		if v := manifest.Get(obj.Map, "metadata", f.name); v != nil {
 			if _, ok := v.(map[string]any); !ok {
 				if f.replaced {
-					r.add(diag.Warnf(cfg.obj, field, "%s: metadata.%s is not a mapping: it is replaced by ODLM's %s", obj.Ref(), f.name, f.name))
+					rs.r.add(diag.Warnf(cfg.obj, field, "%s: metadata.%s is not a mapping: it is replaced by ODLM's %s", obj.Ref(), f.name, f.name))
 				} else {
-					r.add(diag.Errorf(cfg.obj, field, "%s: metadata.%s is not a mapping: the API server refuses the object", obj.Ref(), f.name))
+					rs.r.add(diag.Errorf(cfg.obj, field, "%s: metadata.%s is not a mapping: the API server refuses the object", obj.Ref(), f.name))
 				}
 			}
 		}
@@ -190,14 +195,14 @@ func (r *run) finishResource(cfg *operandConfig, res *api.ConfigResource, field 
 
 // updateResource is what ODLM does to a resource that already exists (here: among the
 // inputs). It returns the updated object, nil when ODLM leaves the input unchanged.
-func (r *run) updateResource(cfg *operandConfig, res *api.ConfigResource, field string, in *manifest.Object, data map[string]any, hash, routeHash string) *manifest.Object {
+func (rs *resourcesStep) updateResource(cfg *operandConfig, res *api.ConfigResource, field string, in *manifest.Object, data map[string]any, hash, routeHash string) *manifest.Object {
 	if res.Force != nil && !*res.Force {
-		r.add(diag.Infof(cfg.obj, field+".force", "%s exists among the inputs and force is false: ODLM leaves it unchanged", in.Ref()))
+		rs.r.add(diag.Infof(cfg.obj, field+".force", "%s exists among the inputs and force is false: ODLM leaves it unchanged", in.Ref()))
 		return nil
 	}
 	_, odlm := in.Labels()[naming.ControlLabel]
 	if !odlm && res.Labels[naming.ControlLabel] != "true" {
-		r.add(diag.Infof(cfg.obj, field, "%s exists among the inputs without ODLM's label: ODLM leaves it unchanged", in.Ref()))
+		rs.r.add(diag.Infof(cfg.obj, field, "%s exists among the inputs without ODLM's label: ODLM leaves it unchanged", in.Ref()))
 		return nil
 	}
 	obj := manifest.New(merge.DeepCopy(in.Map).(map[string]any))
@@ -210,65 +215,65 @@ func (r *run) updateResource(cfg *operandConfig, res *api.ConfigResource, field 
 		} else {
 			merged, err := merge.Merge(obj.Map, data)
 			if err != nil {
-				r.add(diag.Errorf(cfg.obj, field+".data", "%v", err))
+				rs.r.add(diag.Errorf(cfg.obj, field+".data", "%v", err))
 				return nil
 			}
 			obj.Map = merged.(map[string]any)
 		}
 	}
-	r.finishResource(cfg, res, field, obj, hash, routeHash, false)
-	if !r.applicable(cfg, field, obj) {
+	rs.finishResource(cfg, res, field, obj, hash, routeHash, false)
+	if !rs.applicable(cfg, field, obj) {
 		return nil
 	}
-	r.producers[obj] = producer{config: cfg.obj, field: field, data: true}
-	r.replaced[in] = obj
-	r.rendered[in.Ref().Key()] = obj
+	rs.r.producers[obj] = producer{config: cfg.obj, field: field, data: true}
+	rs.r.replaced[in] = obj
+	rs.r.rendered[in.Ref().Key()] = obj
 	return obj
 }
 
 // applyOptionalFields runs optionalFields with operation remove (the only one ODLM
 // implements), gated by matchExpressions read through the one look-up order (docs/semantics.md, Decided deviations: one look-up order).
-func (r *run) applyOptionalFields(cfg *operandConfig, res *api.ConfigResource, field string, obj *manifest.Object) {
+func (rs *resourcesStep) applyOptionalFields(cfg *operandConfig, res *api.ConfigResource, field string, obj *manifest.Object) {
 	for i, of := range res.OptionalFields {
 		ofField := manifest.Field(field+".optionalFields", i)
 		value, err := objpath.Evaluate(of.Path, obj.Map)
 		if err != nil {
-			r.add(diag.Warnf(cfg.obj, ofField+".path", "%q cannot be evaluated on %s, so this optional field is skipped (as in ODLM): %v", of.Path, obj.Ref(), err))
+			rs.r.add(diag.Warnf(cfg.obj, ofField+".path", "%q cannot be evaluated on %s, so this optional field is skipped (as in ODLM): %v", of.Path, obj.Ref(), err))
 			continue
 		}
 		if value == "" {
 			continue
 		}
-		if of.MatchExpressions != nil && !r.matchExpressions(cfg, ofField, of.MatchExpressions) {
+		if of.MatchExpressions != nil && !rs.matchExpressions(cfg, ofField, of.MatchExpressions) {
 			continue
 		}
 		switch of.Operation {
 		case "remove":
 			objpath.Remove(obj.Map, of.Path)
 		default:
-			r.add(diag.Warnf(cfg.obj, ofField+".operation", "operation %q is not implemented by ODLM (only remove): no effect", of.Operation))
+			rs.r.add(diag.Warnf(cfg.obj, ofField+".operation", "operation %q is not implemented by ODLM (only remove): no effect", of.Operation))
 		}
 	}
 }
 
 // matchExpressions is ODLM's findMatchExpressions: order-dependent, skipping invalid
 // expressions and objects that cannot be found.
-func (r *run) matchExpressions(cfg *operandConfig, field string, exprs []api.MatchExpression) bool {
+func (rs *resourcesStep) matchExpressions(cfg *operandConfig, field string, exprs []api.MatchExpression) bool {
 	matched := false
 	for j, ex := range exprs {
 		exField := manifest.Field(field+".matchExpressions", j)
 		if ex.Key == "" || ex.Operator == "" || ex.ObjectRef == nil {
-			r.add(diag.Warnf(cfg.obj, exField, "needs key, operator and objectRef: ODLM skips this expression"))
+			rs.r.add(diag.Warnf(cfg.obj, exField, "needs key, operator and objectRef: ODLM skips this expression"))
 			continue
 		}
 		ref := ex.ObjectRef
 		if err := secret.CheckAPIVersion(ref.APIVersion); err != nil {
-			r.add(diag.Warnf(cfg.obj, exField+".objectRef.apiVersion", "%v: reading %s fails, so this expression is skipped (as ODLM skips objects it cannot get)", err, manifest.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}))
+			rs.r.add(diag.Warnf(cfg.obj, exField+".objectRef.apiVersion", "%v: reading %s fails, so this expression is skipped (as ODLM skips objects it cannot get)", err, manifest.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}))
 			continue
 		}
-		obj, _, found, err := r.lookup(ref.APIVersion, ref.Kind, ref.Namespace, ref.Name)
+		obj, _, found, err := rs.r.lookup(ref.APIVersion, ref.Kind, ref.Namespace, ref.Name)
 		if err != nil {
-			r.add(diag.Warnf(cfg.obj, exField+".objectRef", "reading %s failed, so this expression is skipped (as ODLM skips objects it cannot get): %v", manifest.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}, err))
+			rs.r.add(diag.Warnf(cfg.obj, exField+".objectRef", "reading %s failed, so this expression is skipped (as ODLM skips objects it cannot get): %v", manifest.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}, err))
 			continue
 		}
 		if !found {
@@ -276,7 +281,7 @@ func (r *run) matchExpressions(cfg *operandConfig, field string, exprs []api.Mat
 		}
 		value, err := objpath.Evaluate(ex.Key, obj)
 		if err != nil {
-			r.add(diag.Warnf(cfg.obj, exField+".key", "%q cannot be evaluated on %s, so it reads as empty (as in ODLM): %v", ex.Key, manifest.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}, err))
+			rs.r.add(diag.Warnf(cfg.obj, exField+".key", "%q cannot be evaluated on %s, so it reads as empty (as in ODLM): %v", ex.Key, manifest.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}, err))
 			value = ""
 		}
 		switch ex.Operator {
@@ -303,7 +308,7 @@ func (r *run) matchExpressions(cfg *operandConfig, field string, exprs []api.Mat
 			}
 			matched = true
 		default:
-			r.add(diag.Warnf(cfg.obj, exField+".operator", "unknown operator %q (In, NotIn, Exists, DoesNotExist): ODLM ignores this expression", ex.Operator))
+			rs.r.add(diag.Warnf(cfg.obj, exField+".operator", "unknown operator %q (In, NotIn, Exists, DoesNotExist): ODLM ignores this expression", ex.Operator))
 		}
 	}
 	return matched

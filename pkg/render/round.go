@@ -125,7 +125,7 @@ func (r *run) renderRound() {
 	r.operands.renderOperands()
 	r.bind.renderBindInfos()
 	inst.afterOperands()
-	r.markReferenced()
+	r.templates.markReferenced()
 	r.markEmittedODLM()
 	r.placeResultsOfCarried()
 }

@@ -63,7 +63,7 @@ func TestAReadOfAMarkedFieldIsAReadOfASecret(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r, cfg := markedRun(t, Options{Secrets: tc.secrets, Explain: true})
 			s := site{config: cfg, field: "spec.services[0].resources[1].data", what: "ConfigMap cs/reader", secretsAllowed: tc.secretsAllowed}
-			out, marks, ok := r.resolve(s, readOf(tc.key))
+			out, marks, ok := r.templates.resolve(s, readOf(tc.key))
 			assert.Equal(t, tc.wantOK, ok)
 			assert.Equal(t, tc.wantMarked, marks.Overlaps(manifest.SplitPath("data.v")), "the field written is marked in turn")
 			require.Len(t, r.results, 1)
@@ -83,17 +83,17 @@ func TestConfigMarksFollowItsFieldsIntoTheSite(t *testing.T) {
 	f.Add(manifest.SplitPath("spec.services[0].resources[1].data.data.literal"))
 	r.markSecret(cfg.obj, f)
 	value := map[string]any{"data": map[string]any{"literal": "copied", "other": "x"}}
-	_, marks, ok := r.resolve(site{config: cfg, field: "spec.services[0].resources[1].data"}, value)
+	_, marks, ok := r.templates.resolve(site{config: cfg, field: "spec.services[0].resources[1].data"}, value)
 	require.True(t, ok)
 	assert.True(t, marks.Overlaps(manifest.SplitPath("data.literal")))
 	assert.False(t, marks.Overlaps(manifest.SplitPath("data.other")))
-	_, marks, _ = r.resolve(site{config: cfg, field: "spec.services[0].resources[0].data"}, value)
+	_, marks, _ = r.templates.resolve(site{config: cfg, field: "spec.services[0].resources[0].data"}, value)
 	assert.True(t, marks.Empty(), "another resource of the config")
 }
 
 func TestValuesResolvedFromSecretsAreRedactedFromResults(t *testing.T) {
 	r, cfg := markedRun(t, Options{})
-	_, _, ok := r.resolve(site{config: cfg, field: "spec.services[0].resources[1].data"}, readOf("size"))
+	_, _, ok := r.templates.resolve(site{config: cfg, field: "spec.services[0].resources[1].data"}, readOf("size"))
 	require.True(t, ok)
 	assert.Equal(t, map[string]bool{plantedValue: true}, r.secretTexts)
 	rs := redactSecrets(diag.Results{

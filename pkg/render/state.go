@@ -54,9 +54,11 @@ type run struct {
 	kinds *servedIndex
 	*operandPass
 	provenance
-	olm      *olmInstall
-	bind     *bindInfoStep
-	operands *operandsStep
+	olm       *olmInstall
+	bind      *bindInfoStep
+	operands  *operandsStep
+	resources *resourcesStep
+	templates *templating
 }
 
 // roundInputs is the inputs step and what it produces: the round's inputs classified, and
@@ -191,6 +193,8 @@ func newRun(in Inputs, opts Options, cache *renderCache, prev *carried) *run {
 	r.roundInputs.r = r
 	r.kinds = &servedIndex{r: r}
 	r.operands = &operandsStep{r: r}
+	r.resources = &resourcesStep{r: r}
+	r.templates = &templating{r: r}
 	r.bind = &bindInfoStep{r: r, copies: map[*manifest.Object]bool{}}
 	return r
 }

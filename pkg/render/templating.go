@@ -14,6 +14,11 @@ import (
 	"github.com/odlm-render/odlm-render/internal/template/secret"
 )
 
+// templating resolves templatingValueFrom for the operands step, and keeps what resolving
+// needs beyond one value: the values pending until run time, the objects templates
+// referenced (marked on output), and the kinds and namespaces the render installs.
+type templating struct{ r *run }
+
 // Pending values: how a required template value that exists only at run time is treated.
 const (
 	// PendingWarn renders everything that does not depend on the value and warns (default).
@@ -90,32 +95,32 @@ type cachedRead struct {
 // fields of the result that hold a Secret's value, relative to value: the templates that
 // resolved from one, and the fields the config itself carries marked (an OperandConfig the
 // previous round emitted).
-func (r *run) resolve(s site, value any) (out any, marks secret.Fields, ok bool) {
-	marks = r.secretFieldsUnder(s.config.obj, s.field)
+func (tp *templating) resolve(s site, value any) (out any, marks secret.Fields, ok bool) {
+	marks = tp.r.secretFieldsUnder(s.config.obj, s.field)
 	if !containsTemplate(value) {
 		return value, marks, true
 	}
-	tr := &templateReader{r: r, origins: map[string]cluster.Origin{}}
+	tr := &templateReader{r: tp.r, origins: map[string]cluster.Origin{}}
 	out, uses, err := template.Resolve(value, template.Context{Namespace: s.config.key.Namespace, Reader: tr})
 	if err != nil {
-		r.templateFailed(s, err)
+		tp.templateFailed(s, err)
 		return nil, marks, false
 	}
 	ok = true
 	for _, u := range uses {
-		r.noteReferences(s.config, u)
+		tp.noteReferences(s.config, u)
 		if u.Secret {
 			marks.Add(u.Steps)
-			r.noteSecretValue(out, u.Steps)
+			tp.r.noteSecretValue(out, u.Steps)
 		}
 		field := joinField(s.field, u.Path)
-		if u.Secret && r.opts.Secrets == SecretsForbid && !s.secretsAllowed {
-			r.add(diag.Errorf(s.config.obj, field, "takes a value from a Secret into %s: not allowed with --secrets forbid", s.what))
+		if u.Secret && tp.r.opts.Secrets == SecretsForbid && !s.secretsAllowed {
+			tp.r.add(diag.Errorf(s.config.obj, field, "takes a value from a Secret into %s: not allowed with --secrets forbid", s.what))
 			ok = false
 			continue
 		}
-		if r.opts.Explain {
-			r.add(diag.Infof(s.config.obj, field, "%s", explainUse(u, tr.origins)))
+		if tp.r.opts.Explain {
+			tp.r.add(diag.Infof(s.config.obj, field, "%s", explainUse(u, tr.origins)))
 		}
 	}
 	return out, marks, ok
@@ -123,10 +128,10 @@ func (r *run) resolve(s site, value any) (out any, marks secret.Fields, ok bool)
 
 // templateFailed reports a template error, or records the site as waiting for a required
 // value that may exist only at run time.
-func (r *run) templateFailed(s site, err error) {
+func (tp *templating) templateFailed(s site, err error) {
 	var te *template.Error
 	if errors.As(err, &te) && te.Required && te.Ref != nil {
-		r.pending = append(r.pending, pendingValue{site: s, err: te})
+		tp.r.pending = append(tp.r.pending, pendingValue{site: s, err: te})
 		return
 	}
 	field := s.field
@@ -137,7 +142,7 @@ func (r *run) templateFailed(s site, err error) {
 	if te != nil {
 		msg = te.Msg
 	}
-	r.add(diag.Errorf(s.config.obj, field, "templatingValueFrom: %s", msg))
+	tp.r.add(diag.Errorf(s.config.obj, field, "templatingValueFrom: %s", msg))
 }
 
 func joinField(base, sub string) string {
@@ -205,22 +210,22 @@ func containsTemplate(v any) bool {
 // the value will exist at run time (the referenced object is rendered, or is of a kind an
 // operator being installed creates), an error otherwise, for a reference cycle, or with
 // --pending error.
-func (r *run) reportPending() {
-	if cycle := r.pendingCycle(); cycle != "" {
-		p := r.pending[0]
-		r.add(diag.Errorf(p.site.config.obj, p.site.field, "templatingValueFrom reference cycle: %s", cycle))
+func (tp *templating) reportPending() {
+	if cycle := tp.pendingCycle(); cycle != "" {
+		p := tp.r.pending[0]
+		tp.r.add(diag.Errorf(p.site.config.obj, p.site.field, "templatingValueFrom reference cycle: %s", cycle))
 		return
 	}
-	for _, p := range r.pending {
+	for _, p := range tp.r.pending {
 		field := joinField(p.site.field, p.err.Path)
 		ref := p.err.Ref.String()
 		switch {
-		case !r.producedAtRuntime(p):
-			r.add(diag.Errorf(p.site.config.obj, field, "templatingValueFrom: required value from %s is empty, and nothing the render installs produces it", ref))
-		case r.opts.Pending == PendingError:
-			r.add(diag.Errorf(p.site.config.obj, field, "templatingValueFrom: required value from %s exists only once the rendered objects are applied (--pending error)", ref))
+		case !tp.producedAtRuntime(p):
+			tp.r.add(diag.Errorf(p.site.config.obj, field, "templatingValueFrom: required value from %s is empty, and nothing the render installs produces it", ref))
+		case tp.r.opts.Pending == PendingError:
+			tp.r.add(diag.Errorf(p.site.config.obj, field, "templatingValueFrom: required value from %s exists only once the rendered objects are applied (--pending error)", ref))
 		default:
-			r.add(diag.Warnf(p.site.config.obj, field, "templatingValueFrom: %s is left out until %s has this value (it exists only once the rendered objects are applied); render again with --snapshot or --live to complete it", p.site.what, ref))
+			tp.r.add(diag.Warnf(p.site.config.obj, field, "templatingValueFrom: %s is left out until %s has this value (it exists only once the rendered objects are applied); render again with --snapshot or --live to complete it", p.site.what, ref))
 		}
 	}
 }
@@ -229,13 +234,13 @@ func (r *run) reportPending() {
 // emits (or would emit once another pending value resolves), one of a kind a bundle being
 // installed provides, or a Secret, ConfigMap, Service or Route in a namespace the render
 // installs operators or operands into (operators create those).
-func (r *run) producedAtRuntime(p pendingValue) bool {
+func (tp *templating) producedAtRuntime(p pendingValue) bool {
 	src := p.err.Ref
 	k := sourceKey(src.APIVersion, src.Kind, src.Namespace, src.Name)
-	if _, ok := r.rendered[k]; ok {
+	if _, ok := tp.r.rendered[k]; ok {
 		return true
 	}
-	for _, q := range r.pending {
+	for _, q := range tp.r.pending {
 		for _, out := range q.site.outputs {
 			if out.Key() == k {
 				return true
@@ -246,22 +251,22 @@ func (r *run) producedAtRuntime(p pendingValue) bool {
 	if !found {
 		group = ""
 	}
-	if r.kinds.providedKinds[group+"|"+src.Kind] {
+	if tp.r.kinds.providedKinds[group+"|"+src.Kind] {
 		return true
 	}
 	switch src.Kind {
 	case "Secret", "ConfigMap", "Service", "Route":
-		return r.kinds.installNamespaces[src.Namespace]
+		return tp.r.kinds.installNamespaces[src.Namespace]
 	}
 	return false
 }
 
 // pendingCycle finds pending sites that wait for each other and describes the cycle.
-func (r *run) pendingCycle() string {
+func (tp *templating) pendingCycle() string {
 	waitsFor := map[int][]int{}
-	for i, p := range r.pending {
+	for i, p := range tp.r.pending {
 		k := sourceKey(p.err.Ref.APIVersion, p.err.Ref.Kind, p.err.Ref.Namespace, p.err.Ref.Name)
-		for j, q := range r.pending {
+		for j, q := range tp.r.pending {
 			for _, out := range q.site.outputs {
 				if out.Key() == k {
 					waitsFor[i] = append(waitsFor[i], j)
@@ -269,7 +274,7 @@ func (r *run) pendingCycle() string {
 			}
 		}
 	}
-	state := make([]int, len(r.pending)) // 0 new, 1 on stack, 2 done
+	state := make([]int, len(tp.r.pending)) // 0 new, 1 on stack, 2 done
 	var stack []int
 	var cycle []int
 	var visit func(i int) bool
@@ -294,7 +299,7 @@ func (r *run) pendingCycle() string {
 		state[i] = 2
 		return false
 	}
-	for i := range r.pending {
+	for i := range tp.r.pending {
 		if state[i] == 0 && visit(i) {
 			break
 		}
@@ -304,7 +309,7 @@ func (r *run) pendingCycle() string {
 	}
 	var parts []string
 	for _, i := range append(cycle, cycle[0]) {
-		p := r.pending[i]
+		p := tp.r.pending[i]
 		parts = append(parts, fmt.Sprintf("%s (%s)", p.site.what, joinField(p.site.field, p.err.Path)))
 	}
 	return strings.Join(parts, " waits for ")
@@ -313,24 +318,24 @@ func (r *run) pendingCycle() string {
 // noteInstallTargets records what producedAtRuntime needs: the kinds the bundles the render
 // installs provide (noteInstalledBundles found them) and the namespaces operators and
 // operands go to.
-func (r *run) noteInstallTargets() {
-	r.kinds.providedKinds = map[string]bool{}
-	r.kinds.installNamespaces = map[string]bool{}
-	for _, p := range r.subscriptions {
+func (tp *templating) noteInstallTargets() {
+	tp.r.kinds.providedKinds = map[string]bool{}
+	tp.r.kinds.installNamespaces = map[string]bool{}
+	for _, p := range tp.r.subscriptions {
 		if p.obj != nil {
-			r.kinds.installNamespaces[p.namespace] = true
+			tp.r.kinds.installNamespaces[p.namespace] = true
 		}
 	}
-	for _, ib := range r.kinds.installed {
+	for _, ib := range tp.r.kinds.installed {
 		if ib.plan == nil || ib.plan.obj == nil {
 			continue // installed already, not by this render
 		}
 		for _, g := range ib.bundle.ProvidedGVKs {
-			r.kinds.providedKinds[g.Group+"|"+g.Kind] = true
+			tp.r.kinds.providedKinds[g.Group+"|"+g.Kind] = true
 		}
 	}
-	for k := range r.configs {
-		r.kinds.installNamespaces[k.Namespace] = true
+	for k := range tp.r.configs {
+		tp.r.kinds.installNamespaces[k.Namespace] = true
 	}
 }
 
@@ -348,38 +353,38 @@ func renderedFingerprint(objs []*manifest.Object) string {
 // noteReferences records the ConfigMaps and Secrets a template read through configMapKeyRef
 // or secretKeyRef: ODLM marks each as watched and referenced by the reading OperandConfig
 // (docs/semantics.md, Templating: look-ups), and the render shows that mark on the ones it emits (docs/semantics.md, Decided deviations: inputs are not modified).
-func (r *run) noteReferences(cfg *operandConfig, u template.Use) {
+func (tp *templating) noteReferences(cfg *operandConfig, u template.Use) {
 	for _, src := range u.Sources {
 		if !src.Found || (src.Ref != "configMapKeyRef" && src.Ref != "secretKeyRef") {
 			continue
 		}
-		if r.references == nil {
-			r.references = map[string]string{}
+		if tp.r.references == nil {
+			tp.r.references = map[string]string{}
 		}
-		r.references[sourceKey(src.APIVersion, src.Kind, src.Namespace, src.Name)] = "OperandConfig." + cfg.key.Namespace + "." + cfg.key.Name
+		tp.r.references[sourceKey(src.APIVersion, src.Kind, src.Namespace, src.Name)] = "OperandConfig." + cfg.key.Namespace + "." + cfg.key.Name
 	}
 }
 
 // markReferenced writes ODLM's marks on the emitted ConfigMaps and Secrets templates read.
-func (r *run) markReferenced() {
-	for _, k := range manifest.SortedKeys(r.references) {
-		o, ok := r.rendered[k]
+func (tp *templating) markReferenced() {
+	for _, k := range manifest.SortedKeys(tp.r.references) {
+		o, ok := tp.r.rendered[k]
 		if !ok {
-			o, ok = r.made[k]
+			o, ok = tp.r.made[k]
 		}
 		if ok {
-			markReference(o, r.references[k])
+			markReference(o, tp.r.references[k])
 		}
 	}
 }
 
 // markCarriedReference marks an object as it is emitted when the previous round's templates
 // read it, so that this round's reads already see the mark (round.go).
-func (r *run) markCarriedReference(o *manifest.Object) {
-	if r.carried == nil || len(r.carried.references) == 0 {
+func (tp *templating) markCarriedReference(o *manifest.Object) {
+	if tp.r.carried == nil || len(tp.r.carried.references) == 0 {
 		return
 	}
-	if by, ok := r.carried.references[o.Ref().Key()]; ok {
+	if by, ok := tp.r.carried.references[o.Ref().Key()]; ok {
 		markReference(o, by)
 	}
 }
