@@ -65,11 +65,13 @@ type version struct {
 	err        error
 }
 
-var scheme = func() *runtime.Scheme {
+// scheme defaults and converts CRDs as the API server does; it is built on first use (a
+// render that reads no CRD, or the KRM function's start, never pays for it).
+var scheme = sync.OnceValue(func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	apiextensionsinstall.Install(s)
 	return s
-}()
+})
 
 // Parse reads a CustomResourceDefinition manifest (apiextensions.k8s.io/v1, or the v1beta1
 // older bundles carry) as decoded YAML or JSON.
@@ -121,9 +123,10 @@ func typed(obj map[string]any) (runtime.Object, error) {
 
 // toInternal defaults a typed CRD and converts it to the internal type, as the server does.
 func toInternal(in runtime.Object) (*apiextensions.CustomResourceDefinition, error) {
-	scheme.Default(in)
+	s := scheme()
+	s.Default(in)
 	internal := &apiextensions.CustomResourceDefinition{}
-	if err := scheme.Convert(in, internal, nil); err != nil {
+	if err := s.Convert(in, internal, nil); err != nil {
 		return nil, fmt.Errorf("reading the CRD: %w", err)
 	}
 	return internal, nil
@@ -417,8 +420,14 @@ func Reason(e *field.Error) string {
 // typeDetail is how go-openapi starts the detail of a value of the wrong type or format.
 const typeDetail = "must be of type "
 
-// jsonTypes are the names go-openapi gives the type of a value it refuses.
-var jsonTypes = map[string]bool{"null": true, "boolean": true, "integer": true, "number": true, "string": true, "array": true, "object": true}
+// isJSONType tells the names go-openapi gives the type of a value it refuses.
+func isJSONType(name string) bool {
+	switch name {
+	case "null", "boolean", "integer", "number", "string", "array", "object":
+		return true
+	}
+	return false
+}
 
 // withoutTypeData keeps `must be of type T: "U"` when U names the type of the value given (a
 // type mismatch) and cuts it when it is the value itself (a format the value does not match:
@@ -435,7 +444,7 @@ func withoutTypeData(detail string) string {
 	if !found {
 		return detail
 	}
-	if given, err := strconv.Unquote(data); err == nil && allJSONTypes(typ) && jsonTypes[given] {
+	if given, err := strconv.Unquote(data); err == nil && allJSONTypes(typ) && isJSONType(given) {
 		return detail
 	}
 	return typeDetail + typ
@@ -443,7 +452,7 @@ func withoutTypeData(detail string) string {
 
 func allJSONTypes(list string) bool {
 	for _, t := range strings.Split(list, ",") {
-		if !jsonTypes[t] {
+		if !isJSONType(t) {
 			return false
 		}
 	}

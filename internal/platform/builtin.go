@@ -100,31 +100,34 @@ func openshiftCRD(group, kind, file string) *platformCRD {
 	}}
 }
 
-// platformCRDs are OLM v0's CRDs (operator-framework/api's) and OpenShift's.
-var platformCRDs = []*platformCRD{
-	olmCRD("CatalogSource", olmcrds.CatalogSource),
-	olmCRD("ClusterServiceVersion", olmcrds.ClusterServiceVersion),
-	olmCRD("InstallPlan", olmcrds.InstallPlan),
-	olmCRD("OperatorGroup", olmcrds.OperatorGroup),
-	olmCRD("Operator", olmcrds.Operator),
-	olmCRD("Subscription", olmcrds.Subscription),
-	olmCRD("OperatorCondition", olmcrds.OperatorCondition),
-	olmCRD("OLMConfig", olmcrds.OLMConfig),
-	openshiftCRD("route.openshift.io", "Route", "openshift/routes.crd.yaml"),
-	openshiftCRD("console.openshift.io", "ConsoleCLIDownload", "openshift/consoleclidownloads.crd.yaml"),
-	openshiftCRD("console.openshift.io", "ConsoleLink", "openshift/consolelinks.crd.yaml"),
-	openshiftCRD("console.openshift.io", "ConsoleNotification", "openshift/consolenotifications.crd.yaml"),
-	openshiftCRD("console.openshift.io", "ConsoleQuickStart", "openshift/consolequickstarts.crd.yaml"),
-	openshiftCRD("console.openshift.io", "ConsoleYAMLSample", "openshift/consoleyamlsamples.crd.yaml"),
-	// OLM v1's (operator-framework/operator-controller v1.11.0, standard CRDs)
-	openshiftCRD("olm.operatorframework.io", "ClusterExtension", "olmv1/olm.operatorframework.io_clusterextensions.yaml"),
-	openshiftCRD("olm.operatorframework.io", "ClusterCatalog", "olmv1/olm.operatorframework.io_clustercatalogs.yaml"),
-}
+// platformCRDs are OLM v0's CRDs (operator-framework/api's), OpenShift's and OLM v1's, listed
+// on first use.
+var platformCRDs = sync.OnceValue(func() []*platformCRD {
+	return []*platformCRD{
+		olmCRD("CatalogSource", olmcrds.CatalogSource),
+		olmCRD("ClusterServiceVersion", olmcrds.ClusterServiceVersion),
+		olmCRD("InstallPlan", olmcrds.InstallPlan),
+		olmCRD("OperatorGroup", olmcrds.OperatorGroup),
+		olmCRD("Operator", olmcrds.Operator),
+		olmCRD("Subscription", olmcrds.Subscription),
+		olmCRD("OperatorCondition", olmcrds.OperatorCondition),
+		olmCRD("OLMConfig", olmcrds.OLMConfig),
+		openshiftCRD("route.openshift.io", "Route", "openshift/routes.crd.yaml"),
+		openshiftCRD("console.openshift.io", "ConsoleCLIDownload", "openshift/consoleclidownloads.crd.yaml"),
+		openshiftCRD("console.openshift.io", "ConsoleLink", "openshift/consolelinks.crd.yaml"),
+		openshiftCRD("console.openshift.io", "ConsoleNotification", "openshift/consolenotifications.crd.yaml"),
+		openshiftCRD("console.openshift.io", "ConsoleQuickStart", "openshift/consolequickstarts.crd.yaml"),
+		openshiftCRD("console.openshift.io", "ConsoleYAMLSample", "openshift/consoleyamlsamples.crd.yaml"),
+		// OLM v1's (operator-framework/operator-controller v1.11.0, standard CRDs)
+		openshiftCRD("olm.operatorframework.io", "ClusterExtension", "olmv1/olm.operatorframework.io_clusterextensions.yaml"),
+		openshiftCRD("olm.operatorframework.io", "ClusterCatalog", "olmv1/olm.operatorframework.io_clustercatalogs.yaml"),
+	}
+})
 
 // LookupCRD returns the platform's CRD of a group and kind (OLM's or OpenShift's), parsing
 // it on first use; ok is false when the platform has none.
 func LookupCRD(group, kind string) (def *crd.Definition, ok bool, err error) {
-	for _, p := range platformCRDs {
+	for _, p := range platformCRDs() {
 		if p.group == group && p.kind == kind {
 			def, err = p.get()
 			return def, true, err
@@ -135,8 +138,9 @@ func LookupCRD(group, kind string) (def *crd.Definition, ok bool, err error) {
 
 // CRDKinds are the kinds of the platform's CRDs, for did-you-means.
 func CRDKinds() []string {
-	out := make([]string, 0, len(platformCRDs))
-	for _, p := range platformCRDs {
+	list := platformCRDs()
+	out := make([]string, 0, len(list))
+	for _, p := range list {
 		out = append(out, p.kind)
 	}
 	return out

@@ -125,7 +125,7 @@ func TestLookups(t *testing.T) {
 	_, ok := LookupBuiltin("route.openshift.io", "Route")
 	assert.False(t, ok, "OpenShift's kinds are CRDs here")
 	// every platform CRD parses, and serves the group and kind the table says
-	for _, p := range platformCRDs {
+	for _, p := range platformCRDs() {
 		d, ok, err := LookupCRD(p.group, p.kind)
 		require.True(t, ok)
 		require.NoError(t, err, p.kind)
