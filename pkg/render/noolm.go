@@ -12,6 +12,18 @@ import (
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
+// trackerInstaller is the installer of ODLM's no-OLM controller: a tracking ConfigMap per
+// operator instead of a Subscription, and the operator Deployment as the source of
+// alm-examples (docs/semantics.md, The no-OLM variant).
+type trackerInstaller struct{ r *run }
+
+func (tk *trackerInstaller) install() {
+	tk.planTrackers()
+	tk.buildTrackers()
+}
+
+func (*trackerInstaller) afterOperands() {}
+
 // The no-OLM mode (ODLM with NO_OLM=true, see docs/semantics.md, The no-OLM variant): no Subscriptions, OperatorGroups
 // or catalogs; ODLM tracks each operator with a ConfigMap and reads alm-examples from the
 // operator's Deployment.
@@ -29,9 +41,9 @@ func trackerName(pkg string) string { return "opreq-" + pkg }
 // findTracker is ODLM's search for an existing tracking ConfigMap: in the install and
 // registry namespaces, one annotated with the package name (or, as older ODLM versions made
 // them, labelled opreq-control with a packageName annotation). More than one is an error.
-func (r *run) findTracker(w *want) (*manifest.Object, bool) {
+func (tk *trackerInstaller) findTracker(w *want) (*manifest.Object, bool) {
 	pkg := w.entry.PackageName
-	return r.findOne(w, "v1", "ConfigMap", "tracking ConfigMaps", func(o *manifest.Object) bool {
+	return tk.r.findOne(w, "v1", "ConfigMap", "tracking ConfigMaps", func(o *manifest.Object) bool {
 		a := o.Annotations()
 		_, legacy := o.Labels()[naming.ControlLabel]
 		return a[trackerPackageAnnotation] == pkg || (legacy && a[legacyPackageAnnotation] == pkg)
@@ -40,14 +52,14 @@ func (r *run) findTracker(w *want) (*manifest.Object, bool) {
 
 // planTrackers is planSubscriptions for the no-OLM mode: one tracking ConfigMap per package
 // and install namespace, for every in-scope want that is not no-op or userManaged.
-func (r *run) planTrackers() {
+func (tk *trackerInstaller) planTrackers() {
 	plans := map[key]*subscriptionPlan{}
-	for _, w := range r.allWants() {
+	for _, w := range tk.r.allWants() {
 		if !w.inScope || w.entry == nil || w.entry.UserManaged || w.entry.InstallMode == api.InstallModeNoOp {
 			continue
 		}
 		w.channel = w.entry.Channel
-		existing, ok := r.findTracker(w)
+		existing, ok := tk.findTracker(w)
 		if !ok {
 			continue
 		}
@@ -59,7 +71,7 @@ func (r *run) planTrackers() {
 		if !ok {
 			p = &subscriptionPlan{namespace: k.Namespace, name: k.Name, existing: existing}
 			plans[k] = p
-			r.subscriptions = append(r.subscriptions, p)
+			tk.r.subscriptions = append(tk.r.subscriptions, p)
 		}
 		p.contribute(w)
 	}
@@ -67,12 +79,12 @@ func (r *run) planTrackers() {
 
 // buildTrackers writes the tracking ConfigMaps: ODLM's labels, the Subscription-like
 // annotations of every request (the registry channel, no channel logic), and the package.
-func (r *run) buildTrackers() {
-	for _, p := range r.subscriptions {
+func (tk *trackerInstaller) buildTrackers() {
+	for _, p := range tk.r.subscriptions {
 		var obj *manifest.Object
 		if p.existing != nil {
-			obj = r.updatedCopy(p.existing)
-			r.updated(p.existing, obj)
+			obj = tk.r.updatedCopy(p.existing)
+			tk.r.updated(p.existing, obj)
 		} else {
 			obj = manifest.New(map[string]any{
 				"apiVersion": "v1",
@@ -89,19 +101,19 @@ func (r *run) buildTrackers() {
 				"data": map[string]any{},
 			})
 		}
-		r.annotate(obj, p)
+		tk.r.annotate(obj, p)
 		obj.SetMetadataString("annotations", trackerPackageAnnotation, p.contributions[0].entry.PackageName)
-		p.obj = r.madeByController(p, obj)
+		p.obj = tk.r.madeByController(p, obj)
 	}
 }
 
 // operatorDeployment is where the no-OLM mode reads alm-examples: the first Deployment (by
 // name) in the entry's namespace whose packageName annotation contains the package name,
 // from the inputs or a snapshot. nil, with a warning, when there is none (ODLM waits).
-func (r *run) operatorDeployment(w *want) *catalog.Bundle {
+func (tk *trackerInstaller) operatorDeployment(w *want) *catalog.Bundle {
 	e := w.entry
 	var candidates []*manifest.Object
-	for _, o := range r.existing(deploymentAPIVersion, "Deployment", e.Namespace) {
+	for _, o := range tk.r.existing(deploymentAPIVersion, "Deployment", e.Namespace) {
 		if o.Namespace() == e.Namespace {
 			candidates = append(candidates, o)
 		}
@@ -117,6 +129,6 @@ func (r *run) operatorDeployment(w *want) *catalog.Bundle {
 			}
 		}
 	}
-	r.add(diag.Warnf(e.registry.obj, e.field("packageName"), "no Deployment in namespace %s with a packageName annotation containing %q among the inputs or snapshots: ODLM (no-OLM mode) waits for the operator, so no operand CRs of %q are rendered", e.Namespace, e.PackageName, e.Name))
+	tk.r.add(diag.Warnf(e.registry.obj, e.field("packageName"), "no Deployment in namespace %s with a packageName annotation containing %q among the inputs or snapshots: ODLM (no-OLM mode) waits for the operator, so no operand CRs of %q are rendered", e.Namespace, e.PackageName, e.Name))
 	return nil
 }

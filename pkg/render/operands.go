@@ -120,7 +120,7 @@ func (ops *operandsStep) renderWant(w *want, doneServices map[string]bool) {
 		return
 	}
 	if ops.r.opts.NoOLM {
-		if bundle := ops.r.operatorDeployment(w); bundle != nil {
+		if bundle := ops.r.trackers.operatorDeployment(w); bundle != nil {
 			ops.configCRs(cfg, svc, si, bundle)
 		}
 		return

@@ -142,20 +142,10 @@ type installer interface {
 
 func (r *run) installer() installer {
 	if r.opts.NoOLM {
-		return trackerInstaller{r}
+		return r.trackers
 	}
 	return r.olm
 }
-
-// trackerInstaller writes the tracking ConfigMaps of ODLM's no-OLM controller (noolm.go).
-type trackerInstaller struct{ r *run }
-
-func (t trackerInstaller) install() {
-	t.r.planTrackers()
-	t.r.buildTrackers()
-}
-
-func (trackerInstaller) afterOperands() {}
 
 // carry records what a round emitted for the next round.
 func (r *run) carry(out Output) *carried {

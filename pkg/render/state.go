@@ -55,6 +55,7 @@ type run struct {
 	*operandPass
 	provenance
 	olm       *olmInstall
+	trackers  *trackerInstaller
 	bind      *bindInfoStep
 	operands  *operandsStep
 	resources *resourcesStep
@@ -190,6 +191,7 @@ type provenance struct {
 func newRun(in Inputs, opts Options, cache *renderCache, prev *carried) *run {
 	r := newRoundState(in, opts, cache, prev)
 	r.olm.r = r
+	r.trackers = &trackerInstaller{r: r}
 	r.roundInputs.r = r
 	r.kinds = &servedIndex{r: r}
 	r.operands = &operandsStep{r: r}
