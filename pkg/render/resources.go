@@ -23,72 +23,117 @@ func (rs *resourcesStep) renderResources(cfg *operandConfig, svc *api.ConfigServ
 }
 
 func (rs *resourcesStep) renderResource(cfg *operandConfig, res *api.ConfigResource, field string) {
-	if res.Name == "" || res.Kind == "" || res.APIVersion == "" {
-		return // reported while loading
-	}
-	ns := res.Namespace
-	if ns == "" {
-		ns = cfg.key.Namespace
-	}
-	var data map[string]any
-	if !res.Data.IsNull() {
-		m, ok := res.Data.Value.(map[string]any)
-		if !ok {
-			rs.r.add(diag.Errorf(cfg.obj, field+".data", "must be a mapping of the object's top-level fields"))
-			return
-		}
-		data = m
-	}
-	ref := manifest.Ref{APIVersion: res.APIVersion, Kind: res.Kind, Namespace: ns, Name: res.Name}
-	if rs.r.kinds.clusterScoped(res.APIVersion, res.Kind) {
-		ref.Namespace = ""
-	}
-	templated := data != nil && containsTemplate(data)
-	// data's fields are the object's: marks in data mark the same paths of the object
-	marks := rs.r.secretFieldsUnder(cfg.obj, field+".data")
-	if templated {
-		resolved, m, ok := rs.r.templates.resolve(site{config: cfg, field: field + ".data", what: ref.String(), outputs: []manifest.Ref{ref}, secretsAllowed: secret.IsKind(res.APIVersion, res.Kind)}, data)
-		if !ok {
-			return
-		}
-		data, _ = resolved.(map[string]any)
-		marks = m
-	}
-	hash, routeHash, ok := rs.r.cachedResourceHashes(cfg, res, data, field, templated || data == nil)
+	in, ok := rs.prepare(cfg, res, field)
 	if !ok {
 		return
 	}
 	if len(res.OwnerReferences) > 0 {
 		rs.r.add(diag.Infof(cfg.obj, field+".ownerReferences", "not rendered: an owner reference needs the owner's uid, which exists only in a cluster; GitOps tools track ownership themselves"))
 	}
-	if in, exists := rs.r.byRef[ref.Key()]; exists {
-		rs.r.markSecret(rs.updateResource(cfg, res, field, in, data, hash, routeHash), marks)
+	if existing, exists := rs.r.byRef[in.ref.Key()]; exists {
+		rs.r.markSecret(rs.updateResource(cfg, res, field, existing, in.data, in.hash, in.routeHash), in.marks)
 		return
 	}
-	rs.r.operands.replaceRequestCR(ref, schemaAnchor{about: cfg.obj, field: field, data: true}) // samename.go
-	if _, dup := rs.r.rendered[ref.Key()]; dup {
-		rs.r.add(diag.Warnf(cfg.obj, field, "%s is already rendered from another OperandConfig resource; the first one wins", ref))
+	rs.r.operands.replaceRequestCR(in.ref, schemaAnchor{about: cfg.obj, field: field, data: true}) // samename.go
+	if _, dup := rs.r.rendered[in.ref.Key()]; dup {
+		rs.r.add(diag.Warnf(cfg.obj, field, "%s is already rendered from another OperandConfig resource; the first one wins", in.ref))
 		return
 	}
-	if o := rs.r.clusterObject(ref, cfg.obj, field); o != nil {
-		// ODLM updates an existing object only with force and its label (or the resource's
-		// labels adopting it); one with the label is what this render emitted before
-		_, odlm := o.Labels()[naming.ControlLabel]
-		switch {
-		case !odlm && res.Labels[naming.ControlLabel] != "true":
-			rs.r.add(diag.Infof(cfg.obj, field, "%s exists in the %s without ODLM's label: ODLM leaves it unchanged, so it is not rendered", ref, rs.r.originOf[o]))
-			return
-		case !odlm && res.Force != nil && !*res.Force:
-			rs.r.add(diag.Infof(cfg.obj, field+".force", "%s exists in the %s and force is false: ODLM leaves it unchanged, so it is not rendered", ref, rs.r.originOf[o]))
-			return
+	if rs.leftAlone(cfg, res, field, in.ref) {
+		return
+	}
+	obj, ok := rs.newObject(cfg, res, field, in)
+	if !ok {
+		return
+	}
+	rs.finishResource(cfg, res, field, obj, in.hash, in.routeHash, true)
+	if !rs.applicable(cfg, field, obj) {
+		return
+	}
+	rs.r.producers[obj] = producer{config: cfg.obj, field: field, data: true}
+	rs.r.schemaAnchors[obj] = schemaAnchor{about: cfg.obj, field: field, data: true}
+	rs.r.markSecret(obj, in.marks)
+	rs.r.emit(obj)
+}
+
+// resourceInput is a resource's object as its OperandConfig gives it: where it goes, its
+// data with templates resolved, the Secret values in it, and ODLM's hash annotations.
+type resourceInput struct {
+	ref             manifest.Ref
+	namespace       string
+	data            map[string]any
+	marks           secret.Fields
+	hash, routeHash string
+}
+
+// prepare reads a resource's data and resolves its templates; false when the resource is not
+// rendered (reported).
+func (rs *resourcesStep) prepare(cfg *operandConfig, res *api.ConfigResource, field string) (resourceInput, bool) {
+	var in resourceInput
+	if res.Name == "" || res.Kind == "" || res.APIVersion == "" {
+		return in, false // reported while loading
+	}
+	in.namespace = res.Namespace
+	if in.namespace == "" {
+		in.namespace = cfg.key.Namespace
+	}
+	if !res.Data.IsNull() {
+		m, ok := res.Data.Value.(map[string]any)
+		if !ok {
+			rs.r.add(diag.Errorf(cfg.obj, field+".data", "must be a mapping of the object's top-level fields"))
+			return in, false
 		}
+		in.data = m
 	}
+	in.ref = manifest.Ref{APIVersion: res.APIVersion, Kind: res.Kind, Namespace: in.namespace, Name: res.Name}
+	if rs.r.kinds.clusterScoped(res.APIVersion, res.Kind) {
+		in.ref.Namespace = ""
+	}
+	templated := in.data != nil && containsTemplate(in.data)
+	// data's fields are the object's: marks in data mark the same paths of the object
+	in.marks = rs.r.secretFieldsUnder(cfg.obj, field+".data")
+	if templated {
+		resolved, m, ok := rs.r.templates.resolve(site{config: cfg, field: field + ".data", what: in.ref.String(), outputs: []manifest.Ref{in.ref}, secretsAllowed: secret.IsKind(res.APIVersion, res.Kind)}, in.data)
+		if !ok {
+			return in, false
+		}
+		in.data, _ = resolved.(map[string]any)
+		in.marks = m
+	}
+	var ok bool
+	in.hash, in.routeHash, ok = rs.r.cachedResourceHashes(cfg, res, in.data, field, templated || in.data == nil)
+	return in, ok
+}
+
+// leftAlone reports a resource whose object exists in the cluster and that ODLM leaves
+// unchanged: it updates an existing object only with force and its label (or the resource's
+// labels adopting it); one with the label is what this render emitted before.
+func (rs *resourcesStep) leftAlone(cfg *operandConfig, res *api.ConfigResource, field string, ref manifest.Ref) bool {
+	o := rs.r.clusterObject(ref, cfg.obj, field)
+	if o == nil {
+		return false
+	}
+	_, odlm := o.Labels()[naming.ControlLabel]
+	switch {
+	case !odlm && res.Labels[naming.ControlLabel] != "true":
+		rs.r.add(diag.Infof(cfg.obj, field, "%s exists in the %s without ODLM's label: ODLM leaves it unchanged, so it is not rendered", ref, rs.r.originOf[o]))
+		return true
+	case !odlm && res.Force != nil && !*res.Force:
+		rs.r.add(diag.Infof(cfg.obj, field+".force", "%s exists in the %s and force is false: ODLM leaves it unchanged, so it is not rendered", ref, rs.r.originOf[o]))
+		return true
+	}
+	return false
+}
+
+// newObject is the object a resource creates: its data's fields under the resource's
+// apiVersion, kind, name and namespace (data.metadata replaces the metadata).
+func (rs *resourcesStep) newObject(cfg *operandConfig, res *api.ConfigResource, field string, in resourceInput) (*manifest.Object, bool) {
 	obj := manifest.New(map[string]any{
 		"apiVersion": res.APIVersion,
 		"kind":       res.Kind,
-		"metadata":   map[string]any{"name": res.Name, "namespace": ns},
+		"metadata":   map[string]any{"name": res.Name, "namespace": in.namespace},
 	})
-	for k, v := range data {
+	for k, v := range in.data {
 		// what the render changes afterwards is copied (metadata; any field optionalFields
 		// may remove); the rest is shared with the input, which nothing modifies
 		if k == "metadata" || len(res.OptionalFields) > 0 {
@@ -98,23 +143,16 @@ func (rs *resourcesStep) renderResource(cfg *operandConfig, res *api.ConfigResou
 	}
 	if _, ok := obj.Map["metadata"].(map[string]any); !ok {
 		rs.r.add(diag.Errorf(cfg.obj, field+".data.metadata", "must be a mapping"))
-		return
+		return nil, false
 	}
 	if obj.Name() == "" {
 		rs.r.add(diag.Errorf(cfg.obj, field+".data.metadata", "replaces the object's metadata but has no name"))
-		return
+		return nil, false
 	}
 	if rs.r.kinds.clusterScoped(obj.APIVersion(), obj.Kind()) {
 		delete(obj.Map["metadata"].(map[string]any), "namespace")
 	}
-	rs.finishResource(cfg, res, field, obj, hash, routeHash, true)
-	if !rs.applicable(cfg, field, obj) {
-		return
-	}
-	rs.r.producers[obj] = producer{config: cfg.obj, field: field, data: true}
-	rs.r.schemaAnchors[obj] = schemaAnchor{about: cfg.obj, field: field, data: true}
-	rs.r.markSecret(obj, marks)
-	rs.r.emit(obj)
+	return obj, true
 }
 
 // applicable rejects an object the API server would refuse (docs/semantics.md, Decided deviations: nothing invalid, nothing silent): no name (optionalFields
