@@ -10,11 +10,11 @@ import (
 	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
-// listPageSize is the number of objects asked for per LIST request (continued until done;
-// a variable for tests). A page must fit live.DefaultMaxResponseBytes: ClusterServiceVersions
+// listPageSize is the number of objects asked for per LIST request (continued until done).
+// A page must fit live.DefaultMaxResponseBytes: ClusterServiceVersions
 // run to hundreds of kilobytes (icons, CRD descriptions), so a page holds 100 of them, not
 // the 500 usual elsewhere.
-var listPageSize = 100
+const listPageSize = 100
 
 // LiveOptions says which cluster a LiveLister reads (the live reader's options).
 type LiveOptions = live.Options
@@ -25,6 +25,8 @@ type LiveOptions = live.Options
 // resource, never object contents.
 type LiveLister struct {
 	conn *live.Connection
+	// pageSize is the objects per LIST page (listPageSize; smaller in tests).
+	pageSize int
 }
 
 // resource is a kind this package lists, with its fixed REST path.
@@ -67,7 +69,7 @@ func NewLiveLister(opts LiveOptions) (*LiveLister, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &LiveLister{conn: c}, nil
+	return &LiveLister{conn: c, pageSize: listPageSize}, nil
 }
 
 // Server is the API server's URL, for messages.
@@ -109,7 +111,7 @@ func (l *LiveLister) Read(namespaces bool) (Cluster, diag.Results, error) {
 // list reads every object of a resource in all namespaces, page by page, within the
 // connection's limits (pages, objects, bytes, deadline).
 func (l *LiveLister) list(r resource) ([]*manifest.Object, error) {
-	items, err := l.conn.List(live.ListRequest{Segments: []string{r.path()}, Resource: r.name(), Scope: " in all namespaces", PageSize: listPageSize})
+	items, err := l.conn.List(live.ListRequest{Segments: []string{r.path()}, Resource: r.name(), Scope: " in all namespaces", PageSize: l.pageSize})
 	if err != nil {
 		return nil, l.describe(err, r)
 	}

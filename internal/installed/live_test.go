@@ -105,6 +105,7 @@ type roundTripperFunc func(*http.Request) (*http.Response, error)
 func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
 func TestInstalledLiveListerReadsTheClusterWithPagedGETs(t *testing.T) {
+	t.Parallel()
 	c := testcluster.Start(t)
 	c.Apply(t, readCRDs(t))
 	ops, watched := c.Namespace(t), c.Namespace(t)
@@ -142,11 +143,10 @@ spec: {version: 0.9.4}
 status: {phase: Succeeded, reason: Copied}
 `))
 
-	defer func(n int) { listPageSize = n }(listPageSize)
-	listPageSize = 1
 	rec := &recorder{}
 	l, err := NewLiveLister(LiveOptions{Kubeconfig: c.AdminKubeconfig(), WrapTransport: rec.wrap})
 	require.NoError(t, err)
+	l.pageSize = 1
 	assert.Equal(t, c.Server(), l.Server())
 	state, rs, err := l.Read(true)
 	require.NoError(t, err)
@@ -194,6 +194,7 @@ func (r *recorder) requests() []string {
 }
 
 func TestInstalledLiveListerRBAC(t *testing.T) {
+	t.Parallel()
 	c := testcluster.Start(t)
 	c.Apply(t, readCRDs(t))
 	l, err := NewLiveLister(LiveOptions{Kubeconfig: c.ReaderKubeconfig()})
@@ -214,6 +215,7 @@ func TestInstalledLiveListerRBAC(t *testing.T) {
 }
 
 func TestInstalledLiveListerUnauthorizedAndUnreachable(t *testing.T) {
+	t.Parallel()
 	l, err := NewLiveLister(LiveOptions{Kubeconfig: testcluster.UnreachableKubeconfig(t), Timeout: 2 * time.Second})
 	require.NoError(t, err)
 	_, _, err = l.Read(false)
@@ -231,6 +233,7 @@ func TestInstalledLiveListerUnauthorizedAndUnreachable(t *testing.T) {
 
 // A fake API server: no OLM (404), and a paginated built-in list whose items lack kind.
 func TestInstalledLiveListerAgainstAFakeServer(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch {
@@ -270,6 +273,7 @@ func TestInstalledLiveListerAgainstAFakeServer(t *testing.T) {
 // untrusted (the Argo CD sidecar is shared by every tenant); the lister's LISTs are bounded
 // like the live reader's.
 func TestInstalledLiveListerBoundsAHostileServer(t *testing.T) {
+	t.Parallel()
 	page := func(w http.ResponseWriter, cont string) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"kind":"SubscriptionList","apiVersion":"operators.coreos.com/v1alpha1","metadata":{"continue":%q},"items":[{"metadata":{"name":"s","namespace":"a"}}]}`, cont)

@@ -35,7 +35,7 @@ var yamlLineRe = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
 // a document that is not a mapping is an error. Objects of kind List (as `kubectl get -o
 // yaml` writes them) are flattened into their items.
 func Decode(file string, data []byte) ([]*Object, error) {
-	if objs, ok := decodeParallel(file, data); ok {
+	if objs, ok := decodeParallel(file, data, parallelMinBytes); ok {
 		return objs, nil
 	}
 	objs, err := decodeSequential(file, data)

@@ -53,7 +53,7 @@ func BenchmarkDecodeParallelFleet(b *testing.B) {
 	data := []byte(s.String())
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, ok := decodeParallel("fleet.yaml", data); !ok {
+		if _, ok := decodeParallel("fleet.yaml", data, parallelMinBytes); !ok {
 			b.Fatal("the parallel decode refused the fleet")
 		}
 	}

@@ -13,9 +13,8 @@ import (
 	"github.com/odlm-render/odlm-render/internal/yamltext"
 )
 
-// parallelMinBytes is the size from which a stream's documents are parsed on every core
-// (a variable for the tests).
-var parallelMinBytes = 256 << 10
+// parallelMinBytes is the size from which Decode parses a stream's documents on every core.
+const parallelMinBytes = 256 << 10
 
 // parallelBatch is how many documents are parsed at a time: their node trees (several times
 // the text) are held only until they are converted, in order.
@@ -28,9 +27,9 @@ const parallelBatch = 256
 // decode gives. ok is false, and the caller decodes sequentially, for any layout it does not
 // handle (directives, "..." markers, "--- value", line breaks other than "\n" and "\r\n",
 // text that is not UTF-8) and for any error, so that errors are exactly the sequential
-// decode's.
-func decodeParallel(file string, data []byte) (out []*Object, ok bool) {
-	if len(data) < parallelMinBytes || runtime.GOMAXPROCS(0) < 2 || !yamltext.OnlyNewlineBreaks(data) ||
+// decode's, and for streams shorter than minBytes.
+func decodeParallel(file string, data []byte, minBytes int) (out []*Object, ok bool) {
+	if len(data) < minBytes || runtime.GOMAXPROCS(0) < 2 || !yamltext.OnlyNewlineBreaks(data) ||
 		bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) || !utf8.Valid(data) {
 		return nil, false
 	}

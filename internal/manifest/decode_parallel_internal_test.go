@@ -14,9 +14,7 @@ import (
 // sequential decode gives: values, file, document index, line, and field lines.
 func agree(t *testing.T, data string) (parallel bool) {
 	t.Helper()
-	defer func(n int) { parallelMinBytes = n }(parallelMinBytes)
-	parallelMinBytes = 0
-	got, ok := decodeParallel("f.yaml", []byte(data))
+	got, ok := decodeParallel("f.yaml", []byte(data), 0)
 	want, err := decodeSequential("f.yaml", []byte(data))
 	if !ok {
 		return false
@@ -37,6 +35,7 @@ func agree(t *testing.T, data string) (parallel bool) {
 }
 
 func TestDecodeParallelAgrees(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, data string
 		parallel   bool
@@ -58,6 +57,7 @@ func TestDecodeParallelAgrees(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			assert.Equal(t, tt.parallel, agree(t, tt.data))
 		})
 	}
@@ -84,6 +84,7 @@ spec:
 `
 
 func TestFastDocumentTakesGeneratedLayouts(t *testing.T) {
+	t.Parallel()
 	for _, doc := range []string{fleetDoc, "a:\n  b:\n  - c\n  - d: e\n    f: [1, -2, x y]\n  - - g\n    - {h: i}\n"} {
 		_, _, _, ok := fastDocument([]byte(doc), 1)
 		assert.True(t, ok, doc)
@@ -92,11 +93,12 @@ func TestFastDocumentTakesGeneratedLayouts(t *testing.T) {
 }
 
 func TestDecodeParallelTakesLargeStreams(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	for i := 0; b.Len() < parallelMinBytes+1; i++ {
 		b.WriteString("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: ns}\ndata: {k: v}\n")
 	}
-	objs, ok := decodeParallel("f.yaml", []byte(b.String()))
+	objs, ok := decodeParallel("f.yaml", []byte(b.String()), parallelMinBytes)
 	require.True(t, ok)
 	assert.Greater(t, len(objs), 1000)
 	assert.Equal(t, len(objs)-1, objs[len(objs)-1].Source.Index)
@@ -115,6 +117,7 @@ func FuzzDecodeParallelAgrees(f *testing.F) {
 // TestDecodeParallelAgreesOnRealFiles reads real configurations and catalogs both ways: IBM's
 // foundational-services inputs and snapshot, and the real FBC catalogs of testdata.
 func TestDecodeParallelAgreesOnRealFiles(t *testing.T) {
+	t.Parallel()
 	var files []string
 	for _, glob := range []string{
 		"../../testdata/render/real-*/input/*.yaml",
@@ -132,6 +135,7 @@ func TestDecodeParallelAgreesOnRealFiles(t *testing.T) {
 		data, err := os.ReadFile(f)
 		require.NoError(t, err)
 		t.Run(f, func(t *testing.T) {
+			t.Parallel()
 			agree(t, string(data))
 		})
 		docs, ok := splitDocuments(data)
