@@ -20,6 +20,7 @@ func decodeOne(t *testing.T, doc string) *manifest.Object {
 }
 
 func TestDecodeRegistryReportsUnknownFields(t *testing.T) {
+	t.Parallel()
 	obj := decodeOne(t, `
 apiVersion: operator.ibm.com/v1alpha1
 kind: OperandRegistry
@@ -53,6 +54,7 @@ spec:
 }
 
 func TestDecodeOptionalDistinguishesAbsentNullEmpty(t *testing.T) {
+	t.Parallel()
 	obj := decodeOne(t, `
 apiVersion: operator.ibm.com/v1alpha1
 kind: OperandRequest
@@ -81,6 +83,7 @@ spec:
 }
 
 func TestDecodeTypeErrorNamesTheField(t *testing.T) {
+	t.Parallel()
 	obj := decodeOne(t, `
 apiVersion: operator.ibm.com/v1alpha1
 kind: OperandRegistry
@@ -100,6 +103,7 @@ spec:
 }
 
 func TestDecodePrunesUnknownKeysBeforeDecoding(t *testing.T) {
+	t.Parallel()
 	obj := decodeOne(t, `
 apiVersion: operator.ibm.com/v1alpha1
 kind: OperandRequest

@@ -10,6 +10,7 @@ import (
 )
 
 func TestFindSemantic(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", 100000)
 	for _, tc := range []struct {
 		name, in, want string
@@ -39,6 +40,7 @@ func TestFindSemantic(t *testing.T) {
 		{name: "leading zeros", in: "v01.2", want: "v01.2", valid: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			assert.Equal(t, tc.want, channel.FindSemantic(tc.in))
 			assert.Equal(t, tc.valid, channel.Valid(tc.in))
 		})
@@ -46,6 +48,7 @@ func TestFindSemantic(t *testing.T) {
 }
 
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, a, b string
 		want       int
@@ -60,6 +63,7 @@ func TestCompare(t *testing.T) {
 		{name: "empty strings", a: "", b: "", want: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			assert.Equal(t, tc.want, channel.Compare(tc.a, tc.b))
 			assert.Equal(t, -tc.want, channel.Compare(tc.b, tc.a))
 		})
@@ -67,6 +71,7 @@ func TestCompare(t *testing.T) {
 }
 
 func TestMin(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		channels []string
@@ -83,6 +88,7 @@ func TestMin(t *testing.T) {
 		{name: "empty string channel", channels: []string{"v1.0", ""}, want: ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			in := append([]string(nil), tc.channels...)
 			assert.Equal(t, tc.want, channel.Min(tc.channels))
 			assert.Equal(t, in, tc.channels)
@@ -91,6 +97,7 @@ func TestMin(t *testing.T) {
 }
 
 func TestPickFallback(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		catalog   []string
@@ -113,6 +120,7 @@ func TestPickFallback(t *testing.T) {
 		{name: "empty fallback string", catalog: []string{"v0.0.0"}, fallbacks: []string{""}, want: "", ok: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			fallbacks := append([]string(nil), tc.fallbacks...)
 			got, ok := channel.PickFallback(tc.catalog, tc.fallbacks)
 			assert.Equal(t, tc.ok, ok)
@@ -123,6 +131,7 @@ func TestPickFallback(t *testing.T) {
 }
 
 func TestODLMFindMinSemver(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		cur  string
@@ -139,6 +148,7 @@ func TestODLMFindMinSemver(t *testing.T) {
 		{name: "invalids ordered by string", cur: "", list: []string{"4.0", "release-2023", "v1"}, want: "release-2023"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			list := append([]string(nil), tc.list...)
 			assert.Equal(t, tc.want, channel.ODLMFindMinSemver(tc.cur, tc.list))
 			assert.Equal(t, list, tc.list)

@@ -44,6 +44,7 @@ func rows(items []Item) []string {
 }
 
 func TestInstalledWatchedNamespaces(t *testing.T) {
+	t.Parallel()
 	nss := "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: b}"
 	tests := []struct {
 		name     string
@@ -78,6 +79,7 @@ func TestInstalledWatchedNamespaces(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			c := FromObjects(decode(t, append([]string{nss}, tt.docs...)...))
 			require.Empty(t, c.Validate())
 			items, rs := Compute(c, Options{AllNamespaces: true})
@@ -91,6 +93,7 @@ func TestInstalledWatchedNamespaces(t *testing.T) {
 }
 
 func TestInstalledOperatorsAndVersions(t *testing.T) {
+	t.Parallel()
 	ns := og("ops", "{targetNamespaces: [ops]}", "{}")
 	tests := []struct {
 		name             string
@@ -127,6 +130,7 @@ func TestInstalledOperatorsAndVersions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			c := FromObjects(decode(t, tt.docs...))
 			require.Empty(t, c.Validate())
 			items, rs := Compute(c, Options{Namespace: "ops"})
@@ -149,6 +153,7 @@ func TestInstalledOperatorsAndVersions(t *testing.T) {
 }
 
 func TestInstalledVersionFromName(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]string{
 		"etcdoperator.v0.9.4":             "0.9.4",
 		"etcdoperator.v0.9.4-clusterwide": "0.9.4-clusterwide",
@@ -163,6 +168,7 @@ func TestInstalledVersionFromName(t *testing.T) {
 }
 
 func TestInstalledObjectIsSanitized(t *testing.T) {
+	t.Parallel()
 	c := FromObjects(decode(t, og("ops", "{}", "{}"),
 		sub("ops", "s", "{channel: a}", "{installedCSV: x.v1.0.0}"),
 		`apiVersion: operators.coreos.com/v1alpha1
@@ -194,6 +200,7 @@ status: {phase: Succeeded}`))
 }
 
 func TestInstalledObjectWithAnInvalidLabelValue(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", 70) + ".v1.0.0"
 	c := FromObjects(decode(t, og("ops", "{}", "{}"), csv("ops", long, "{}", "Succeeded")))
 	items, _ := Compute(c, Options{Namespace: "ops"})
@@ -205,6 +212,7 @@ func TestInstalledObjectWithAnInvalidLabelValue(t *testing.T) {
 }
 
 func TestInstalledWriteTableAlignsLikeKubectl(t *testing.T) {
+	t.Parallel()
 	c := FromObjects(decode(t, og("operators", "{}", "{}"),
 		sub("operators", "etcd", "{channel: clusterwide-alpha}", "{installedCSV: etcdoperator.v0.9.4-clusterwide}"),
 		strings.Replace(csv("operators", "etcdoperator.v0.9.4-clusterwide", "{}", "Succeeded"), "1.0.0", "0.9.4", 1)))
@@ -218,6 +226,7 @@ etcdoperator.v0.9.4-clusterwide   operators                clusterwide-alpha   0
 }
 
 func TestInstalledAgainstStatuses(t *testing.T) {
+	t.Parallel()
 	rendered := func(spec string) string { return sub("ops", "s", spec, "{}") }
 	pinned := rendered("{name: pkg, channel: stable, source: cat, sourceNamespace: mkt, startingCSV: pkg.v1.0.0}")
 	clusterSub := func(status string) string {
@@ -282,6 +291,7 @@ func TestInstalledAgainstStatuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			var c Cluster
 			if len(tt.cluster) > 0 {
 				c = FromObjects(decode(t, tt.cluster...))
@@ -299,6 +309,7 @@ func TestInstalledAgainstStatuses(t *testing.T) {
 }
 
 func TestInstalledAgainstNamespaceFilterAndOrder(t *testing.T) {
+	t.Parallel()
 	subs, rs := RenderedSubscriptions(decode(t,
 		sub("b", "z", "{}", "{}"), sub("a", "y", "{}", "{}"), sub("b", "a", "{}", "{}"),
 		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: a}"), "rendered")

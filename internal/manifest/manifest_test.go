@@ -13,6 +13,7 @@ import (
 )
 
 func TestDecodeKeepsNumbersExact(t *testing.T) {
+	t.Parallel()
 	objs, err := manifest.Decode("in.yaml", []byte(`
 apiVersion: v1
 kind: ConfigMap
@@ -41,6 +42,7 @@ data:
 }
 
 func TestDecodeErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, in, want string
 	}{
@@ -50,6 +52,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"infinity", "a: .inf\n", `bad.yaml:1: number ".inf" cannot be represented in JSON`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := manifest.Decode("bad.yaml", []byte(tc.in))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
@@ -58,6 +61,7 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 func TestDecodeFlattensListsAndSkipsEmptyDocuments(t *testing.T) {
+	t.Parallel()
 	objs, err := manifest.Decode("l.yaml", []byte("---\n---\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata: {name: s}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n"))
 	require.NoError(t, err)
 	require.Len(t, objs, 2)
@@ -66,6 +70,7 @@ func TestDecodeFlattensListsAndSkipsEmptyDocuments(t *testing.T) {
 }
 
 func TestLineOf(t *testing.T) {
+	t.Parallel()
 	objs, err := manifest.Decode("f.yaml", []byte("apiVersion: v1\nkind: X\nmetadata:\n  name: x\n  annotations:\n    a.b/c: d\nspec:\n  list:\n  - one\n  - two: 2\n"))
 	require.NoError(t, err)
 	src := objs[0].Source
@@ -105,6 +110,7 @@ func TestSortIgnoresInputOrder(t *testing.T) {
 }
 
 func TestDecodeRefusesAliasBombsAndSelfReference(t *testing.T) {
+	t.Parallel()
 	bomb := "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
 	prev := "a"
 	for _, name := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
@@ -122,12 +128,14 @@ func TestDecodeRefusesAliasBombsAndSelfReference(t *testing.T) {
 // TestLineOfLaterDocumentsAndListItems: lines are found by parsing a document again from its
 // root's line, so they must be right in any document of a stream and in List items.
 func TestLineOfLaterDocumentsAndListItems(t *testing.T) {
+	t.Parallel()
 	stream := "# header\napiVersion: v1\nkind: A\nmetadata: {name: a}\n---\n# comment\n" +
 		"apiVersion: v1\nkind: B\nmetadata:\n  name: b\n" + // doc 1: lines 7-10
 		"--- {apiVersion: v1, kind: C,\n  metadata: {name: c}}\n" + // doc 2: lines 11-12
 		"---\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: D\n  metadata:\n    name: d\n- {apiVersion: v1, kind: E, metadata: {name: e}}\n" // lines 13-21
 	for name, data := range map[string]string{"lf": stream, "crlf": strings.ReplaceAll(stream, "\n", "\r\n")} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			objs, err := manifest.Decode("f.yaml", []byte(data))
 			require.NoError(t, err)
 			lines := map[string][2]int{}

@@ -14,6 +14,7 @@ import (
 // it is written (plain YAML, a JSON document, an exponent or 400 digits), as .inf is: the
 // output must not carry a value that the API server's decoder refuses or reads otherwise.
 func TestNumbersJSONCannotHoldAreErrors(t *testing.T) {
+	t.Parallel()
 	big := "1" + strings.Repeat("0", 400)
 	for _, tc := range []struct{ name, doc string }{
 		{"exponent in YAML", "x: 1e999"},
@@ -23,6 +24,7 @@ func TestNumbersJSONCannotHoldAreErrors(t *testing.T) {
 		{"400 digits", "x: " + big},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := manifest.Decode("a.yaml", []byte(tc.doc))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), "cannot be represented in JSON")

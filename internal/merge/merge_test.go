@@ -38,6 +38,7 @@ func decodeJSON(data []byte) (any, error) {
 }
 
 func TestMerge(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		def     string
@@ -119,6 +120,7 @@ func TestMerge(t *testing.T) {
 		{name: "changed not an object", def: `{}`, changed: `"x"`, wantErr: "the changed value must be a mapping, not a string"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			def, changed := decode(t, tc.def), decode(t, tc.changed)
 			defBefore, changedBefore := merge.DeepCopy(def), merge.DeepCopy(changed)
 
@@ -139,6 +141,7 @@ func TestMerge(t *testing.T) {
 }
 
 func TestMergeResultSharesNothing(t *testing.T) {
+	t.Parallel()
 	def := decode(t, `{"a":{"b":[{"c":1}]},"l":[{"x":1}]}`)
 	changed := decode(t, `{"l":[{"y":2}]}`)
 	got, err := merge.Merge(def, changed)
@@ -152,6 +155,7 @@ func TestMergeResultSharesNothing(t *testing.T) {
 }
 
 func TestMergeNilMapsAreNull(t *testing.T) {
+	t.Parallel()
 	got, err := merge.Merge(map[string]any(nil), map[string]any(nil))
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{}, got)
@@ -162,6 +166,7 @@ func TestMergeNilMapsAreNull(t *testing.T) {
 }
 
 func TestMergeNullChanged(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		def     string
@@ -175,6 +180,7 @@ func TestMergeNullChanged(t *testing.T) {
 		{name: "default not an object", def: `3`, wantErr: "the default value must be a mapping, not a number"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			def := decode(t, tc.def)
 			before := merge.DeepCopy(def)
 			got, err := merge.MergeNullChanged(def)
@@ -190,6 +196,7 @@ func TestMergeNullChanged(t *testing.T) {
 }
 
 func TestErrorWithoutPath(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, "boom", (&merge.Error{Msg: "boom"}).Error())
 	assert.Equal(t, "a.b[0]: boom", (&merge.Error{Path: "a.b[0]", Msg: "boom"}).Error())
 }

@@ -10,6 +10,7 @@ import (
 )
 
 func TestEqual(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		a, b any
@@ -46,6 +47,7 @@ func TestEqual(t *testing.T) {
 		{name: "list vs map", a: []any{}, b: map[string]any{}, want: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			assert.Equal(t, tc.want, merge.Equal(tc.a, tc.b))
 			assert.Equal(t, tc.want, merge.Equal(tc.b, tc.a))
 		})
@@ -53,6 +55,7 @@ func TestEqual(t *testing.T) {
 }
 
 func TestDeepCopy(t *testing.T) {
+	t.Parallel()
 	orig := decode(t, `{"a":[{"b":1},"s",null,true],"c":{"d":{"e":[]}}}`)
 	cp := merge.DeepCopy(orig)
 	assert.Equal(t, orig, cp)

@@ -3,6 +3,7 @@ package metaop_test
 import (
 	"bytes"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -27,54 +28,59 @@ import (
 // other), and cases with css-control Subscriptions among the inputs are left out: the
 // direct render reconciles them as the Meta Operator does, ODLM leaves them alone.
 func TestRenderingMetaCRsEqualsRenderingTheirConversion(t *testing.T) {
-	tested, metaLabelled := 0, 0
-	for _, c := range golden.Cases(t, "../../testdata/render") {
-		if !strings.HasPrefix(c.Name(), "meta-") || len(c.ExpectedResults(t, "error")) > 0 {
-			continue
+	t.Parallel()
+	var tested, metaLabelled atomic.Int64
+	// the cases run in parallel inside a group, which returns once they have all run
+	t.Run("cases", func(t *testing.T) {
+		for _, c := range golden.Cases(t, "../../testdata/render") {
+			if !strings.HasPrefix(c.Name(), "meta-") || len(c.ExpectedResults(t, "error")) > 0 {
+				continue
+			}
+			t.Run(c.Name(), func(t *testing.T) {
+				t.Parallel()
+				docs, err := inputs.ReadPaths([]string{c.Input()}, nil)
+				require.NoError(t, err)
+				set, err := inputs.Classify(docs)
+				require.NoError(t, err)
+				for _, o := range set.Resources {
+					if _, css := o.Labels()[metaop.ControlLabel]; css && o.Kind() == "Subscription" {
+						t.Skip("css-control Subscriptions among the inputs: ODLM does not adopt them")
+					}
+				}
+				cat, err := inputs.LoadCatalog(c.CatalogPaths("../../testdata/catalogs"), set.CatalogBlobs)
+				require.NoError(t, err)
+				opts := render.Options{DefaultNamespace: c.Namespace}
+
+				direct := render.Render(render.Inputs{Objects: set.Resources, Catalog: cat}, opts)
+				require.False(t, direct.Results.HasErrors(), "%v", direct.Results)
+
+				conv := metaop.Analyze(set.Resources, metaop.Options{DefaultNamespace: c.Namespace})
+				converted, results := metaop.Convert(set.Resources, metaop.Options{DefaultNamespace: c.Namespace})
+				require.False(t, results.HasErrors(), "%v", results)
+				var buf bytes.Buffer
+				require.NoError(t, manifest.WriteYAML(&buf, converted))
+				reread, err := manifest.Decode("converted.yaml", buf.Bytes())
+				require.NoError(t, err)
+				viaODLM := render.Render(render.Inputs{Objects: reread, Catalog: cat}, opts)
+				require.False(t, viaODLM.Results.HasErrors(), "%v", viaODLM.Results)
+
+				for _, o := range direct.Objects {
+					if o.Kind() == "Subscription" && o.Labels()[metaop.ControlLabel] == "true" {
+						metaLabelled.Add(1)
+						assert.NotContains(t, o.Labels(), naming.ControlLabel)
+					}
+				}
+				for _, o := range viaODLM.Objects {
+					assert.NotContains(t, o.Labels(), metaop.ControlLabel, "%s", o.Ref())
+				}
+
+				assert.Equal(t, normalize(t, conv, direct.Objects), normalize(t, conv, viaODLM.Objects))
+				tested.Add(1)
+			})
 		}
-		t.Run(c.Name(), func(t *testing.T) {
-			docs, err := inputs.ReadPaths([]string{c.Input()}, nil)
-			require.NoError(t, err)
-			set, err := inputs.Classify(docs)
-			require.NoError(t, err)
-			for _, o := range set.Resources {
-				if _, css := o.Labels()[metaop.ControlLabel]; css && o.Kind() == "Subscription" {
-					t.Skip("css-control Subscriptions among the inputs: ODLM does not adopt them")
-				}
-			}
-			cat, err := inputs.LoadCatalog(c.CatalogPaths("../../testdata/catalogs"), set.CatalogBlobs)
-			require.NoError(t, err)
-			opts := render.Options{DefaultNamespace: c.Namespace}
-
-			direct := render.Render(render.Inputs{Objects: set.Resources, Catalog: cat}, opts)
-			require.False(t, direct.Results.HasErrors(), "%v", direct.Results)
-
-			conv := metaop.Analyze(set.Resources, metaop.Options{DefaultNamespace: c.Namespace})
-			converted, results := metaop.Convert(set.Resources, metaop.Options{DefaultNamespace: c.Namespace})
-			require.False(t, results.HasErrors(), "%v", results)
-			var buf bytes.Buffer
-			require.NoError(t, manifest.WriteYAML(&buf, converted))
-			reread, err := manifest.Decode("converted.yaml", buf.Bytes())
-			require.NoError(t, err)
-			viaODLM := render.Render(render.Inputs{Objects: reread, Catalog: cat}, opts)
-			require.False(t, viaODLM.Results.HasErrors(), "%v", viaODLM.Results)
-
-			for _, o := range direct.Objects {
-				if o.Kind() == "Subscription" && o.Labels()[metaop.ControlLabel] == "true" {
-					metaLabelled++
-					assert.NotContains(t, o.Labels(), naming.ControlLabel)
-				}
-			}
-			for _, o := range viaODLM.Objects {
-				assert.NotContains(t, o.Labels(), metaop.ControlLabel, "%s", o.Ref())
-			}
-
-			assert.Equal(t, normalize(t, conv, direct.Objects), normalize(t, conv, viaODLM.Objects))
-			tested++
-		})
-	}
-	assert.GreaterOrEqual(t, tested, 3)
-	assert.GreaterOrEqual(t, metaLabelled, 3, "the cases render Meta Subscriptions")
+	})
+	assert.GreaterOrEqual(t, tested.Load(), int64(3))
+	assert.GreaterOrEqual(t, metaLabelled.Load(), int64(3), "the cases render Meta Subscriptions")
 }
 
 // normalize prints objects with the Meta/ODLM differences of Subscriptions and

@@ -90,6 +90,7 @@ spec:
 `
 
 func TestConvertUnit(t *testing.T) {
+	t.Parallel()
 	out, results := metaop.Convert(decode(t, "meta.yaml", unit), metaop.Options{})
 	assert.Equal(t, []string{
 		`meta.yaml:24: warning: MetaOperatorCatalog ns/cs: spec.operators[2].channel: is not set: ODLM requires a channel, so operator "c" (absent) is left out of the OperandRegistry`,
@@ -146,6 +147,7 @@ spec:
 }
 
 func TestConvertIsIndependentOfInputOrder(t *testing.T) {
+	t.Parallel()
 	objs := decode(t, "meta.yaml", unit)
 	a, _ := metaop.Convert(objs, metaop.Options{})
 	reversed := []*manifest.Object{objs[2], objs[1], objs[0]}
@@ -154,6 +156,7 @@ func TestConvertIsIndependentOfInputOrder(t *testing.T) {
 }
 
 func TestKindWithCapitalKIsAnErrorNamingTheFix(t *testing.T) {
+	t.Parallel()
 	objs := decode(t, "seed.yaml", `apiVersion: operator.ibm.com/v1alpha1
 Kind: MetaOperatorConfig
 metadata:
@@ -170,6 +173,7 @@ spec:
 }
 
 func TestDefaultNamespace(t *testing.T) {
+	t.Parallel()
 	objs := decode(t, "m.yaml", `apiVersion: operator.ibm.com/v1alpha1
 kind: MetaOperatorSet
 metadata: {name: x}
@@ -196,6 +200,7 @@ spec: {}
 }
 
 func TestMapResultPointsAtTheMetaField(t *testing.T) {
+	t.Parallel()
 	c := metaop.Analyze(decode(t, "meta.yaml", unit), metaop.Options{})
 	u := c.Units[0]
 	require.NotNil(t, u.Registry)
@@ -223,6 +228,7 @@ func TestMapResultPointsAtTheMetaField(t *testing.T) {
 }
 
 func TestCollisionWithAnODLMInput(t *testing.T) {
+	t.Parallel()
 	objs := decode(t, "m.yaml", unit+`---
 apiVersion: operator.ibm.com/v1alpha1
 kind: OperandRequest

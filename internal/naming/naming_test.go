@@ -15,6 +15,7 @@ import (
 )
 
 func TestRequestCRName(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name              string
 		req, apiVer, kind string
@@ -28,6 +29,7 @@ func TestRequestCRName(t *testing.T) {
 		{name: "unicode", req: "rq", apiVer: "été/v1", kind: "Ärger", index: 12, want: "rq-" + sha14("été/v1Ärger12")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got := naming.RequestCRName(tc.req, tc.apiVer, tc.kind, tc.index)
 			assert.Equal(t, tc.want, got)
 			assert.Len(t, strings.TrimPrefix(got, tc.req+"-"), 14)
@@ -41,6 +43,7 @@ func sha14(s string) string {
 }
 
 func TestDataHashVectors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, in, want string
 	}{
@@ -52,6 +55,7 @@ func TestDataHashVectors(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got, err := naming.DataHash(decodeNumbers(t, tc.in))
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
@@ -62,6 +66,7 @@ func TestDataHashVectors(t *testing.T) {
 // TestDataHashMatchesFloatDecoding checks DataHash against an independent
 // path: decoding into float64 values and hashing json.Marshal's output.
 func TestDataHashMatchesFloatDecoding(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, in string
 	}{
@@ -81,6 +86,7 @@ func TestDataHashMatchesFloatDecoding(t *testing.T) {
 		{name: "null top level", in: `null`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			var floats any
 			require.NoError(t, json.Unmarshal([]byte(tc.in), &floats))
 			data, err := json.Marshal(floats)
@@ -94,6 +100,7 @@ func TestDataHashMatchesFloatDecoding(t *testing.T) {
 }
 
 func TestDataHashDoesNotMutate(t *testing.T) {
+	t.Parallel()
 	in := decodeNumbers(t, `{"a":[1.0,{"b":2}]}`)
 	_, err := naming.DataHash(in)
 	require.NoError(t, err)
@@ -101,6 +108,7 @@ func TestDataHashDoesNotMutate(t *testing.T) {
 }
 
 func TestDataHashErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		in      any
@@ -113,6 +121,7 @@ func TestDataHashErrors(t *testing.T) {
 		{name: "unencodable", in: map[string]any{"f": func() {}}, wantErr: "encoding data to hash"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := naming.DataHash(tc.in)
 			require.ErrorContains(t, err, tc.wantErr)
 		})
@@ -129,6 +138,7 @@ func decodeNumbers(t *testing.T, s string) any {
 }
 
 func TestAnnotationKeys(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, got, want string
 	}{
@@ -139,12 +149,14 @@ func TestAnnotationKeys(t *testing.T) {
 		{name: "request config", got: naming.RequestConfigAnnotation("ns", "req", "ibm-iam-operator"), want: "ns.req.ibm-iam-operator/config"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			assert.Equal(t, tc.want, tc.got)
 		})
 	}
 }
 
 func TestConstants(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, "operator.ibm.com/operand-depoyment-lifecycle-manager.hashedData", naming.HashedDataAnnotation)
 	assert.Equal(t, "operator.ibm.com/opreq-control", naming.ControlLabel)
 	assert.Equal(t, "operator.ibm.com/opreq-do-not-uninstall", naming.DoNotUninstallLabel)
@@ -158,6 +170,7 @@ func TestConstants(t *testing.T) {
 // TestTextHashIsOfTheRawHost checks the worked value of docs/semantics.md, OperandConfig resources: the Route
 // host hash is over the host's bytes, not over its JSON string.
 func TestTextHashIsOfTheRawHost(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, "7653e4959f8eac", naming.TextHash("a.example.com"))
 	assert.NotEqual(t, "e8b75f7e378fa9", naming.TextHash("a.example.com"), "the hash of the quoted JSON string is ODLM's wrong reading")
 }

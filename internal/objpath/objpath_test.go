@@ -20,6 +20,7 @@ func obj(t *testing.T) map[string]any {
 }
 
 func TestEvaluate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, path, want string
 	}{
@@ -41,6 +42,7 @@ func TestEvaluate(t *testing.T) {
 		{"a literal that starts with a dot is a JSONPath, and empties the path", "https://+.data.s+.svc", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got, err := objpath.Evaluate(tc.path, obj(t))
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
@@ -49,6 +51,7 @@ func TestEvaluate(t *testing.T) {
 }
 
 func TestEvaluateErrors(t *testing.T) {
+	t.Parallel()
 	_, err := objpath.Evaluate(".spec.ports[5].port", obj(t))
 	require.Error(t, err, "an index out of range is an error, not an empty value")
 	_, err = objpath.Evaluate(".spec.ports[", obj(t))
@@ -56,6 +59,7 @@ func TestEvaluateErrors(t *testing.T) {
 }
 
 func TestRemove(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, path string
 		removed    bool
@@ -69,6 +73,7 @@ func TestRemove(t *testing.T) {
 		{"index out of range is a no-op", "spec.ports[9].port", false, `{"data":{"a":1},"spec":{"ports":[{"port":80},{"port":443}]}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			v, err := manifest.DecodeJSONValue([]byte(`{"data":{"a":1},"spec":{"ports":[{"port":80},{"port":443}]}}`))
 			require.NoError(t, err)
 			m := v.(map[string]any)
@@ -81,6 +86,7 @@ func TestRemove(t *testing.T) {
 }
 
 func TestEvaluateErrorsHoldNoValues(t *testing.T) {
+	t.Parallel()
 	v, err := manifest.DecodeJSONValue([]byte(`{"data":{"pw":"s3cr3t-value"}}`))
 	require.NoError(t, err)
 	_, err = objpath.Evaluate(`.data.pw[?(@.x=="y")]`, v.(map[string]any))
@@ -92,6 +98,7 @@ func TestEvaluateErrorsHoldNoValues(t *testing.T) {
 // order, which changes from run to run; the render sorts what ".*" and ".." return, and
 // keeps a list's own order everywhere else.
 func TestMapWildcardsAreDeterministic(t *testing.T) {
+	t.Parallel()
 	data := map[string]any{}
 	for _, k := range []string{"k", "e", "y", "s", "a", "r", "b", "q", "c", "p"} {
 		data[k] = k + "-value"

@@ -9,6 +9,7 @@ import (
 )
 
 func TestDistance(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		a, b string
 		want int
@@ -27,6 +28,7 @@ func TestDistance(t *testing.T) {
 }
 
 func TestClosest(t *testing.T) {
+	t.Parallel()
 	kinds := []string{"OperandRegistry", "OperandConfig", "OperandRequest", "OperandBindInfo"}
 	for _, tc := range []struct {
 		name, word string
@@ -44,6 +46,7 @@ func TestClosest(t *testing.T) {
 		{"a key", "chanel", []string{"name", "channel", "packageName"}, "channel", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got, ok := suggest.Closest(tc.word, tc.candidates)
 			assert.Equal(t, tc.ok, ok)
 			if tc.ok {

@@ -65,6 +65,7 @@ func seedResolve(t *testing.T, in string, r *memReader) outcome {
 }
 
 func TestSeedSecretFromConfigMap(t *testing.T) {
+	t.Parallel()
 	data := `
 stringData:
   ca.crt:
@@ -94,6 +95,7 @@ type: kubernetes.io/tls
 }
 
 func TestSeedValueSources(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, in, want string }{
 		{"configMapKeyRef (intended indentation): key is a plain data key", `
 port:
@@ -137,6 +139,7 @@ replicas:
 `, `{}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			o := seedResolve(t, tc.in, seedReader(t, ""))
 			require.NoError(t, o.err)
 			assert.Equal(t, value(t, tc.want), o.out)
@@ -145,6 +148,7 @@ replicas:
 }
 
 func TestSeedSecretKeyRef(t *testing.T) {
+	t.Parallel()
 	o := seedResolve(t, `
 password:
   templatingValueFrom:
@@ -162,6 +166,7 @@ password:
 }
 
 func TestSeedDefault(t *testing.T) {
+	t.Parallel()
 	const in = `
 storage:
   templatingValueFrom:
@@ -196,6 +201,7 @@ storage:
 		{"default.required has no effect: the field is removed", "", `{}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			o := seedResolve(t, in, seedReader(t, tc.objects))
 			require.NoError(t, o.err)
 			assert.Equal(t, value(t, tc.want), o.out)
@@ -239,6 +245,7 @@ items:
 `
 
 func TestSeedArray(t *testing.T) {
+	t.Parallel()
 	// As written, path "data.environment" has no leading dot: it is the literal string
 	// "data.environment", never "production", so the else branch is taken.
 	o := seedResolve(t, sprintf(seedArray, "data.environment"), seedReader(t, ""))
@@ -254,6 +261,7 @@ func TestSeedArray(t *testing.T) {
 }
 
 func TestSeedConditionalEmptyBranch(t *testing.T) {
+	t.Parallel()
 	o := seedResolve(t, `
 keep: 1
 size:
@@ -271,6 +279,7 @@ size:
 }
 
 func TestSeedSimpleConditional(t *testing.T) {
+	t.Parallel()
 	const in = `
 storage:
   templatingValueFrom:
@@ -308,6 +317,7 @@ func clusterInfoIn(ns, env, region string) string {
 }
 
 func TestSeedAdvancedConditional(t *testing.T) {
+	t.Parallel()
 	const intended = `
 replicas:
   templatingValueFrom:
@@ -380,6 +390,7 @@ replicas:
 		{"well-formed notEqual: staging", fixed, "staging", "us-east", `replicas: "1"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			o := seedResolve(t, tc.in, seedReader(t, clusterInfoIn("service-ns", tc.env, tc.region)))
 			require.NoError(t, o.err)
 			assert.Equal(t, value(t, tc.want), o.out)
@@ -388,6 +399,7 @@ replicas:
 }
 
 func TestSeedQuantityComparisons(t *testing.T) {
+	t.Parallel()
 	const pvc = `
 policy:
   templatingValueFrom:
@@ -454,6 +466,7 @@ memory:
 		{"node example as written: the field is removed", nodeAsWritten, nodeObj("32Gi"), `{}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			o := seedResolve(t, tc.in, seedReader(t, tc.objects))
 			require.NoError(t, o.err)
 			assert.Equal(t, value(t, tc.want), o.out)
@@ -462,6 +475,7 @@ memory:
 }
 
 func TestSeedNumericAndStringComparisons(t *testing.T) {
+	t.Parallel()
 	cmp := func(op, l, r string) string {
 		return sprintf(`v: {templatingValueFrom: {conditional: {expression: {%s: {left: {literal: %s}, right: {literal: %s}}}, then: {literal: "yes"}, else: {literal: "no"}}}}`, op, l, r)
 	}
@@ -475,6 +489,7 @@ func TestSeedNumericAndStringComparisons(t *testing.T) {
 		{`lessThan is left < right`, cmp("lessThan", `"2"`, `"10"`), `v: "yes"`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			o := seedResolve(t, tc.in, seedReader(t, ""))
 			if tc.err != "" {
 				require.Error(t, o.err)

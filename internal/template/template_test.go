@@ -27,6 +27,7 @@ func runCases(t *testing.T, cases []tcase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			o := resolve(t, value(t, tc.in), newReader(t, fixtures))
 			assertNoSecret(t, o)
 			if tc.wantErr != "" {
@@ -78,6 +79,7 @@ func TestConversions(t *testing.T) { // docs/semantics.md, Templating: result
 }
 
 func TestToValue(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want any
@@ -101,6 +103,7 @@ func TestToValue(t *testing.T) {
 }
 
 func TestNonMapValue(t *testing.T) {
+	t.Parallel()
 	in := []any{map[string]any{"x": map[string]any{"templatingValueFrom": map[string]any{"boolean": true}}}}
 	out, uses, err := template.Resolve(in, template.Context{Namespace: "ns"})
 	require.NoError(t, err)
@@ -153,6 +156,7 @@ func TestPrecedence(t *testing.T) { // docs/semantics.md, Templating: resolution
 }
 
 func TestDefaultErrorIsReported(t *testing.T) {
+	t.Parallel()
 	in := value(t, `v: {templatingValueFrom: {default: {required: true}, configMapKeyRef: {name: cm, key: a}}}`)
 	o := resolve(t, in, newReader(t, fixtures))
 	require.NoError(t, o.err)
@@ -226,6 +230,7 @@ func TestExpressions(t *testing.T) { // docs/semantics.md, Templating: expressio
 }
 
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	const lt, eq, gt = -1, 0, 1
 	for _, tc := range []struct {
 		l, r  string
@@ -267,6 +272,7 @@ func TestCompare(t *testing.T) {
 }
 
 func TestTruthy(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]bool{
 		"true": true, "TRUE": true, "True": true, "1": true, "yes": true, "no": true, "00": true, " ": true,
 		"false": false, "FALSE": false, "0": false, "": false,
@@ -276,6 +282,7 @@ func TestTruthy(t *testing.T) {
 }
 
 func TestNaNIsNeverEqual(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tcase{
 		{name: "NaN equal", in: `v: {templatingValueFrom: {conditional: {expression: {equal: {left: {literal: NaN}, right: {literal: NaN}}}, then: {literal: "yes"}, else: {literal: "no"}}}}`, want: `v: "no"`},
 		{name: "NaN notEqual", in: `v: {templatingValueFrom: {conditional: {expression: {notEqual: {left: {literal: NaN}, right: {literal: NaN}}}, then: {literal: "yes"}, else: {literal: "no"}}}}`, want: `v: "yes"`},
@@ -346,6 +353,7 @@ data: {n: 5}
 }
 
 func TestNonStringData(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tcase{
 		{name: "configMap data that is not a string", in: `v: {templatingValueFrom: {configMapKeyRef: {name: weird, key: n}}}`, wantErr: "data value is a number, not a string"},
 		{name: "node fixture sanity", in: `v: {templatingValueFrom: {objectRef: {apiVersion: v1, kind: Node, name: n1, path: .status.allocatable.memory}}}`, want: `v: 32Gi`},
@@ -353,6 +361,7 @@ func TestNonStringData(t *testing.T) {
 }
 
 func TestUsesAndSources(t *testing.T) {
+	t.Parallel()
 	in := value(t, `
 spec:
   size: {templatingValueFrom: {configMapKeyRef: {name: cm, key: num}, default: {secretKeyRef: {name: sec, key: pw}}}}
@@ -392,6 +401,7 @@ items: [{host: svc.example}, {}, {host: [{k: new}]}]
 }
 
 func TestSecretConditionDoesNotTaintALiteral(t *testing.T) {
+	t.Parallel()
 	in := value(t, `v: {templatingValueFrom: {conditional: {expression: {equal: {left: {secretKeyRef: {name: sec, key: pw}}, right: {literal: "`+planted+`"}}}, then: {literal: matched}}}}`)
 	// The template itself names the planted value here; only check the outcome.
 	out, uses, err := template.Resolve(in, template.Context{Namespace: "ns", Reader: newReader(t, fixtures)})
@@ -403,6 +413,7 @@ func TestSecretConditionDoesNotTaintALiteral(t *testing.T) {
 }
 
 func TestSecretsNeverLeak(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		`v: {templatingValueFrom: {secretKeyRef: {name: sec, key: pw}}}`,
 		`v: {templatingValueFrom: {secretKeyRef: {name: sec, key: pw}, required: true}}`,
@@ -418,6 +429,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 		`v: {templatingValueFrom: {default: {secretKeyRef: {name: sec, key: pw}}, required: true}}`,
 	} {
 		t.Run(in, func(t *testing.T) {
+			t.Parallel()
 			o := resolve(t, value(t, in), newReader(t, fixtures))
 			assertNoSecret(t, o)
 			for _, u := range o.uses {
@@ -433,6 +445,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 }
 
 func TestReaderErrorsPropagate(t *testing.T) {
+	t.Parallel()
 	boom := errors.New("forbidden: cannot get configmaps")
 	r := newReader(t, fixtures)
 	r.fail["/ConfigMap/ns/cm"] = boom
@@ -462,6 +475,7 @@ func TestReaderErrorsPropagate(t *testing.T) {
 }
 
 func TestRequiredErrorCarriesTheRef(t *testing.T) {
+	t.Parallel()
 	o := resolve(t, value(t, `spec: {host: {templatingValueFrom: {required: true, configMapKeyRef: {name: cm, key: none}, objectRef: {apiVersion: route.openshift.io/v1, kind: Route, name: r, path: .spec.host}}}}`), newReader(t, fixtures))
 	var te *template.Error
 	require.ErrorAs(t, o.err, &te)
@@ -475,6 +489,7 @@ func TestRequiredErrorCarriesTheRef(t *testing.T) {
 }
 
 func TestWalkErrorsAreDeterministic(t *testing.T) {
+	t.Parallel()
 	in := value(t, `{b: {templatingValueFrom: {required: true}}, a: {templatingValueFrom: {conditional: {}}}}`)
 	for i := 0; i < 20; i++ {
 		_, _, err := template.Resolve(in, template.Context{Namespace: "ns"})
@@ -484,6 +499,7 @@ func TestWalkErrorsAreDeterministic(t *testing.T) {
 }
 
 func TestLimits(t *testing.T) {
+	t.Parallel()
 	deep := `{"literal": "x"}`
 	expr := `{"value": {"literal": "true"}}`
 	for i := 0; i < template.MaxExpressionDepth+1; i++ {
@@ -504,6 +520,7 @@ func TestLimits(t *testing.T) {
 }
 
 func TestASecretNamedUnderAnotherCoreVersionIsAnErrorNotARead(t *testing.T) {
+	t.Parallel()
 	for _, apiVersion := range []string{"v2", "/v1", "v1beta1"} {
 		ref := `{apiVersion: "` + apiVersion + `", kind: Secret, name: sec, path: .data.pw}`
 		for name, in := range map[string]string{
@@ -515,6 +532,7 @@ func TestASecretNamedUnderAnotherCoreVersionIsAnErrorNotARead(t *testing.T) {
 			"with others": `v: {templatingValueFrom: {configMapKeyRef: {name: cm, key: a}, objectRef: ` + ref + `}}`,
 		} {
 			t.Run(apiVersion+"/"+name, func(t *testing.T) {
+				t.Parallel()
 				r := newReader(t, fixtures)
 				o := resolve(t, value(t, in), r)
 				assertNoSecret(t, o)
@@ -543,6 +561,7 @@ func markedReader(t *testing.T) *memReader {
 }
 
 func TestReadsOfMarkedFieldsAreReadsOfASecret(t *testing.T) {
+	t.Parallel()
 	cmRef := func(path string) string {
 		return `{apiVersion: v1, kind: ConfigMap, name: cm, path: '` + path + `'}`
 	}
@@ -567,6 +586,7 @@ func TestReadsOfMarkedFieldsAreReadsOfASecret(t *testing.T) {
 		{"array map", `v: {templatingValueFrom: {conditional: {expression: {value: {literal: "1"}}, then: {array: [{map: {k: {configMapKeyRef: {name: cm, key: a}}}}]}}}}`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			o := resolve(t, value(t, tc.in), markedReader(t))
 			require.NoError(t, o.err)
 			require.Len(t, o.uses, 1)
@@ -585,6 +605,7 @@ func TestReadsOfMarkedFieldsAreReadsOfASecret(t *testing.T) {
 }
 
 func TestPathErrorsOnMarkedObjectsSayNothingOfTheirValues(t *testing.T) {
+	t.Parallel()
 	o := resolve(t, value(t, `v: {templatingValueFrom: {objectRef: {apiVersion: v1, kind: Service, name: svc, path: '.spec.ports[5].port'}}}`), markedReader(t))
 	require.Error(t, o.err)
 	assert.Equal(t, `v: objectRef: v1 Service ns/svc path ".spec.ports[5].port": the path cannot be evaluated on an object that holds a value from a Secret`, o.err.Error())
