@@ -194,73 +194,87 @@ func (r *run) existingOr(apiVersion, kind, namespace string, failed func(origin 
 	if objs, ok := r.existingCache[cacheKey]; ok {
 		return objs
 	}
-	var out []*manifest.Object
-	seen := map[string]bool{}
-	add := func(o *manifest.Object, origin cluster.Origin) {
-		k := o.Ref().Key()
-		if seen[k] {
-			return
-		}
-		seen[k] = true
-		out = append(out, o)
-		if origin != cluster.OriginInputs {
-			r.originOf[o] = origin
-		}
-	}
-	matches := func(o *manifest.Object) bool {
-		return o.Kind() == kind && o.Group() == group && (namespace == "" || o.Namespace() == namespace || o.Namespace() == "")
-	}
-	for _, o := range r.ofKind(group, kind) {
-		if matches(o) {
-			add(o, cluster.OriginInputs)
-		}
-	}
+	l := &listing{group: group, kind: kind, namespace: namespace, seen: map[string]bool{}, originOf: r.originOf}
+	l.addMatching(r.ofKind(group, kind), cluster.OriginInputs, nil)
 	if r.carried != nil {
-		for _, o := range r.carried.ofKind(group, kind) {
-			if !r.carried.controller[o.Ref().Key()] && matches(o) {
-				add(o, OriginRendered)
-			}
-		}
+		l.addMatching(r.carried.ofKind(group, kind), OriginRendered, r.carried.controller)
 	}
 	for i, s := range r.opts.Sources {
-		l, ok := s.Reader.(cluster.Lister)
-		if !ok {
-			continue
-		}
-		// a source is listed once per render, whatever the rounds
-		lk := fmt.Sprintf("%d|%s", i, cacheKey)
-		listed, done := r.sourceLists[lk]
-		if !done {
-			listed.objs, listed.err = l.List(apiVersion, kind, namespace)
-			r.sourceLists[lk] = listed
-		}
-		if errors.Is(listed.err, cluster.ErrNotServed) {
-			continue
-		}
-		if listed.err != nil {
+		objs, err := r.sourceList(i, s, apiVersion, kind, namespace, cacheKey)
+		switch {
+		case errors.Is(err, cluster.ErrNotServed):
+		case err != nil:
 			where := "in namespace " + namespace
 			if namespace == "" {
 				where = "in all namespaces"
 			}
-			res := diag.Errorf(nil, "", "listing %s %s %s (%s) failed, and ODLM searches them before it creates anything: %v", apiVersion, kind, where, s.Origin, listed.err)
+			res := diag.Errorf(nil, "", "listing %s %s %s (%s) failed, and ODLM searches them before it creates anything: %v", apiVersion, kind, where, s.Origin, err)
 			if failed != nil {
-				res = failed(s.Origin, listed.err)
+				res = failed(s.Origin, err)
 			}
 			r.warnOnce("list|"+cacheKey+"|"+string(s.Origin), res)
-			continue
-		}
-		for _, m := range listed.objs {
-			add(manifest.New(m), s.Origin)
+		default:
+			for _, m := range objs {
+				l.add(manifest.New(m), s.Origin)
+			}
 		}
 	}
-	manifest.Sort(out)
-	r.existingCache[cacheKey] = out
-	maps := make([]map[string]any, len(out))
-	for i, o := range out {
+	manifest.Sort(l.out)
+	r.existingCache[cacheKey] = l.out
+	maps := make([]map[string]any, len(l.out))
+	for i, o := range l.out {
 		maps[i] = o.Map
 	}
 	r.record(readRecord{op: readList, apiVersion: apiVersion, kind: kind, namespace: namespace, answer: fingerprint(maps...)})
-	return out
+	return l.out
+}
+
+// sourceList is what the i-th source lists of a kind (nothing for a source that cannot
+// list): a source is listed once per render, whatever the rounds.
+func (c *renderCache) sourceList(i int, s cluster.Source, apiVersion, kind, namespace, cacheKey string) ([]map[string]any, error) {
+	l, ok := s.Reader.(cluster.Lister)
+	if !ok {
+		return nil, cluster.ErrNotServed
+	}
+	lk := fmt.Sprintf("%d|%s", i, cacheKey)
+	listed, done := c.sourceLists[lk]
+	if !done {
+		listed.objs, listed.err = l.List(apiVersion, kind, namespace)
+		c.sourceLists[lk] = listed
+	}
+	return listed.objs, listed.err
+}
+
+// listing gathers the objects of a kind in a namespace (and the cluster-scoped ones), each
+// identity once, in look-up order, noting the origin of those that are not inputs.
+type listing struct {
+	group, kind, namespace string
+	out                    []*manifest.Object
+	seen                   map[string]bool
+	originOf               map[*manifest.Object]cluster.Origin
+}
+
+func (l *listing) add(o *manifest.Object, origin cluster.Origin) {
+	k := o.Ref().Key()
+	if l.seen[k] {
+		return
+	}
+	l.seen[k] = true
+	l.out = append(l.out, o)
+	if origin != cluster.OriginInputs {
+		l.originOf[o] = origin
+	}
+}
+
+// addMatching adds the objects of the listing's kind and namespace, except those whose key
+// is in skip.
+func (l *listing) addMatching(objs []*manifest.Object, origin cluster.Origin, skip map[string]bool) {
+	for _, o := range objs {
+		if o.Kind() == l.kind && o.Group() == l.group && (l.namespace == "" || o.Namespace() == l.namespace || o.Namespace() == "") &&
+			(skip == nil || !skip[o.Ref().Key()]) {
+			l.add(o, origin)
+		}
+	}
 }
 
 // isInput reports whether an object is one of the render's inputs (not a snapshot, live or
