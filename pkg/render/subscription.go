@@ -487,20 +487,18 @@ func requestedChannels(obj *manifest.Object) []string {
 // buildOperatorGroups creates one OperatorGroup per namespace where the render creates a
 // Subscription, unless the inputs already hold one there (docs/semantics.md, OperatorGroups; Decided deviations: shared OperatorGroups).
 func (oi *olmInstall) buildOperatorGroups() {
-	// an OperatorGroup already there stops a second one (docs/semantics.md, Decided deviations: shared OperatorGroups; one look-up order), except ODLM's own
-	// in a snapshot or live cluster: that is what this render emits again
-	existing := func(ns string) bool {
-		for _, o := range oi.r.existing(operatorGroupAPIVersion, "OperatorGroup", ns) {
-			if o.Namespace() != ns {
-				continue
-			}
-			if !oi.r.isInput(o) && oi.r.originOf[o] != OriginRendered && o.Name() == naming.OperatorGroupName && o.Labels()[naming.ControlLabel] == "true" {
-				continue
-			}
-			return true
+	byNamespace, order := oi.operatorGroupsWanted()
+	oi.keepOwnOperatorGroups(byNamespace)
+	for _, ns := range order {
+		if og := oi.operatorGroup(ns, byNamespace[ns]); og != nil {
+			oi.r.operatorGroups = append(oi.r.operatorGroups, oi.r.madeAsController(og))
 		}
-		return false
 	}
+}
+
+// operatorGroupsWanted lists the entries of created Subscriptions by the namespace whose
+// OperatorGroup they need, and those namespaces in the order they first appear.
+func (oi *olmInstall) operatorGroupsWanted() (map[string][]*entry, []string) {
 	byNamespace := map[string][]*entry{}
 	var order []string
 	for _, p := range oi.r.subscriptions {
@@ -509,7 +507,7 @@ func (oi *olmInstall) buildOperatorGroups() {
 		}
 		for _, w := range contributors(p) {
 			e := w.entry
-			if e.installNamespace() == clusterInstallNamespace || existing(e.Namespace) {
+			if e.installNamespace() == clusterInstallNamespace || oi.operatorGroupThere(e.Namespace) {
 				continue
 			}
 			if _, seen := byNamespace[e.Namespace]; !seen {
@@ -520,44 +518,62 @@ func (oi *olmInstall) buildOperatorGroups() {
 			}
 		}
 	}
-	oi.keepOwnOperatorGroups(byNamespace)
-	for _, ns := range order {
-		entries := byNamespace[ns]
-		slices.SortStableFunc(entries, func(a, b *entry) int {
-			if c := strings.Compare(a.registry.key.Namespace, b.registry.key.Namespace); c != 0 {
-				return c
-			}
-			if c := strings.Compare(a.registry.key.Name, b.registry.key.Name); c != 0 {
-				return c
-			}
-			return a.index - b.index
-		})
-		first := entries[0]
-		for _, e := range entries[1:] {
-			if !sameTargets(first, e) {
-				oi.r.add(diag.Warnf(e.registry.obj, e.field("targetNamespaces"), "operators %q (OperandRegistry %s) and %q (OperandRegistry %s) share namespace %s but want different targetNamespaces; the OperatorGroup follows %q (ODLM: whichever is created first)", first.Name, first.registry.key, e.Name, e.registry.key, ns, first.Name))
-			}
-		}
-		targets := first.TargetNamespaces
-		if targets == nil {
-			targets = []string{first.Namespace}
-		}
-		spec, err := olm.OperatorGroupSpec(targets)
-		if err != nil {
-			oi.r.add(diag.Errorf(first.registry.obj, first.field("targetNamespaces"), "%v", err))
+	return byNamespace, order
+}
+
+// operatorGroupThere reports an OperatorGroup already in a namespace, which stops a second
+// one (docs/semantics.md, Decided deviations: shared OperatorGroups; one look-up order),
+// except ODLM's own in a snapshot or live cluster: that is what this render emits again.
+func (oi *olmInstall) operatorGroupThere(ns string) bool {
+	for _, o := range oi.r.existing(operatorGroupAPIVersion, "OperatorGroup", ns) {
+		if o.Namespace() != ns {
 			continue
 		}
-		oi.r.operatorGroups = append(oi.r.operatorGroups, oi.r.madeAsController(manifest.New(map[string]any{
-			"apiVersion": operatorGroupAPIVersion,
-			"kind":       "OperatorGroup",
-			"metadata": map[string]any{
-				"name":      naming.OperatorGroupName,
-				"namespace": ns,
-				"labels":    map[string]any{naming.ControlLabel: "true"},
-			},
-			"spec": spec,
-		})))
+		if !oi.r.isInput(o) && oi.r.originOf[o] != OriginRendered && o.Name() == naming.OperatorGroupName && o.Labels()[naming.ControlLabel] == "true" {
+			continue
+		}
+		return true
 	}
+	return false
+}
+
+// operatorGroup is the OperatorGroup of a namespace, targeting what the first of its entries
+// (by registry and position) wants, with a warning for each entry that wants other targets.
+func (oi *olmInstall) operatorGroup(ns string, entries []*entry) *manifest.Object {
+	slices.SortStableFunc(entries, func(a, b *entry) int {
+		if c := strings.Compare(a.registry.key.Namespace, b.registry.key.Namespace); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.registry.key.Name, b.registry.key.Name); c != 0 {
+			return c
+		}
+		return a.index - b.index
+	})
+	first := entries[0]
+	for _, e := range entries[1:] {
+		if !sameTargets(first, e) {
+			oi.r.add(diag.Warnf(e.registry.obj, e.field("targetNamespaces"), "operators %q (OperandRegistry %s) and %q (OperandRegistry %s) share namespace %s but want different targetNamespaces; the OperatorGroup follows %q (ODLM: whichever is created first)", first.Name, first.registry.key, e.Name, e.registry.key, ns, first.Name))
+		}
+	}
+	targets := first.TargetNamespaces
+	if targets == nil {
+		targets = []string{first.Namespace}
+	}
+	spec, err := olm.OperatorGroupSpec(targets)
+	if err != nil {
+		oi.r.add(diag.Errorf(first.registry.obj, first.field("targetNamespaces"), "%v", err))
+		return nil
+	}
+	return manifest.New(map[string]any{
+		"apiVersion": operatorGroupAPIVersion,
+		"kind":       "OperatorGroup",
+		"metadata": map[string]any{
+			"name":      naming.OperatorGroupName,
+			"namespace": ns,
+			"labels":    map[string]any{naming.ControlLabel: "true"},
+		},
+		"spec": spec,
+	})
 }
 
 func sameTargets(a, b *entry) bool {
