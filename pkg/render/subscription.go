@@ -130,68 +130,77 @@ func (r *run) findOne(w *want, apiVersion, kind, what string, match func(*manife
 }
 
 // planSubscriptions decides, for every in-scope want, which Subscription reconciles it.
+// No-op entries never create a Subscription, but annotate one that exists: they are planned
+// last.
 func (oi *olmInstall) planSubscriptions() {
-	plans := map[key]*subscriptionPlan{}
-	planFor := func(k key, existing *manifest.Object) *subscriptionPlan {
-		p, ok := plans[k]
-		if !ok {
-			p = &subscriptionPlan{namespace: k.Namespace, name: k.Name, existing: existing}
-			plans[k] = p
-			oi.r.subscriptions = append(oi.r.subscriptions, p)
-		}
-		return p
-	}
+	plans := subscriptionPlans{byKey: map[key]*subscriptionPlan{}, list: &oi.r.subscriptions}
 	var noops []*want
 	for _, w := range oi.r.allWants() {
-		if !w.inScope || w.entry == nil {
-			continue
-		}
-		e := w.entry
-		existing, ok := oi.r.findExisting(w)
-		if !ok {
-			continue
-		}
-		switch {
-		case e.UserManaged:
-			if existing != nil {
-				oi.userManagedExisting(w, existing)
-			}
-			continue
-		case e.InstallMode == api.InstallModeNoOp:
-			w.channel = e.Channel
+		if w.inScope && w.entry != nil && oi.planWant(plans, w) {
 			noops = append(noops, w)
-			continue
 		}
-		if existing != nil {
-			p := planFor(key{existing.Namespace(), existing.Name()}, existing)
-			if p.labelled() {
-				oi.resolveChannel(w, false)
-			} else {
-				w.channel = e.Channel
-			}
-			p.contribute(w)
-			continue
-		}
-		if !oi.resolveChannel(w, true) {
-			w.request.failed = true
-			continue
-		}
-		p := planFor(key{e.installNamespace(), e.PackageName}, nil)
-		p.contribute(w)
 	}
-	// no-op entries never create a Subscription, but annotate one that exists
 	for _, w := range noops {
 		existing, _ := oi.r.findExisting(w)
 		k := key{w.entry.installNamespace(), w.entry.PackageName}
 		if existing != nil {
 			k = key{existing.Namespace(), existing.Name()}
 		}
-		if _, planned := plans[k]; !planned && existing == nil {
+		if _, planned := plans.byKey[k]; !planned && existing == nil {
 			continue
 		}
-		p := planFor(k, existing)
-		p.contribute(w)
+		plans.planFor(k, existing).contribute(w)
 	}
+}
+
+// subscriptionPlans are the Subscriptions a round plans, by namespace and name, and in the
+// order they are planned.
+type subscriptionPlans struct {
+	byKey map[key]*subscriptionPlan
+	list  *[]*subscriptionPlan
+}
+
+func (ps subscriptionPlans) planFor(k key, existing *manifest.Object) *subscriptionPlan {
+	p, ok := ps.byKey[k]
+	if !ok {
+		p = &subscriptionPlan{namespace: k.Namespace, name: k.Name, existing: existing}
+		ps.byKey[k] = p
+		*ps.list = append(*ps.list, p)
+	}
+	return p
+}
+
+// planWant plans the Subscription of one want: the existing one that reconciles it, or the
+// one ODLM creates. It reports a no-op entry, planned once the others are.
+func (oi *olmInstall) planWant(plans subscriptionPlans, w *want) (noop bool) {
+	e := w.entry
+	existing, ok := oi.r.findExisting(w)
+	switch {
+	case !ok:
+		return false
+	case e.UserManaged:
+		if existing != nil {
+			oi.userManagedExisting(w, existing)
+		}
+		return false
+	case e.InstallMode == api.InstallModeNoOp:
+		w.channel = e.Channel
+		return true
+	case existing != nil:
+		p := plans.planFor(key{existing.Namespace(), existing.Name()}, existing)
+		if p.labelled() {
+			oi.resolveChannel(w, false)
+		} else {
+			w.channel = e.Channel
+		}
+		p.contribute(w)
+		return false
+	case !oi.resolveChannel(w, true):
+		w.request.failed = true
+		return false
+	}
+	plans.planFor(key{e.installNamespace(), e.PackageName}, nil).contribute(w)
+	return false
 }
 
 func (oi *olmInstall) userManagedExisting(w *want, existing *manifest.Object) {
