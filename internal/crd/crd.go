@@ -46,14 +46,40 @@ type Definition struct {
 	servedOrder   []string
 	preserveAll   bool
 	deprecatedMsg map[string]string
-	// checked remembers the problems of objects that needed no pruning, by their content
-	// without name and namespace (a fleet's objects differ in little else); see Check
-	checked sync.Map
-	cached  atomic.Int64
+	// answers remembers the problems of objects that needed no pruning (see check)
+	answers answers
 }
 
-// maxCachedChecks bounds what a Definition remembers.
-const maxCachedChecks = 4096
+// answers are the problems of objects the server keeps as they are, by their content
+// without name and namespace (rememberKey): a fleet's objects differ in little else.
+type answers struct {
+	problems sync.Map
+	n        atomic.Int64
+}
+
+// maxAnswers bounds what a Definition remembers.
+const maxAnswers = 4096
+
+func (a *answers) get(key string) ([]Problem, bool) {
+	if key == "" {
+		return nil, false
+	}
+	p, ok := a.problems.Load(key)
+	if !ok {
+		return nil, false
+	}
+	return p.([]Problem), true
+}
+
+// put remembers the problems of res when the server keeps obj as it is (nothing pruned,
+// dropped or defaulted into the answer).
+func (a *answers) put(key string, obj map[string]any, res Result) {
+	if key == "" || len(res.Pruned) > 0 || !sameMap(res.Object, obj) || a.n.Load() >= maxAnswers {
+		return
+	}
+	a.n.Add(1)
+	a.problems.Store(key, res.Problems)
+}
 
 // version is what one served version checks with; it is built on first use.
 type version struct {
@@ -291,6 +317,9 @@ func (d *Definition) CheckDefaulted(obj map[string]any) (res Result, err error) 
 	return d.check(obj, true)
 }
 
+// check is Check and CheckDefaulted: the object's version must be served; an object like
+// one checked before gets the answer remembered for it; any other goes the server's create
+// path (createPath).
 func (d *Definition) check(obj map[string]any, defaults bool) (res Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -307,81 +336,112 @@ func (d *Definition) check(obj map[string]any, defaults bool) (res Result, err e
 	if err := v.build(); err != nil {
 		return res, fmt.Errorf("%s %s: %w", d.Name, ver, err)
 	}
-	// an object the server keeps as it is gets the same answer as any other with the same
-	// content but its name and namespace, unless root CEL rules may read those
-	key := ""
-	if !defaults && (v.schema == nil || len(v.schema.XValidations) == 0) {
-		key = checkKey(ver, obj)
+	key := v.rememberKey(ver, obj, defaults)
+	if p, ok := d.answers.get(key); ok {
+		res.Problems = p
+		return res, nil
 	}
-	if key != "" {
-		if p, ok := d.checked.Load(key); ok {
-			res.Problems = p.([]Problem)
-			return res, nil
-		}
-	}
-	defer func() {
-		if err == nil && key != "" && len(res.Pruned) == 0 && sameMap(res.Object, obj) && d.cached.Load() < maxCachedChecks {
-			d.cached.Add(1)
-			d.checked.Store(key, res.Problems)
-		}
-	}()
-	var u any
-	u, err = unstructured(obj)
-	if err != nil {
+	if err := d.createPath(v, obj, defaults, &res); err != nil {
 		return res, err
 	}
+	d.answers.put(key, obj, res)
+	return res, nil
+}
+
+// rememberKey is the key under which the answer for obj is remembered (checkKey), or ""
+// when it must not be: defaults are asked for, or root CEL rules may read the name and
+// namespace.
+func (v *version) rememberKey(ver string, obj map[string]any, defaults bool) string {
+	if defaults || (v.schema != nil && len(v.schema.XValidations) > 0) {
+		return ""
+	}
+	return checkKey(ver, obj)
+}
+
+// createPath is what the server does with an object of a served version on create: it reads
+// the object into the types its code uses, prunes it (prune), validates it with its
+// defaults applied (validate), and stores it pruned. res.Object becomes a copy when anything
+// was pruned or dropped, or with defaults asked for.
+func (d *Definition) createPath(v *version, obj map[string]any, defaults bool, res *Result) error {
+	u, err := unstructured(obj)
+	if err != nil {
+		return err
+	}
 	um := u.(map[string]any)
-	// metadata: the server keeps only ObjectMeta's fields
+	pruned, changed, err := d.prune(v, um)
+	if err != nil {
+		res.Problems = []Problem{{Field: "metadata", Reason: metadataReason(err)}}
+		return nil
+	}
+	res.Pruned = pruned
+	if changed {
+		res.Object = restoreNumbers(runtime.DeepCopyJSON(um), obj)
+	}
+	// the server validates the object with its defaults applied (rules such as Route's
+	// "host or a wildcard policy" rely on them); what is returned stays without them
+	if v.structural != nil {
+		structuraldefaulting.Default(um, v.structural)
+		if defaults {
+			res.Object = restoreNumbers(runtime.DeepCopyJSON(um), obj)
+		}
+	}
+	res.Problems = problemsOf(v.validate(um))
+	return nil
+}
+
+// prune drops what the server does not store: metadata's fields that ObjectMeta lacks, the
+// fields the schema does not know (unless the CRD preserves them) and the nulls of
+// non-nullable fields without a default. It returns the pruned paths, sorted, and whether
+// um changed; err is metadata that is not an object's metadata.
+func (d *Definition) prune(v *version, um map[string]any) (pruned []string, changed bool, err error) {
 	_, _, metaUnknown, err := schemaobjectmeta.GetObjectMetaWithOptions(um, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
 	if err != nil {
-		res.Problems = append(res.Problems, Problem{Field: "metadata", Reason: metadataReason(err)})
-		return res, nil
+		return nil, false, err
 	}
 	for _, path := range metaUnknown {
 		deletePath(um, path)
 	}
-	pruned := slices.Clone(metaUnknown)
-	if v.structural != nil && !d.preserveAll {
-		pruned = append(pruned, structuralpruning.PruneWithOptions(um, v.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
-	}
+	pruned = slices.Clone(metaUnknown)
 	var nulls bool
 	if v.structural != nil && !d.preserveAll {
+		pruned = append(pruned, structuralpruning.PruneWithOptions(um, v.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
 		before := countNulls(um)
 		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(um, v.structural)
 		nulls = countNulls(um) != before
 	}
 	slices.Sort(pruned)
-	res.Pruned = slices.Compact(pruned)
-	if len(res.Pruned) > 0 || nulls {
-		res.Object = restoreNumbers(runtime.DeepCopyJSON(um), obj)
-	}
-	// the server validates the object with its defaults applied (rules such as Route's
-	// "host or a wildcard policy" rely on them); what is returned stays without them
-	vm := um
-	if v.structural != nil {
-		structuraldefaulting.Default(vm, v.structural)
-		if defaults {
-			res.Object = restoreNumbers(runtime.DeepCopyJSON(vm), obj)
-		}
-	}
+	pruned = slices.Compact(pruned)
+	return pruned, len(pruned) > 0 || nulls, nil
+}
+
+// validate runs the server's validation of a pruned object with its defaults: the OpenAPI
+// schema, the metadata of embedded objects, list types, and the CEL rules unless an error
+// already keeps the server from running them (blocking).
+func (v *version) validate(obj map[string]any) field.ErrorList {
 	var errs field.ErrorList
 	if v.validator != nil {
-		errs = append(errs, apiservervalidation.ValidateCustomResource(nil, vm, v.validator)...)
+		errs = append(errs, apiservervalidation.ValidateCustomResource(nil, obj, v.validator)...)
 	}
-	if v.structural != nil {
-		errs = append(errs, schemaobjectmeta.Validate(nil, vm, v.structural, false)...)
-		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, v.structural, vm)...)
-		if v.cel != nil && !blocking(errs) {
-			celErrs, _ := v.cel.Validate(context.Background(), nil, v.structural, vm, nil, celconfig.RuntimeCELCostBudget)
-			errs = append(errs, celErrs...)
-		}
+	if v.structural == nil {
+		return errs
 	}
+	errs = append(errs, schemaobjectmeta.Validate(nil, obj, v.structural, false)...)
+	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, v.structural, obj)...)
+	if v.cel != nil && !blocking(errs) {
+		celErrs, _ := v.cel.Validate(context.Background(), nil, v.structural, obj, nil, celconfig.RuntimeCELCostBudget)
+		errs = append(errs, celErrs...)
+	}
+	return errs
+}
+
+// problemsOf are the server's field errors as problems, sorted by field, without repeats.
+func problemsOf(errs field.ErrorList) []Problem {
+	var out []Problem
 	for _, e := range errs {
-		res.Problems = append(res.Problems, Problem{Field: e.Field, Reason: Reason(e)})
+		out = append(out, Problem{Field: e.Field, Reason: Reason(e)})
 	}
-	slices.SortStableFunc(res.Problems, func(a, b Problem) int { return strings.Compare(a.Field, b.Field) })
-	res.Problems = slices.Compact(res.Problems)
-	return res, nil
+	slices.SortStableFunc(out, func(a, b Problem) int { return strings.Compare(a.Field, b.Field) })
+	return slices.Compact(out)
 }
 
 // blocking tells errors after which the server does not run CEL rules (a value of the wrong
