@@ -211,6 +211,13 @@ func (ops *operandsStep) configCRs(cfg *operandConfig, svc *api.ConfigService, s
 		return
 	}
 	spec, _ := resolved.(map[string]any)
+	ops.crsFromExamples(cfg, si, spec, examples, b, marks)
+}
+
+// crsFromExamples renders a CR for each alm-example whose kind a key of the service spec
+// names (the key's fragment merged into the example's spec), and warns about keys that
+// match no example ODLM uses.
+func (ops *operandsStep) crsFromExamples(cfg *operandConfig, si int, spec map[string]any, examples []map[string]any, b *catalog.Bundle, marks secret.Fields) {
 	kinds := manifest.SortedKeys(spec)
 	matched := map[string]bool{}
 	// specless records configured kinds whose only examples have no spec, so that the
