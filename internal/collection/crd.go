@@ -1,6 +1,7 @@
 package collection
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -45,56 +46,8 @@ func (cfg *Config) objects(opts Options) []*manifest.Object {
 
 // crd is the CustomResourceDefinition of one resource: namespaced, one version (served
 // and stored) named after the collection's version, a status subresource for the
-// playbook's k8s_status, and a spec with one property per var.
+// playbook's k8s_status, and the schema resourceSchema gives.
 func (cfg *Config) crd(r Resource) map[string]any {
-	props := map[string]any{}
-	var required []any
-	hasDefault := false
-	for _, v := range r.Vars {
-		if v.Name == "" || v.Type == "" {
-			continue
-		}
-		props[v.Name] = varSchema(v)
-		if v.Required {
-			required = append(required, v.Name)
-		}
-		if v.Default != nil {
-			hasDefault = true
-		}
-	}
-	spec := map[string]any{"type": "object", "description": fmt.Sprintf("The variables passed to playbook %s.", r.Playbook)}
-	if len(props) > 0 {
-		spec["properties"] = props
-	}
-	if len(required) > 0 {
-		spec["required"] = required
-	} else if hasDefault {
-		// so that the API server fills in the defaults of a resource created without a spec
-		spec["default"] = map[string]any{}
-	}
-	title := r.DisplayName
-	if title == "" {
-		title = r.Kind
-	}
-	desc := r.Description
-	if desc == "" {
-		desc = fmt.Sprintf("%s runs playbook %s of %s.", r.Kind, r.Playbook, cfg.Group)
-	}
-	schema := map[string]any{
-		"type":        "object",
-		"title":       title,
-		"description": desc,
-		"properties": map[string]any{
-			"apiVersion": map[string]any{"type": "string"},
-			"kind":       map[string]any{"type": "string"},
-			"metadata":   map[string]any{"type": "object"},
-			"spec":       spec,
-			"status":     map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true},
-		},
-	}
-	if len(required) > 0 {
-		schema["required"] = []any{"spec"}
-	}
 	return map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1",
 		"kind":       "CustomResourceDefinition",
@@ -112,11 +65,69 @@ func (cfg *Config) crd(r Resource) map[string]any {
 				"name":         cfg.APIVersion,
 				"served":       true,
 				"storage":      true,
-				"schema":       map[string]any{"openAPIV3Schema": schema},
+				"schema":       map[string]any{"openAPIV3Schema": cfg.resourceSchema(r)},
 				"subresources": map[string]any{"status": map[string]any{}},
 			}},
 		},
 	}
+}
+
+// resourceSchema is the openAPIV3Schema of one resource: its title and description (its
+// own, or its kind and a sentence naming its playbook), a spec of its vars (specSchema),
+// required when a var is, and a status the playbook writes freely.
+func (cfg *Config) resourceSchema(r Resource) map[string]any {
+	spec, specRequired := specSchema(r)
+	desc := r.Description
+	if desc == "" {
+		desc = fmt.Sprintf("%s runs playbook %s of %s.", r.Kind, r.Playbook, cfg.Group)
+	}
+	schema := map[string]any{
+		"type":        "object",
+		"title":       cmp.Or(r.DisplayName, r.Kind),
+		"description": desc,
+		"properties": map[string]any{
+			"apiVersion": map[string]any{"type": "string"},
+			"kind":       map[string]any{"type": "string"},
+			"metadata":   map[string]any{"type": "object"},
+			"spec":       spec,
+			"status":     map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+		},
+	}
+	if specRequired {
+		schema["required"] = []any{"spec"}
+	}
+	return schema
+}
+
+// specSchema is the schema of a resource's spec: one property per var (varSchema), the
+// required vars, or, when none is but one has a default, an empty default so that the API
+// server fills in the defaults of a resource created without a spec. required tells whether
+// any var is required.
+func specSchema(r Resource) (spec map[string]any, required bool) {
+	props := map[string]any{}
+	var names []any
+	hasDefault := false
+	for _, v := range r.Vars {
+		if v.Name == "" || v.Type == "" {
+			continue
+		}
+		props[v.Name] = varSchema(v)
+		if v.Required {
+			names = append(names, v.Name)
+		}
+		hasDefault = hasDefault || v.Default != nil
+	}
+	spec = map[string]any{"type": "object", "description": fmt.Sprintf("The variables passed to playbook %s.", r.Playbook)}
+	if len(props) > 0 {
+		spec["properties"] = props
+	}
+	switch {
+	case len(names) > 0:
+		spec["required"] = names
+	case hasDefault:
+		spec["default"] = map[string]any{}
+	}
+	return spec, len(names) > 0
 }
 
 // varSchema is the OpenAPI schema of one var: its type (a password is the name of a
