@@ -12,68 +12,27 @@ import (
 func peekJSON(d []byte) peekResult {
 	var p peekResult
 	var seen uint8
-	i := skipJSONSpace(d, 0)
-	if i >= len(d) || d[i] != '{' {
+	ok := scanJSONObject(d, 0, func(key []byte, d []byte, i int) (int, bool) {
+		bit, dst := p.field(key)
+		if dst == nil {
+			return skipJSONValue(d, i)
+		}
+		val, j, ok := jsonSimpleString(d, i)
+		if !ok || seen&bit != 0 {
+			return 0, false
+		}
+		seen |= bit
+		*dst = string(val)
+		return j, true
+	})
+	if !ok {
 		return peekResult{}
 	}
-	i++
-	for {
-		i = skipJSONSpace(d, i)
-		if i < len(d) && d[i] == '}' {
-			p.ok = p.schema != "" || p.kind != ""
-			if p.schema == schemaPackage {
-				p.pkg = p.name
-			}
-			return p
-		}
-		key, j, ok := jsonSimpleString(d, i)
-		if !ok {
-			return peekResult{}
-		}
-		i = skipJSONSpace(d, j)
-		if i >= len(d) || d[i] != ':' {
-			return peekResult{}
-		}
-		i = skipJSONSpace(d, i+1)
-		var bit uint8
-		var dst *string
-		switch string(key) {
-		case "schema":
-			bit, dst = seenSchema, &p.schema
-		case "package":
-			bit, dst = seenPackage, &p.pkg
-		case "name":
-			bit, dst = seenName, &p.name
-		case "kind":
-			bit, dst = seenKind, &p.kind
-		case "apiVersion":
-			bit, dst = seenAPIVersion, &p.apiVersion
-		}
-		if dst != nil {
-			val, j, ok := jsonSimpleString(d, i)
-			if !ok || seen&bit != 0 {
-				return peekResult{}
-			}
-			seen |= bit
-			*dst = string(val)
-			i = j
-		} else {
-			j, ok := skipJSONValue(d, i)
-			if !ok {
-				return peekResult{}
-			}
-			i = j
-		}
-		i = skipJSONSpace(d, i)
-		if i < len(d) && d[i] == ',' {
-			i++
-			continue
-		}
-		if i < len(d) && d[i] == '}' {
-			continue
-		}
-		return peekResult{}
+	p.ok = p.schema != "" || p.kind != ""
+	if p.schema == schemaPackage {
+		p.pkg = p.name
 	}
+	return p
 }
 
 func skipJSONSpace(d []byte, i int) int {

@@ -41,6 +41,7 @@ func (p *yamlPeek) result() peekResult {
 	return r
 }
 
+// line reads a line of the document (without its line break).
 func (p *yamlPeek) line(l []byte) {
 	if p.failed || len(l) == 0 {
 		return
@@ -50,44 +51,40 @@ func (p *yamlPeek) line(l []byte) {
 		if !p.sawKey && yamltext.HasContent(l) {
 			p.fail() // an indented root
 		}
-		return
-	case c == '#':
-		return
-	case c == '%' && !p.sawKey:
-		return
+	case c == '#', c == '%' && !p.sawKey:
 	case c == '-' && (len(l) == 1 || l[1] == ' '):
-		// An element of a sequence that is the value of the last key
-		// (written unindented): only its shape matters, a quoted scalar
-		// or a flow collection must end on the line.
-		if !p.sawKey {
-			p.fail()
-			return
-		}
-		rest := l
-		for len(rest) > 0 && rest[0] == '-' && (len(rest) == 1 || rest[1] == ' ') {
-			rest = bytes.TrimLeft(rest[1:], " ")
-		}
-		_, value, isKey, ok := splitKey(rest)
-		if !isKey {
-			value = rest
-		}
-		if _, vok := peekValue(value); !ok || !vok {
-			p.fail()
-		}
-		return
-	case !isKeyStart(c):
+		p.item(l)
+	case isKeyStart(c):
+		p.keyLine(l)
+	default:
+		p.fail()
+	}
+}
+
+// item reads an element of a sequence that is the value of the last key
+// (written unindented): only its shape matters, a quoted scalar or a flow
+// collection must end on the line.
+func (p *yamlPeek) item(l []byte) {
+	if !p.sawKey {
 		p.fail()
 		return
 	}
-	i := bytes.IndexByte(l, ':')
-	for i >= 0 && i+1 < len(l) && l[i+1] != ' ' && l[i+1] != '\t' {
-		j := bytes.IndexByte(l[i+1:], ':')
-		if j < 0 {
-			i = -1
-			break
-		}
-		i += 1 + j
+	rest := l
+	for len(rest) > 0 && rest[0] == '-' && (len(rest) == 1 || rest[1] == ' ') {
+		rest = bytes.TrimLeft(rest[1:], " ")
 	}
+	_, value, isKey, ok := splitKey(rest)
+	if !isKey {
+		value = rest
+	}
+	if _, vok := peekValue(value); !ok || !vok {
+		p.fail()
+	}
+}
+
+// keyLine reads a "key: value" line.
+func (p *yamlPeek) keyLine(l []byte) {
+	i := keyEnd(l)
 	if i <= 0 {
 		p.fail()
 		return
@@ -101,25 +98,12 @@ func (p *yamlPeek) line(l []byte) {
 	}
 	p.sawKey = true
 	p.lastKey = string(key)
-	var bit uint8
-	var dst *string
-	switch p.lastKey {
-	case "schema":
-		bit, dst = seenSchema, &p.p.schema
-	case "package":
-		bit, dst = seenPackage, &p.p.pkg
-	case "name":
-		bit, dst = seenName, &p.p.name
-	case "kind":
-		bit, dst = seenKind, &p.p.kind
-	case "apiVersion":
-		bit, dst = seenAPIVersion, &p.p.apiVersion
-	}
 	val, ok := peekValue(l[i+1:])
 	if !ok {
 		p.fail()
 		return
 	}
+	bit, dst := p.p.field(key)
 	if dst == nil {
 		return
 	}
@@ -131,6 +115,38 @@ func (p *yamlPeek) line(l []byte) {
 	if val != nil {
 		*dst = string(val) // else "": not read, decide lets the decoder look
 	}
+}
+
+// keyEnd is the index of the ":" that ends a line's key (followed by a
+// blank or the end of the line), -1 if none.
+func keyEnd(l []byte) int {
+	i := bytes.IndexByte(l, ':')
+	for i >= 0 && i+1 < len(l) && l[i+1] != ' ' && l[i+1] != '\t' {
+		j := bytes.IndexByte(l[i+1:], ':')
+		if j < 0 {
+			return -1
+		}
+		i += 1 + j
+	}
+	return i
+}
+
+// field is where the peek keeps the string of a top-level key, and its bit
+// in a set of keys seen (nil for the keys it does not read).
+func (p *peekResult) field(key []byte) (uint8, *string) {
+	switch string(key) {
+	case "schema":
+		return seenSchema, &p.schema
+	case "package":
+		return seenPackage, &p.pkg
+	case "name":
+		return seenName, &p.name
+	case "kind":
+		return seenKind, &p.kind
+	case "apiVersion":
+		return seenAPIVersion, &p.apiVersion
+	}
+	return 0, nil
 }
 
 // snapshotStart tells whether line (just handed to line) is the
@@ -200,42 +216,52 @@ func peekValue(v []byte) (val []byte, ok bool) {
 	case '[', '{', '&', '*', '!', '@', '`', '%':
 		return nil, false
 	case '"':
-		end := -1
-		for i := 1; i < len(v); i++ {
-			if v[i] == '\\' {
-				return nil, false // escapes: let the parser decode them
-			}
-			if v[i] == '"' {
-				end = i
-				break
-			}
-		}
-		if end < 0 || !restIsComment(v[end+1:]) {
-			return nil, false
-		}
-		return v[1:end], true
+		return peekDoubleQuoted(v)
 	case '\'':
-		var out []byte
-		for i := 1; i < len(v); i++ {
-			if v[i] == '\'' {
-				if i+1 < len(v) && v[i+1] == '\'' {
-					out = append(out, '\'')
-					i++
-					continue
-				}
-				if !restIsComment(v[i+1:]) {
-					return nil, false
-				}
-				if out == nil {
-					out = []byte{}
-				}
-				return out, true
-			}
-			out = append(out, v[i])
-		}
+		return peekSingleQuoted(v)
+	}
+	return peekPlain(v)
+}
+
+// peekDoubleQuoted reads a double-quoted scalar without escapes that ends on its line.
+func peekDoubleQuoted(v []byte) ([]byte, bool) {
+	end := bytes.IndexAny(v[1:], "\"\\")
+	if end < 0 || v[1+end] == '\\' {
+		return nil, false // escapes: let the parser decode them
+	}
+	end++
+	if !restIsComment(v[end+1:]) {
 		return nil, false
 	}
-	// A plain scalar; " #" starts a comment.
+	return v[1:end], true
+}
+
+// peekSingleQuoted reads a single-quoted scalar that ends on its line.
+func peekSingleQuoted(v []byte) ([]byte, bool) {
+	var out []byte
+	for i := 1; i < len(v); i++ {
+		if v[i] != '\'' {
+			out = append(out, v[i])
+			continue
+		}
+		if i+1 < len(v) && v[i+1] == '\'' {
+			out = append(out, '\'')
+			i++
+			continue
+		}
+		if !restIsComment(v[i+1:]) {
+			return nil, false
+		}
+		if out == nil {
+			out = []byte{}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// peekPlain reads a plain scalar; " #" starts a comment.
+func peekPlain(v []byte) ([]byte, bool) {
 	if i := bytes.Index(v, []byte(" #")); i >= 0 {
 		v = v[:i]
 	}

@@ -123,192 +123,293 @@ func prune(data []byte, schema string, dropRelated bool) *pruned {
 	if schema != schemaBundle && schema != schemaPackage {
 		return nil
 	}
-	var (
-		out      []byte
-		last     int // data[last:] is not yet copied to out
-		stack    []pruneFrame
-		dropping bool
-		dropCol  int
-		block    = -1   // inside a block scalar whose content is indented more than this
-		quote    byte   // inside a quoted scalar spanning lines
-		itemCol  = -1   // key column of the current properties element
-		itemType []byte // its type
-		itemIdx  = -1   // its index
-		cut      bool
-		result   pruned
-	)
-	drop := func(start, end int) {
-		if out == nil {
-			out = make([]byte, 0, len(data)/3) // what is usually left
-		}
-		out = append(out, data[last:start]...)
-		last = end
-		cut = true
-	}
+	p := pruner{data: data, schema: schema, dropRelated: dropRelated, block: -1, item: propertyItem{col: -1, idx: -1}}
 	for pos := 0; pos < len(data); {
-		end := bytes.IndexByte(data[pos:], '\n')
-		if end < 0 {
-			end = len(data)
-		} else {
-			end += pos + 1
-		}
-		start := pos
-		line := yamltext.TrimEOL(data[pos:end])
-		pos = end
-
-		n := 0
-		for n < len(line) && line[n] == ' ' {
-			n++
-		}
-		rest := line[n:]
-		if quote != 0 {
-			if i := closingQuote(rest, quote); i >= 0 {
-				quote = 0
-				if !restIsComment(rest[i+1:]) {
-					return nil // a quoted key spanning lines, or worse
-				}
-			}
-			if dropping {
-				drop(start, end)
-			}
-			continue
-		}
-		blank := len(bytes.TrimSpace(rest)) == 0
-		if block >= 0 {
-			if blank || n > block {
-				if dropping {
-					drop(start, end)
-				}
-				continue
-			}
-			block = -1
-		}
-		if len(rest) > 0 && rest[0] == '\t' && !blank {
-			return nil // tabs in the indentation
-		}
-		if blank {
-			if dropping {
-				drop(start, end)
-			}
-			continue
-		}
-		if rest[0] == '#' {
-			if dropping && n > dropCol {
-				drop(start, end)
-			}
-			continue
-		}
-		if n == 0 && (yamltext.IsDocMarker(line, "---") || yamltext.IsDocMarker(line, "...")) {
-			if len(bytes.TrimSpace(line[3:])) > 0 {
-				return nil
-			}
-			continue
-		}
-		// "- " items, then a key or a scalar.
-		col := n
-		seq := -1
-		for len(rest) > 0 && rest[0] == '-' && (len(rest) == 1 || rest[1] == ' ') {
-			if seq < 0 {
-				seq = col
-			}
-			k := 1
-			for k < len(rest) && rest[k] == ' ' {
-				k++
-			}
-			col += k
-			rest = rest[k:]
-		}
-		if dropping {
-			if n > dropCol || (n == dropCol && seq == n) {
-				if !scanValue(rest, col, seq, &block, &quote) {
-					return nil
-				}
-				drop(start, end)
-				continue
-			}
-			dropping = false
-		}
-		if seq >= 0 {
-			for len(stack) > 0 && stack[len(stack)-1].col > seq {
-				stack = stack[:len(stack)-1]
-			}
-			if len(stack) == 1 && stack[0].col == 0 && stack[0].key == "properties" {
-				itemCol, itemType = -1, nil
-				itemIdx++
-				if len(rest) > 0 {
-					itemCol = col
-				}
-			}
-		}
-		key, value, isKey, ok := splitKey(rest)
+		next, ok := p.line(pos)
 		if !ok {
 			return nil
 		}
-		if !isKey {
-			if !scanValue(rest, col, seq, &block, &quote) {
-				return nil
-			}
-			continue
-		}
-		for len(stack) > 0 && stack[len(stack)-1].col >= col {
-			stack = stack[:len(stack)-1]
-		}
-		switch {
-		case schema == schemaPackage && col == 0 && string(key) == "icon":
-			dropping, dropCol = true, 0
-		case dropRelated && schema == schemaBundle && col == 0 && string(key) == "relatedImages":
-			dropping, dropCol = true, 0
-		case schema == schemaBundle && len(stack) == 2 && stack[0].key == "properties" && stack[0].col == 0 &&
-			stack[1].key == "value" && stack[1].col == itemCol && col > itemCol &&
-			string(itemType) == propCSVMetadata && csvMetadataDropped[string(key)]:
-			dropping, dropCol = true, col
-		case schema == schemaBundle && result.examples == nil && string(key) == almExamples && seq < 0 && len(stack) == 3 &&
-			stack[0].key == "properties" && stack[0].col == 0 && stack[1].key == "value" && stack[1].col == itemCol &&
-			stack[2].key == "annotations" && stack[2].col > itemCol && col > stack[2].col && string(itemType) == propCSVMetadata:
-			if text, blockEnd, ok := literalBlock(data, end, value, col); ok {
-				drop(start, blockEnd)
-				out = append(out, data[start:start+n]...)
-				out = append(out, almExamples+": "+examplesPlaceholder+"\n"...)
-				result.examples, result.examplesAt = &text, itemIdx
-				pos = blockEnd
-				continue
-			}
-		case schema == schemaBundle && seq < 0 && len(stack) == 2 && string(key) == "data" &&
-			stack[0].key == "properties" && stack[0].col == 0 && stack[1].key == "value" && stack[1].col == itemCol &&
-			col > itemCol && string(itemType) == propBundleObject:
-			if text, ok := plainBase64(value); ok {
-				drop(start, end)
-				out = append(out, data[start:start+n]...)
-				out = append(out, "data: "+objectPlaceholder+"\n"...)
-				result.objects = append(result.objects, stashedObject{at: itemIdx, data: text})
-				continue
-			}
-		case schema == schemaBundle && seq < 0 && len(stack) == 3 && !keptAnnotation(string(key)) &&
-			stack[0].key == "properties" && stack[0].col == 0 && stack[1].key == "value" && stack[1].col == itemCol &&
-			stack[2].key == "annotations" && stack[2].col > itemCol && col > stack[2].col && string(itemType) == propCSVMetadata:
-			dropping, dropCol = true, col // an annotation a Bundle does not keep
-		case len(stack) == 1 && stack[0].key == "properties" && stack[0].col == 0 && col == itemCol && string(key) == "type":
-			v, ok := peekValue(value)
-			if !ok {
-				return nil
-			}
-			itemType = v
-		}
-		if !scanValue(value, col, -1, &block, &quote) {
-			return nil
-		}
-		if dropping {
-			drop(start, end)
-			continue
-		}
-		stack = append(stack, pruneFrame{col: col, key: string(key)})
+		pos = next
 	}
-	if !cut {
+	if !p.cut {
 		return nil
 	}
-	out = append(out, data[last:]...)
-	result.data = out
-	return &result
+	p.out = append(p.out, data[p.last:]...)
+	r := p.result
+	r.data = p.out
+	return &r
+}
+
+// pruner is what prune carries from one line of a document to the next.
+type pruner struct {
+	data        []byte
+	schema      string
+	dropRelated bool
+
+	// the text kept: out, then data[last:]; cut once something was left out
+	out  []byte
+	last int
+	cut  bool
+
+	stack []pruneFrame // the keys the line is nested in
+	// dropping: the lines of a subtree whose key is at dropCol are being left out
+	dropping bool
+	dropCol  int
+	// a scalar that goes on over the next lines: the lines indented more
+	// than block (-1: none) belong to it, or those up to its closing quote
+	block int
+	quote byte
+
+	item   propertyItem // the properties element the line is in
+	result pruned
+}
+
+// propertyItem is an element of a bundle's properties.
+type propertyItem struct {
+	col int    // the column of its keys (-1: none)
+	typ []byte // its type
+	idx int    // its index
+}
+
+// pruneLine is a line of the document.
+type pruneLine struct {
+	start, end int    // data[start:end] is the line with its line break
+	n          int    // its indentation
+	rest       []byte // what follows the indentation (then the "- " items), without the line break
+	col        int    // the column of rest
+	seq        int    // the column of its first "- " (-1: none)
+}
+
+func (p *pruner) readLine(pos int) pruneLine {
+	end := bytes.IndexByte(p.data[pos:], '\n')
+	if end < 0 {
+		end = len(p.data)
+	} else {
+		end += pos + 1
+	}
+	line := yamltext.TrimEOL(p.data[pos:end])
+	n := yamltext.Indent(line)
+	return pruneLine{start: pos, end: end, n: n, rest: line[n:], col: n, seq: -1}
+}
+
+// items moves past the "- " items that start the line.
+func (l *pruneLine) items() {
+	for len(l.rest) > 0 && l.rest[0] == '-' && (len(l.rest) == 1 || l.rest[1] == ' ') {
+		if l.seq < 0 {
+			l.seq = l.col
+		}
+		k := 1 + yamltext.Indent(l.rest[1:])
+		l.col += k
+		l.rest = l.rest[k:]
+	}
+}
+
+// line reads the line at pos; it returns where the next line starts, and
+// false when the layout is beyond prune.
+func (p *pruner) line(pos int) (int, bool) {
+	l := p.readLine(pos)
+	if p.quote != 0 {
+		return l.end, p.inQuoted(l)
+	}
+	blank := len(bytes.TrimSpace(l.rest)) == 0
+	if p.block >= 0 {
+		if blank || l.n > p.block {
+			p.dropIf(p.dropping, l)
+			return l.end, true
+		}
+		p.block = -1
+	}
+	switch {
+	case blank:
+		p.dropIf(p.dropping, l)
+	case l.rest[0] == '\t':
+		return 0, false // tabs in the indentation
+	case l.rest[0] == '#':
+		p.dropIf(p.dropping && l.n > p.dropCol, l)
+	case l.n == 0 && (yamltext.IsDocMarker(l.rest, "---") || yamltext.IsDocMarker(l.rest, "...")):
+		return l.end, len(bytes.TrimSpace(l.rest[3:])) == 0
+	default:
+		return p.node(l)
+	}
+	return l.end, true
+}
+
+// inQuoted reads a line of a quoted scalar that started on an earlier line.
+func (p *pruner) inQuoted(l pruneLine) bool {
+	if i := closingQuote(l.rest, p.quote); i >= 0 {
+		p.quote = 0
+		if !restIsComment(l.rest[i+1:]) {
+			return false // a quoted key spanning lines, or worse
+		}
+	}
+	p.dropIf(p.dropping, l)
+	return true
+}
+
+// node reads a line with content: "- " items, then a key or a scalar.
+func (p *pruner) node(l pruneLine) (int, bool) {
+	l.items()
+	if p.dropping {
+		if l.n > p.dropCol || (l.n == p.dropCol && l.seq == l.n) {
+			p.drop(l.start, l.end)
+			return l.end, p.scanValue(l.rest, l.col, l.seq)
+		}
+		p.dropping = false
+	}
+	if l.seq >= 0 {
+		p.enterItem(l)
+	}
+	key, value, isKey, ok := splitKey(l.rest)
+	switch {
+	case !ok:
+		return 0, false
+	case !isKey:
+		return l.end, p.scanValue(l.rest, l.col, l.seq)
+	}
+	for len(p.stack) > 0 && p.stack[len(p.stack)-1].col >= l.col {
+		p.stack = p.stack[:len(p.stack)-1]
+	}
+	if next, replaced, ok := p.act(l, key, value); replaced || !ok {
+		return next, ok
+	}
+	if !p.scanValue(value, l.col, -1) {
+		return 0, false
+	}
+	if p.dropping {
+		p.drop(l.start, l.end)
+	} else {
+		p.stack = append(p.stack, pruneFrame{col: l.col, key: string(key)})
+	}
+	return l.end, true
+}
+
+// enterItem closes what a "- " item ends; an item of the root's properties
+// is the next properties element.
+func (p *pruner) enterItem(l pruneLine) {
+	for len(p.stack) > 0 && p.stack[len(p.stack)-1].col > l.seq {
+		p.stack = p.stack[:len(p.stack)-1]
+	}
+	if len(p.stack) == 1 && p.stack[0].col == 0 && p.stack[0].key == "properties" {
+		p.item = propertyItem{col: -1, idx: p.item.idx + 1}
+		if len(l.rest) > 0 {
+			p.item.col = l.col
+		}
+	}
+}
+
+// keyPlace is where a key is, for what prune does with it.
+type keyPlace int
+
+const (
+	placeOther      keyPlace = iota
+	placeRoot                // a key of the document
+	placeProperty            // a key of a properties element (type, value)
+	placeValue               // a key of a property's value
+	placeAnnotation          // a key of a property value's annotations
+)
+
+// place is where a key at column col is (the stack holds the keys it is
+// nested in, all at lower columns).
+func (p *pruner) place(col int) keyPlace {
+	s := p.stack
+	switch {
+	case col == 0:
+		return placeRoot
+	case len(s) == 0 || s[0].col != 0 || s[0].key != "properties":
+		return placeOther
+	case len(s) == 1 && col == p.item.col:
+		return placeProperty
+	case len(s) < 2 || s[1].key != "value" || s[1].col != p.item.col:
+		return placeOther
+	case len(s) == 2:
+		return placeValue
+	case len(s) == 3 && s[2].key == "annotations":
+		return placeAnnotation
+	}
+	return placeOther
+}
+
+// act does what prune does with a key: starts dropping its subtree, notes a
+// property's type, or replaces its line by a placeholder (replaced: then
+// next is where the following line starts).
+func (p *pruner) act(l pruneLine, key, value []byte) (next int, replaced, ok bool) {
+	bundle := p.schema == schemaBundle
+	csvMetadata := bundle && string(p.item.typ) == propCSVMetadata
+	switch p.place(l.col) {
+	case placeRoot:
+		if p.schema == schemaPackage && string(key) == "icon" || p.dropRelated && bundle && string(key) == "relatedImages" {
+			p.dropping, p.dropCol = true, 0
+		}
+	case placeProperty:
+		if string(key) == "type" {
+			p.item.typ, ok = peekValue(value)
+			return 0, false, ok
+		}
+	case placeValue:
+		if csvMetadata && csvMetadataDropped[string(key)] {
+			p.dropping, p.dropCol = true, l.col
+		} else if bundle && l.seq < 0 && string(key) == "data" && string(p.item.typ) == propBundleObject {
+			return p.stashObject(l, value)
+		}
+	case placeAnnotation:
+		if !csvMetadata || l.seq >= 0 {
+			break
+		}
+		if string(key) == almExamples && p.result.examples == nil {
+			return p.stashExamples(l, value)
+		}
+		if !keptAnnotation(string(key)) {
+			p.dropping, p.dropCol = true, l.col // an annotation a Bundle does not keep
+		}
+	}
+	return 0, false, true
+}
+
+// stashExamples takes out the alm-examples annotation when it is a literal
+// block prune reads.
+func (p *pruner) stashExamples(l pruneLine, value []byte) (int, bool, bool) {
+	text, blockEnd, ok := literalBlock(p.data, l.end, value, l.col)
+	if !ok {
+		return 0, false, true
+	}
+	p.replace(l, blockEnd, almExamples+": "+examplesPlaceholder+"\n")
+	p.result.examples, p.result.examplesAt = &text, p.item.idx
+	return blockEnd, true, true
+}
+
+// stashObject takes out the data of an olm.bundle.object when it is base64 text.
+func (p *pruner) stashObject(l pruneLine, value []byte) (int, bool, bool) {
+	text, ok := plainBase64(value)
+	if !ok {
+		return 0, false, true
+	}
+	p.replace(l, l.end, "data: "+objectPlaceholder+"\n")
+	p.result.objects = append(p.result.objects, stashedObject{at: p.item.idx, data: text})
+	return l.end, true, true
+}
+
+// drop leaves data[start:end] out.
+func (p *pruner) drop(start, end int) {
+	if p.out == nil {
+		p.out = make([]byte, 0, len(p.data)/3) // what is usually left
+	}
+	p.out = append(p.out, p.data[p.last:start]...)
+	p.last = end
+	p.cut = true
+}
+
+func (p *pruner) dropIf(cond bool, l pruneLine) {
+	if cond {
+		p.drop(l.start, l.end)
+	}
+}
+
+// replace leaves out the line l and what follows up to end, writing the
+// line's indentation and text instead.
+func (p *pruner) replace(l pruneLine, end int, text string) {
+	p.drop(l.start, end)
+	p.out = append(p.out, p.data[l.start:l.start+l.n]...)
+	p.out = append(p.out, text...)
 }
 
 // literalBlock reads the literal block scalar ("|", "|-" or "|+", no
@@ -317,10 +418,8 @@ func prune(data []byte, schema string, dropRelated bool) *pruned {
 // false for anything but plain ASCII text laid out the simple way (the YAML
 // parser then reads it).
 func literalBlock(data []byte, from int, v []byte, col int) (string, int, bool) {
-	h := bytes.TrimRight(v, " ")
-	h = bytes.TrimLeft(h, " ")
 	var chomp byte
-	switch string(h) {
+	switch string(bytes.Trim(v, " ")) {
 	case "|":
 	case "|-":
 		chomp = '-'
@@ -329,76 +428,95 @@ func literalBlock(data []byte, from int, v []byte, col int) (string, int, bool) 
 	default:
 		return "", 0, false
 	}
-	// First pass: the extent, the indentation, the last line with content.
-	var (
-		indent  = -1
-		end     = from
-		lastEnd = -1 // end of the last line with content
-		spaces  = 0  // the longest spaces-only line before the first content line
-	)
-	for end < len(data) {
-		e := bytes.IndexByte(data[end:], '\n')
+	x, ok := literalExtent(data, from, col)
+	if !ok {
+		return "", 0, false
+	}
+	text, ok := x.text(data, chomp)
+	return text, x.end, ok
+}
+
+// blockExtent is where a literal block's lines are.
+type blockExtent struct {
+	from, end int // data[from:end] are its lines
+	indent    int // the indentation of its content
+	lastEnd   int // the end of its last line with content
+}
+
+// literalExtent finds the lines of a literal block whose key is at column
+// col: false when one is not plain ASCII, when the block goes on to the end
+// of the document, or when its indentation is not the simple kind.
+func literalExtent(data []byte, from, col int) (blockExtent, bool) {
+	x := blockExtent{from: from, end: from, indent: -1, lastEnd: -1}
+	spaces := 0 // the longest spaces-only line before the first content line
+	for x.end < len(data) {
+		e := bytes.IndexByte(data[x.end:], '\n')
 		if e < 0 {
-			return "", 0, false // up to the end of the document: let the parser read it
+			return x, false // up to the end of the document: let the parser read it
 		}
-		line := data[end : end+e]
-		n := 0
-		for n < len(line) && line[n] == ' ' {
-			n++
-		}
+		line := data[x.end : x.end+e]
+		n := yamltext.Indent(line)
 		blank := n == len(line)
 		if !blank && n <= col {
 			break // the next key
 		}
-		for _, c := range line {
-			if c < 0x20 || c > 0x7e {
-				return "", 0, false // tabs, carriage returns, non-ASCII: the parser's business
-			}
+		if !printableASCII(line) {
+			return x, false // tabs, carriage returns, non-ASCII: the parser's business
 		}
 		switch {
-		case blank && indent < 0:
+		case blank && x.indent < 0:
 			spaces = max(spaces, n)
-		case !blank && indent < 0:
-			indent = n
-		case !blank && n < indent:
-			return "", 0, false
+		case !blank && x.indent < 0:
+			x.indent = n
+		case !blank && n < x.indent:
+			return x, false
 		}
 		if !blank {
-			lastEnd = end + e
+			x.lastEnd = x.end + e
 		}
-		end += e + 1
+		x.end += e + 1
 	}
-	if indent < 0 || spaces > indent {
-		return "", 0, false // no content, or leading spaces-only lines longer than the indentation
+	return x, x.indent >= 0 && spaces <= x.indent // else no content, or leading spaces-only lines longer than the indentation
+}
+
+func printableASCII(line []byte) bool {
+	for _, c := range line {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
 	}
-	// Second pass: the value.
+	return true
+}
+
+// text is the value of the block, chomped as chomp says (0: clip).
+func (x blockExtent) text(data []byte, chomp byte) (string, bool) {
 	var b strings.Builder
-	b.Grow(end - from)
-	for i := from; i < lastEnd; {
+	b.Grow(x.end - x.from)
+	for i := x.from; i < x.lastEnd; {
 		e := i + bytes.IndexByte(data[i:], '\n')
-		if i > from {
+		if i > x.from {
 			b.WriteByte('\n')
 		}
-		if e-i > indent {
-			b.Write(data[i+indent : e])
+		if e-i > x.indent {
+			b.Write(data[i+x.indent : e])
 		}
 		i = e + 1
 	}
-	switch chomp {
-	case 0:
-		b.WriteByte('\n')
-	case '+':
-		b.WriteByte('\n')
-		for i := lastEnd + 1; i < end; {
+	if chomp == '-' {
+		return b.String(), true
+	}
+	b.WriteByte('\n')
+	if chomp == '+' {
+		for i := x.lastEnd + 1; i < x.end; {
 			e := i + bytes.IndexByte(data[i:], '\n')
-			if e-i > indent {
-				return "", 0, false // trailing spaces-only lines longer than the indentation: the parser's business
+			if e-i > x.indent {
+				return "", false // trailing spaces-only lines longer than the indentation: the parser's business
 			}
 			b.WriteByte('\n')
 			i = e + 1
 		}
 	}
-	return b.String(), end, true
+	return b.String(), true
 }
 
 // splitKey splits "key: value" (value may be empty); isKey is false for a
@@ -442,7 +560,7 @@ func splitKey(rest []byte) (key, value []byte, isKey, ok bool) {
 // records a block scalar or a quoted scalar that goes on over the next
 // lines. col is the key's column, seq the "- " column when the value is an
 // item of a sequence (-1 otherwise). False for what prune does not follow.
-func scanValue(v []byte, col, seq int, block *int, quote *byte) bool {
+func (p *pruner) scanValue(v []byte, col, seq int) bool {
 	v = bytes.TrimLeft(v, " \t")
 	if len(v) == 0 || v[0] == '#' {
 		return true
@@ -451,16 +569,16 @@ func scanValue(v []byte, col, seq int, block *int, quote *byte) bool {
 	// scalar: the content of a block scalar, the continuation of a plain
 	// one (anything else there is a syntax error, which the parser reports
 	// whether or not prune cut something).
-	*block = col
+	p.block = col
 	if seq >= 0 && col > seq {
-		*block = seq
+		p.block = seq
 	}
 	switch v[0] {
 	case '&', '*', '!':
 		return false
 	case '"', '\'':
 		if closingQuote(v[1:], v[0]) < 0 {
-			*quote = v[0]
+			p.quote = v[0]
 		}
 	case '[', '{':
 		return flowClosed(v)
