@@ -42,8 +42,17 @@ func newRenderCache(sources cluster.Chain) *renderCache {
 	}
 }
 
-// run is one round: the inputs step's values, the install step's objects, the served kinds,
-// the operand pass being written, and where each emitted object comes from.
+// run is one round. It holds the round's data by lifetime (the render's cache, the inputs
+// step's values, the look-up layers, the install objects, the served kinds, the operand pass
+// being written, where emitted objects come from) and the steps, each a value with its own
+// state that reads the others through it:
+//
+//	inputs (roundInputs) → install (olm or trackers, the installer interface) →
+//	operands (passes to a fixed point; resources, templates) → bind info → marks
+//
+// What is left as methods of run are the services every step uses: results (add,
+// warnOnce), the one look-up order (reader.go), emitting and replacing objects (emit,
+// updated), and the round's assembly (output, carry, finish).
 type run struct {
 	opts    Options
 	catalog *catalog.Catalog
@@ -54,12 +63,13 @@ type run struct {
 	kinds *servedIndex
 	*operandPass
 	provenance
+
 	olm       *olmInstall
 	trackers  *trackerInstaller
-	bind      *bindInfoStep
 	operands  *operandsStep
 	resources *resourcesStep
 	templates *templating
+	bind      *bindInfoStep
 }
 
 // roundInputs is the inputs step and what it produces: the round's inputs classified, and
