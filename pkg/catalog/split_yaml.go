@@ -170,15 +170,7 @@ func (s *yamlSplitter) handle(line []byte) error {
 	isEnd := !isMarker && yamltext.IsDocMarker(content, "...")
 	if s.snap != nil {
 		if !isMarker && !isEnd {
-			if s.snap.notOurs(content) {
-				// spec.packages is not written as WriteSnapshot writes
-				// it: back to a plain document, parsed whole.
-				sn := s.snap
-				s.snap = nil
-				s.cur = append(append(append(s.cur[:0], sn.header...), sn.pending...), line...)
-				return nil
-			}
-			return s.snap.line(line, s.line)
+			return s.snapshotLine(line, content)
 		}
 		if err := s.finishSnapshot(); err != nil {
 			return err
@@ -187,44 +179,75 @@ func (s *yamlSplitter) handle(line []byte) error {
 	}
 	switch {
 	case isMarker:
-		if s.marker || s.hasContent {
-			if err := s.flush(); err != nil {
-				return err
-			}
-			s.cur = s.cur[:0]
-			s.curLine = s.line
-		}
-		// else: blanks, comments or directives before the first marker
-		// stay with the document the marker starts.
-		s.cur = append(s.cur, line...)
-		s.startDoc()
-		if rest := bytes.TrimSpace(content[3:]); len(rest) > 0 && rest[0] != '#' {
-			s.hasContent = true
-			s.peek.fail() // "--- value": let the parser read it
-		}
+		return s.marked(line, content)
 	case isEnd:
-		s.cur = append(s.cur, line...)
+		return s.ended(line)
+	}
+	s.docLine(line, content)
+	return nil
+}
+
+// snapshotLine hands a line of a CatalogSnapshot cut into packages to its
+// splitter.
+func (s *yamlSplitter) snapshotLine(line, content []byte) error {
+	if !s.snap.notOurs(content) {
+		return s.snap.line(line, s.line)
+	}
+	// spec.packages is not written as WriteSnapshot writes it: back to a
+	// plain document, parsed whole.
+	sn := s.snap
+	s.snap = nil
+	s.cur = append(append(append(s.cur[:0], sn.header...), sn.pending...), line...)
+	return nil
+}
+
+// marked starts a document at a "---" line.
+func (s *yamlSplitter) marked(line, content []byte) error {
+	if s.marker || s.hasContent {
 		if err := s.flush(); err != nil {
 			return err
 		}
 		s.cur = s.cur[:0]
-		s.curLine = s.line + 1
-		s.marker, s.hasContent = false, false
-		s.peek = yamlPeek{}
-	default:
-		start := len(s.cur)
-		s.cur = append(s.cur, line...)
-		if !s.hasContent && yamltext.HasContent(content) {
-			s.hasContent = true
-		}
-		s.peek.line(content)
-		if s.peek.snapshotStart(content) {
-			s.snap = newSnapshotSplitter(s, start)
-			s.snap.pending = append(s.snap.pending, line...)
-			s.cur = s.cur[:0]
-		}
+		s.curLine = s.line
+	}
+	// else: blanks, comments or directives before the first marker stay
+	// with the document the marker starts.
+	s.cur = append(s.cur, line...)
+	s.startDoc()
+	if rest := bytes.TrimSpace(content[3:]); len(rest) > 0 && rest[0] != '#' {
+		s.hasContent = true
+		s.peek.fail() // "--- value": let the parser read it
 	}
 	return nil
+}
+
+// ended ends the document at a "..." line.
+func (s *yamlSplitter) ended(line []byte) error {
+	s.cur = append(s.cur, line...)
+	if err := s.flush(); err != nil {
+		return err
+	}
+	s.cur = s.cur[:0]
+	s.curLine = s.line + 1
+	s.marker, s.hasContent = false, false
+	s.peek = yamlPeek{}
+	return nil
+}
+
+// docLine adds a line to the document, and starts cutting it into packages
+// at the "  packages:" of a CatalogSnapshot.
+func (s *yamlSplitter) docLine(line, content []byte) {
+	start := len(s.cur)
+	s.cur = append(s.cur, line...)
+	if !s.hasContent && yamltext.HasContent(content) {
+		s.hasContent = true
+	}
+	s.peek.line(content)
+	if s.peek.snapshotStart(content) {
+		s.snap = newSnapshotSplitter(s, start)
+		s.snap.pending = append(s.snap.pending, line...)
+		s.cur = s.cur[:0]
+	}
 }
 
 func (s *yamlSplitter) startDoc() {
