@@ -15,9 +15,8 @@ import (
 // quotes a secret: the function answers as it does for any error (its input items back,
 // one error result), exits 1, and never prints the panic's value.
 func TestPanicIsOneInternalErrorResult(t *testing.T) {
-	saved := renderEngine
-	t.Cleanup(func() { renderEngine = saved })
-	renderEngine = func(render.Inputs, render.Options) render.Output { panic("token: s3cr3t-planted") }
+	t.Parallel()
+	panics := func(render.Inputs, render.Options) render.Output { panic("token: s3cr3t-planted") }
 	in := `apiVersion: config.kubernetes.io/v1
 kind: ResourceList
 items:
@@ -27,7 +26,7 @@ items:
   spec: {requests: []}
 `
 	var stdout, stderr bytes.Buffer
-	code := run(nil, strings.NewReader(in), &stdout, &stderr)
+	code := run(nil, strings.NewReader(in), &stdout, &stderr, panics)
 	assert.Equal(t, 1, code)
 	require.Contains(t, stdout.String(), "results:")
 	assert.Contains(t, stdout.String(), "internal error: panic with a string value at ")

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
 // TestPathAnnotationsReadOnlyRegularFilesInThePackage: an item's path annotation names the
@@ -50,7 +51,7 @@ func TestPathAnnotationsReadOnlyRegularFilesInThePackage(t *testing.T) {
 			done := make(chan string, 1)
 			go func() {
 				var out, stderr bytes.Buffer
-				code := run(nil, bytes.NewBufferString(in), &out, &stderr)
+				code := run(nil, bytes.NewBufferString(in), &out, &stderr, render.Render)
 				assert.Equal(t, 1, code)
 				done <- stderr.String()
 			}()

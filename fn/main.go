@@ -11,6 +11,7 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/fileread"
 	"github.com/odlm-render/odlm-render/internal/version"
+	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
 const usage = `odlm-render-fn renders ODLM OperandRequests, OperandRegistries and OperandConfigs as a
@@ -24,11 +25,11 @@ Usage:
 `
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, render.Render))
 }
 
-// run is the whole program; it returns the exit status.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// run is the whole program, calling eng to render; it returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, eng engine) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "-h", "--help", "help":
@@ -46,7 +47,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "odlm-render-fn: %v\n", err)
 		return 2
 	}
-	failed, err := process(stdin, stdout, stderr)
+	failed, err := process(stdin, stdout, stderr, eng)
 	switch {
 	case err != nil:
 		fmt.Fprintf(stderr, "odlm-render-fn: %v\n", err)

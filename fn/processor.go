@@ -8,7 +8,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/crash"
 	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/fileread"
@@ -27,12 +26,12 @@ const GeneratedDir = "odlm-rendered"
 // as they came. With an error result, the items are written back unchanged (no partial
 // output), failed is true and every error is printed on stderr. err is an input that is not
 // a ResourceList, or a failure to write; then nothing usable was written.
-func process(in io.Reader, out, stderr io.Writer) (failed bool, err error) {
+func process(in io.Reader, out, stderr io.Writer, eng engine) (failed bool, err error) {
 	rl, err := krm.Read(in)
 	if err != nil {
 		return true, err
 	}
-	results, objects := safeRenderList(rl)
+	results, objects := safeRenderList(rl, eng)
 	// the line of each result's field in the user's file, where kpt or kustomize named the
 	// file: results then come in the CLI's order (by file and line), and errors read as its do
 	lines := fileLines{}
@@ -66,93 +65,96 @@ type outItem struct {
 	obj  *manifest.Object
 }
 
-// renderEngine is the engine the function calls (tests swap it to check the last line of
-// defence).
-var renderEngine = render.Render
+// engine is what the function calls: render.Render (tests pass another one to check the
+// last line of defence).
+type engine func(render.Inputs, render.Options) render.Output
 
 // safeRenderList is renderList with a panic turned into one internal-error result: the
 // answer is then what any error gives (the input items back, no rendered object).
-func safeRenderList(rl *krm.ResourceList) (results diag.Results, objects []outItem) {
+func safeRenderList(rl *krm.ResourceList, eng engine) (results diag.Results, objects []outItem) {
 	defer func() {
 		if p := recover(); p != nil {
 			results, objects = diag.Results{{Severity: diag.Error, Message: crash.FromPanic(p).Error()}}, nil
 		}
 	}()
-	return renderList(rl)
+	return renderList(rl, eng)
 }
 
-// renderList sorts the items into local ones, ODLM inputs and catalog data, renders, and
-// returns the results and the answer's items: local items first, then the render's output,
-// then (with keepInputs) the catalog data.
-func renderList(rl *krm.ResourceList) (diag.Results, []outItem) {
-	fail := func(msg string) (diag.Results, []outItem) {
-		return diag.Results{{Severity: diag.Error, Message: msg}}, nil
-	}
+// renderList renders the items and the inputs the functionConfig names, and returns the
+// results and the answer's items (sortedItems.answer).
+func renderList(rl *krm.ResourceList, eng engine) (diag.Results, []outItem) {
 	cfg, err := parseConfig(rl.FunctionConfig)
 	if err != nil {
-		return fail(err.Error())
+		return failure(err)
 	}
-	var local, blobs []*krm.Item
-	var resObjs, blobObjs []*manifest.Object
-	byObject := map[*manifest.Object]*krm.Item{}
-	for _, it := range rl.Items {
-		obj := it.Object
-		switch {
-		case inputs.IsCatalogBlob(obj):
-			blobs = append(blobs, it)
-			blobObjs = append(blobObjs, obj)
-		case inputs.IsLocal(obj) || obj.APIVersion() == "" || obj.Kind() == "":
-			local = append(local, it)
-		default:
-			resObjs = append(resObjs, obj)
-			byObject[obj] = it
-		}
-	}
-	// inputs read from files: what a kustomize generator (which gets no items) renders
-	if len(cfg.Inputs) > 0 {
-		docs, err := inputs.ReadPaths(cfg.Inputs, nil)
-		if err != nil {
-			return fail("inputs: " + err.Error())
-		}
-		set, err := inputs.Classify(docs)
-		if err != nil {
-			return fail("inputs: " + err.Error())
-		}
-		resObjs = append(resObjs, set.Resources...)
-		blobObjs = append(blobObjs, set.CatalogBlobs...)
-	}
-	cat, err := inputs.LoadCatalog(cfg.Catalogs, blobObjs)
+	items := sortItems(rl.Items)
+	// inputs read from files are what a kustomize generator (which gets no items) renders
+	in, sources, err := inputs.Load(inputs.Request{Given: items.given, Paths: cfg.Inputs, Catalogs: cfg.Catalogs,
+		Snapshots: cfg.Snapshots, Names: inputs.Names{Paths: "inputs", Snapshots: "snapshots"}})
 	if err != nil {
-		return fail(err.Error())
-	}
-	var sources cluster.Chain
-	if len(cfg.Snapshots) > 0 {
-		snap, err := inputs.LoadSnapshot(cfg.Snapshots...)
-		if err != nil {
-			return fail("snapshots: " + err.Error())
-		}
-		sources = cluster.Chain{{Origin: cluster.OriginSnapshot, Reader: snap}}
+		return failure(err)
 	}
 	opts := cfg.Options
 	opts.Sources = sources
-	out := renderEngine(render.Inputs{Objects: resObjs, Catalog: cat}, opts)
+	out := eng(in, opts)
 	if out.Results.HasErrors() {
 		return out.Results, nil
 	}
-	items := make([]outItem, 0, len(local)+len(out.Objects)+len(blobs))
-	for _, it := range local {
+	return out.Results, items.answer(out.Objects, cfg.KeepInputs)
+}
+
+// failure is the answer to an error before the render: one error result, no item.
+func failure(err error) (diag.Results, []outItem) {
+	return diag.Results{{Severity: diag.Error, Message: err.Error()}}, nil
+}
+
+// sortedItems are a ResourceList's items by what the function does with them.
+type sortedItems struct {
+	// local items (Kptfiles, local-config, documents that are not objects) are kept as they
+	// came; blobs are catalog data, kept with keepInputs
+	local, blobs []*krm.Item
+	// given are the resources and catalog blobs the render reads
+	given inputs.Set
+	// byObject is the item of each resource: one the render passes through is kept as it came
+	byObject map[*manifest.Object]*krm.Item
+}
+
+// sortItems sorts the items into local ones, catalog data and resources.
+func sortItems(items []*krm.Item) sortedItems {
+	s := sortedItems{byObject: map[*manifest.Object]*krm.Item{}}
+	for _, it := range items {
+		obj := it.Object
+		switch {
+		case inputs.IsCatalogBlob(obj):
+			s.blobs = append(s.blobs, it)
+			s.given.CatalogBlobs = append(s.given.CatalogBlobs, obj)
+		case inputs.IsLocal(obj) || obj.APIVersion() == "" || obj.Kind() == "":
+			s.local = append(s.local, it)
+		default:
+			s.given.Resources = append(s.given.Resources, obj)
+			s.byObject[obj] = it
+		}
+	}
+	return s
+}
+
+// answer is the answer's items: local items first, then the render's output (an input the
+// render passes through, with keepInputs, as it came), then (with keepInputs) the catalog
+// data.
+func (s sortedItems) answer(objs []*manifest.Object, keepInputs bool) []outItem {
+	items := make([]outItem, 0, len(s.local)+len(objs)+len(s.blobs))
+	for _, it := range s.local {
 		items = append(items, outItem{kept: it})
 	}
-	for _, o := range out.Objects {
-		// an input the render passes through (keepInputs) is written as it came
-		items = append(items, outItem{kept: byObject[o], obj: o})
+	for _, o := range objs {
+		items = append(items, outItem{kept: s.byObject[o], obj: o})
 	}
-	if cfg.KeepInputs {
-		for _, it := range blobs {
+	if keepInputs {
+		for _, it := range s.blobs {
 			items = append(items, outItem{kept: it})
 		}
 	}
-	return out.Results, items
+	return items
 }
 
 // withFileAnnotations gives a rendered object a stable file path: an object that took an

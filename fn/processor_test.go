@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/odlm-render/odlm-render/internal/golden"
+	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
 const (
@@ -56,7 +57,7 @@ func resourceList(t *testing.T, dir string, fnConfig string, extra ...string) []
 func execute(t *testing.T, in []byte) (string, error) {
 	t.Helper()
 	var out, stderr bytes.Buffer
-	if code := run(nil, bytes.NewReader(in), &out, &stderr); code != 0 {
+	if code := run(nil, bytes.NewReader(in), &out, &stderr, render.Render); code != 0 {
 		return out.String(), fmt.Errorf("exit status %d: %s", code, stderr.String())
 	}
 	return out.String(), nil
@@ -170,7 +171,7 @@ func TestCommandLine(t *testing.T) {
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			assert.Equal(t, tc.code, run(tc.args, strings.NewReader(""), &stdout, &stderr))
+			assert.Equal(t, tc.code, run(tc.args, strings.NewReader(""), &stdout, &stderr, render.Render))
 			assert.Contains(t, stdout.String(), tc.stdout)
 			assert.Contains(t, stderr.String(), tc.stderr)
 		})
@@ -185,7 +186,7 @@ func TestNotAResourceList(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			assert.Equal(t, 1, run(nil, strings.NewReader(tc.in), &stdout, &stderr))
+			assert.Equal(t, 1, run(nil, strings.NewReader(tc.in), &stdout, &stderr, render.Render))
 			assert.Empty(t, stdout.String(), "nothing is written")
 			assert.Equal(t, tc.want, stderr.String())
 		})

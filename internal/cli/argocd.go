@@ -26,7 +26,7 @@ type argoParameter struct {
 
 // newArgoCDCmd is the generate command of the Argo CD Config Management Plugin: render
 // with the options Argo CD's environment carries.
-func newArgoCDCmd(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *cobra.Command {
+func newArgoCDCmd(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string, eng engine) *cobra.Command {
 	return &cobra.Command{
 		Use:   "argocd-generate [PATH]",
 		Short: "Render for an Argo CD Config Management Plugin (options from Argo CD's environment)",
@@ -67,7 +67,7 @@ results go to stderr; stdout holds only the manifests.`,
 				return usageError{err}
 			}
 			renderArgs := append(policy.renderArgs(values, getenv), path)
-			rc := newRenderCmdFor(stdin, stdout, stderr, func(f *renderFlags) {
+			rc := newRenderCmdFor(stdin, stdout, stderr, eng, func(f *renderFlags) {
 				f.refuseCredentialPlugins = !policy.credentialPlugins
 			})
 			rc.SetArgs(renderArgs)
@@ -112,71 +112,89 @@ func newArgoCDDiscoverCmd(stdout io.Writer) *cobra.Command {
 // argoValues collects the render options an Application sets: its plugin env, then its
 // parameters (PARAM_*, then ARGOCD_APP_PARAMETERS, which wins).
 func argoValues(getenv func(string) string) (map[string][]string, error) {
-	flags := newRenderCmd(nil, io.Discard, io.Discard).Flags()
+	flags := newRenderCmd(nil, io.Discard, io.Discard, nil).Flags()
 	names := argoOptionNames(flags)
 	values := map[string][]string{}
-	set := func(name string, vs ...string) error {
-		if _, adminOnly := adminOnlyOptions[name]; !adminOnly && !slices.Contains(names, name) {
-			return fmt.Errorf("unknown option %q (known: %s)", name, strings.Join(tenantOptionNames(names), ", "))
-		}
-		values[name] = vs
-		return nil
-	}
-	// env first: parameters override it
 	for _, name := range names {
-		v := getenv("ARGOCD_ENV_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_")))
-		if v == "" {
-			continue
+		key := strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		if v := getenv("ARGOCD_ENV_" + key); v != "" {
+			values[name] = envValue(v, flags.Lookup(name).Value.Type() == "stringArray")
 		}
-		if flags.Lookup(name).Value.Type() == "stringArray" {
-			var list []string
-			for _, p := range strings.Split(v, ",") {
-				if p = strings.TrimSpace(p); p != "" {
-					list = append(list, p)
-				}
-			}
-			values[name] = list
-			continue
-		}
-		values[name] = []string{v}
-	}
-	// PARAM_<NAME> (and PARAM_<NAME>_<i> for arrays) carry the same parameters as
-	// ARGOCD_APP_PARAMETERS, which wins when present
-	for _, name := range names {
-		key := "PARAM_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
-		if v := getenv(key); v != "" {
-			values[name] = []string{v}
-			continue
-		}
-		var list []string
-		for i := 0; getenv(fmt.Sprintf("%s_%d", key, i)) != ""; i++ {
-			list = append(list, getenv(fmt.Sprintf("%s_%d", key, i)))
-		}
-		if len(list) > 0 {
-			values[name] = list
+		// PARAM_<NAME> (and PARAM_<NAME>_<i> for arrays) carry the same parameters as
+		// ARGOCD_APP_PARAMETERS, which wins when present
+		if v := paramValue(getenv, "PARAM_"+key); len(v) > 0 {
+			values[name] = v
 		}
 	}
-	if raw := getenv("ARGOCD_APP_PARAMETERS"); raw != "" && raw != "null" {
-		var params []argoParameter
-		if err := json.Unmarshal([]byte(raw), &params); err != nil {
-			return nil, fmt.Errorf("ARGOCD_APP_PARAMETERS is not a JSON list of parameters: %w", err)
+	params, err := appParameters(getenv("ARGOCD_APP_PARAMETERS"))
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range params {
+		vs, ok, err := p.values()
+		if err != nil {
+			return nil, err
 		}
-		for _, p := range params {
-			var err error
-			switch {
-			case p.Map != nil:
-				err = fmt.Errorf("parameter %q: map parameters are not supported", p.Name)
-			case p.Array != nil:
-				err = set(p.Name, p.Array...)
-			case p.String != nil:
-				err = set(p.Name, *p.String)
-			}
-			if err != nil {
-				return nil, err
-			}
+		if !ok {
+			continue
 		}
+		if _, adminOnly := adminOnlyOptions[p.Name]; !adminOnly && !slices.Contains(names, p.Name) {
+			return nil, fmt.Errorf("unknown option %q (known: %s)", p.Name, strings.Join(tenantOptionNames(names), ", "))
+		}
+		values[p.Name] = vs
 	}
 	return values, nil
+}
+
+// envValue is an ARGOCD_ENV_* value: a comma-separated list for a repeatable flag.
+func envValue(v string, list bool) []string {
+	if !list {
+		return []string{v}
+	}
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// paramValue is PARAM_<NAME>, or the list PARAM_<NAME>_0, PARAM_<NAME>_1, ... (nil: none).
+func paramValue(getenv func(string) string, key string) []string {
+	if v := getenv(key); v != "" {
+		return []string{v}
+	}
+	var list []string
+	for i := 0; getenv(fmt.Sprintf("%s_%d", key, i)) != ""; i++ {
+		list = append(list, getenv(fmt.Sprintf("%s_%d", key, i)))
+	}
+	return list
+}
+
+// appParameters decodes ARGOCD_APP_PARAMETERS (none when empty or null).
+func appParameters(raw string) ([]argoParameter, error) {
+	if raw == "" || raw == "null" {
+		return nil, nil
+	}
+	var params []argoParameter
+	if err := json.Unmarshal([]byte(raw), &params); err != nil {
+		return nil, fmt.Errorf("ARGOCD_APP_PARAMETERS is not a JSON list of parameters: %w", err)
+	}
+	return params, nil
+}
+
+// values are what a parameter sets; ok is false for a parameter with no value.
+func (p argoParameter) values() (vs []string, ok bool, err error) {
+	switch {
+	case p.Map != nil:
+		return nil, false, fmt.Errorf("parameter %q: map parameters are not supported", p.Name)
+	case p.Array != nil:
+		return p.Array, true, nil
+	case p.String != nil:
+		return []string{*p.String}, true, nil
+	}
+	return nil, false, nil
 }
 
 // renderArgs are the render flags for an Application's checked values: Argo CD's defaults

@@ -26,6 +26,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/internal/image"
+	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
 const (
@@ -38,7 +39,7 @@ const (
 func extract(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	root := newRoot(strings.NewReader(stdin), &out, &errOut)
+	root := newRoot(strings.NewReader(stdin), &out, &errOut, render.Render)
 	if c, _, err := root.Find([]string{"catalog"}); err != nil || c == root {
 		root.AddCommand(newCatalogCmd(strings.NewReader(stdin), &out, &errOut))
 	}

@@ -3,26 +3,22 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"reflect"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/odlm-render/odlm-render/health"
-	"github.com/odlm-render/odlm-render/internal/cluster"
-	"github.com/odlm-render/odlm-render/internal/cluster/live"
 	"github.com/odlm-render/odlm-render/internal/crash"
 	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/fileread"
 	"github.com/odlm-render/odlm-render/internal/inputs"
-	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/output"
 	"github.com/odlm-render/odlm-render/internal/version"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
@@ -39,14 +35,19 @@ type usageError struct{ error }
 // Main runs the command and returns its exit code. A panic anywhere below (a bug) is one
 // internal-error line on stderr and exit status 1; commands write stdout only once they
 // have succeeded, so nothing reaches it.
-func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return mainWith(args, stdin, stdout, stderr, render.Render)
+}
+
+// mainWith is Main with the engine the render commands call.
+func mainWith(args []string, stdin io.Reader, stdout, stderr io.Writer, eng engine) (code int) {
 	defer func() {
 		if p := recover(); p != nil {
 			fmt.Fprintf(stderr, "odlm-render: %v\n", crash.FromPanic(p))
 			code = ExitErrors
 		}
 	}()
-	root := newRoot(stdin, stdout, stderr)
+	root := newRoot(stdin, stdout, stderr, eng)
 	root.SetArgs(args)
 	err := fileread.CheckEnv()
 	if err == nil {
@@ -71,13 +72,14 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	return ExitErrors
 }
 
-var errReported = errors.New("errors were reported")
+// errReported: the results said what went wrong already.
+var errReported = output.ErrReported
 
-// renderEngine is the engine the commands call (tests swap it to check Main's last line of
-// defence).
-var renderEngine = render.Render
+// engine is what the render commands call: render.Render (tests pass another one to check
+// Main's last line of defence).
+type engine func(render.Inputs, render.Options) render.Output
 
-func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+func newRoot(stdin io.Reader, stdout, stderr io.Writer, eng engine) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "odlm-render",
 		Version:       version.Version,
@@ -89,7 +91,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.SetVersionTemplate("{{.Version}}\n") // --version prints what the version command prints
-	root.AddCommand(newRenderCmd(stdin, stdout, stderr), newArgoCDCmd(stdin, stdout, stderr, os.Getenv), newArgoCDDiscoverCmd(stdout), newHealthCmd(stdout),
+	root.AddCommand(newRenderCmd(stdin, stdout, stderr, eng), newArgoCDCmd(stdin, stdout, stderr, os.Getenv, eng), newArgoCDDiscoverCmd(stdout), newHealthCmd(stdout),
 		newInstalledCmd(stdin, stdout, stderr), newConvertCmd(stdin, stdout, stderr),
 		newCollectionCmd(stdout, stderr), newCatalogCmd(stdin, stdout, stderr), &cobra.Command{
 			Use:   "version",
@@ -104,26 +106,22 @@ type renderFlags struct {
 	snapshots []string
 	output    string
 	// opts holds the engine's options, one flag each (bindOptionFlags)
-	opts       render.Options
-	verbose    bool
-	failEmpty  bool
-	live       bool
-	kubeconfig string
-	context    string
-	timeout    time.Duration
-	deadline   time.Duration
+	opts      render.Options
+	verbose   bool
+	failEmpty bool
+	live      liveFlags
 	// refuseCredentialPlugins refuses a kubeconfig that runs exec or auth-provider plugins
 	// (the Argo CD plugin, unless its administrator allows them)
 	refuseCredentialPlugins bool
 }
 
-func newRenderCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	return newRenderCmdFor(stdin, stdout, stderr, nil)
+func newRenderCmd(stdin io.Reader, stdout, stderr io.Writer, eng engine) *cobra.Command {
+	return newRenderCmdFor(stdin, stdout, stderr, eng, nil)
 }
 
 // newRenderCmdFor is the render command, with adjust (if any) applied to its flags before it
 // runs: settings a front door fixes rather than the user (the Argo CD plugin's policy).
-func newRenderCmdFor(stdin io.Reader, stdout, stderr io.Writer, adjust func(*renderFlags)) *cobra.Command {
+func newRenderCmdFor(stdin io.Reader, stdout, stderr io.Writer, eng engine, adjust func(*renderFlags)) *cobra.Command {
 	var f renderFlags
 	cmd := &cobra.Command{
 		Use:   "render [flags] PATH...",
@@ -142,22 +140,14 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 			return nil
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
-			if f.output != "yaml" && f.output != "json" {
-				return usageError{fmt.Errorf("-o must be yaml or json, not %q", f.output)}
-			}
-			if err := flagErrors(f.options().Validate()); err != nil {
-				return usageError{err}
-			}
-			if !f.live && (f.kubeconfig != "" || f.context != "") {
-				return usageError{errors.New("--kubeconfig and --context only apply with --live")}
-			}
-			if f.timeout <= 0 || f.deadline <= 0 {
-				return usageError{errors.New("--live-timeout and --live-deadline must be positive")}
+			if err := f.check(); err != nil {
+				return err
 			}
 			if adjust != nil {
 				adjust(&f)
 			}
-			return runRender(f, args, stdin, stdout, stderr)
+			return runRender(f, args, stdin, output.Stream{Stdout: stdout, Stderr: stderr, Format: output.Format(f.output),
+				Verbose: f.verbose || f.opts.Explain}, eng)
 		},
 	}
 	cmd.Flags().StringArrayVar(&f.catalogs, "catalog", nil, "an OLM file-based catalog: a folder or file of olm.package/olm.channel/olm.bundle blobs, or a CatalogSnapshot written by odlm-render catalog extract (repeatable)")
@@ -168,82 +158,73 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 	bindOptionFlags(cmd.Flags(), &f.opts)
 	cmd.Flags().BoolVar(&f.failEmpty, "fail-empty", false, "fail when the render produces no objects")
 	_ = cmd.Flags().MarkHidden("fail-empty")
-	cmd.Flags().BoolVar(&f.live, "live", false, "also read the cluster of the kubeconfig, read-only (GETs of referenced objects, LISTs for ODLM's searches), after the inputs and snapshots")
-	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig for --live (default: $KUBECONFIG, then ~/.kube/config)")
-	cmd.Flags().StringVar(&f.context, "context", "", "kubeconfig context for --live (default: the current context)")
-	cmd.Flags().DurationVar(&f.timeout, "live-timeout", live.DefaultTimeout, "timeout of each --live request")
-	cmd.Flags().DurationVar(&f.deadline, "live-deadline", live.DefaultDeadline, "timeout of all --live requests together")
+	f.live.bind(cmd.Flags(), liveHelp{
+		live:     "also read the cluster of the kubeconfig, read-only (GETs of referenced objects, LISTs for ODLM's searches), after the inputs and snapshots",
+		deadline: "timeout of all --live requests together",
+	})
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
 }
 
-func runRender(f renderFlags, paths []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	docs, err := inputs.ReadPaths(paths, stdin)
-	if err != nil {
-		return err
+// check refuses flags that do not go together, as usage errors.
+func (f renderFlags) check() error {
+	if _, err := output.ParseFormat(f.output); err != nil {
+		return usageError{err}
 	}
-	set, err := inputs.Classify(docs)
-	if err != nil {
-		return err
+	if err := flagErrors(f.opts.Validate()); err != nil {
+		return usageError{err}
 	}
-	cat, err := inputs.LoadCatalog(f.catalogs, set.CatalogBlobs)
-	if err != nil {
-		return err
+	if f.live.kubeconfigWithoutLive() {
+		return errKubeconfigWithoutLive
 	}
-	sources, err := readSources(f)
-	if err != nil {
-		return err
+	if f.live.timeout <= 0 || f.live.deadline <= 0 {
+		return usageError{errors.New("--live-timeout and --live-deadline must be positive")}
 	}
-	opts := f.options()
-	opts.Sources = sources
-	out := renderEngine(render.Inputs{Objects: set.Resources, Catalog: cat}, opts)
-	printResults(stderr, out.Results, f.verbose || f.opts.Explain)
-	if out.Results.HasErrors() {
-		return errReported
-	}
-	if f.failEmpty && len(out.Objects) == 0 {
-		return errEmptyRender
-	}
-	var buf bytes.Buffer
-	if f.output == "json" {
-		err = manifest.WriteJSONList(&buf, out.Objects)
-	} else {
-		err = manifest.WriteYAML(&buf, out.Objects)
-	}
-	if err != nil {
-		return err
-	}
-	_, err = stdout.Write(buf.Bytes())
-	return err
+	return nil
 }
 
-// options are the engine's options as the flags set them ("" for a default).
-func (f renderFlags) options() render.Options { return f.opts }
+func runRender(f renderFlags, paths []string, stdin io.Reader, out output.Stream, eng engine) error {
+	in, sources, err := inputs.Load(inputs.Request{Paths: paths, Stdin: stdin, Catalogs: f.catalogs, Snapshots: f.snapshots,
+		Live: f.live.reader(f.refuseCredentialPlugins), Names: inputs.Names{Snapshots: "--snapshot"}})
+	if err != nil {
+		return err
+	}
+	opts := f.opts
+	opts.Sources = sources
+	answer := eng(in, opts)
+	if out.Results(answer.Results) {
+		return errReported
+	}
+	if f.failEmpty && len(answer.Objects) == 0 {
+		return errEmptyRender
+	}
+	return out.Objects(answer.Objects)
+}
 
 // bindOptionFlags defines one flag per engine option, named, typed, defaulted and described
 // by render.Options itself (render.OptionList), so the CLI and the engine cannot disagree.
+// A string option may be of a named string type (its values typed): the flag sets it through
+// a *string to the same field.
 func bindOptionFlags(fs *pflag.FlagSet, o *render.Options) {
 	v := reflect.ValueOf(o).Elem()
 	for _, opt := range render.OptionList() {
 		field := v.FieldByName(opt.Field)
-		help := opt.Help
 		switch field.Kind() {
 		case reflect.Bool:
-			fs.BoolVar(field.Addr().Interface().(*bool), opt.Flag, false, help)
+			fs.BoolVar(field.Addr().Interface().(*bool), opt.Flag, false, opt.Help)
 		case reflect.String:
-			ptr := field.Addr().Interface().(*string)
+			ptr := field.Addr().Convert(reflect.TypeFor[*string]()).Interface().(*string)
 			def := *ptr
 			if def == "" {
 				def = opt.Default
 			}
-			if opt.Flag == "namespace" {
-				fs.StringVarP(ptr, opt.Flag, "n", def, help)
-			} else {
-				fs.StringVar(ptr, opt.Flag, def, help)
-			}
+			fs.StringVarP(ptr, opt.Flag, shorthands[opt.Flag], def, opt.Help)
 		}
 	}
 }
+
+// shorthands are the one-letter names of option flags.
+var shorthands = map[string]string{"namespace": "n"}
 
 // flagErrors says what Options.Validate refused in terms of flags.
 func flagErrors(err error) error {
@@ -255,27 +236,6 @@ func flagErrors(err error) error {
 		msgs = append(msgs, "--"+oe.Option.Flag+": "+oe.Msg)
 	}
 	return errors.New(strings.Join(msgs, "; "))
-}
-
-// readSources builds what templates read after the inputs: snapshots, then a live cluster.
-func readSources(f renderFlags) (cluster.Chain, error) {
-	var chain cluster.Chain
-	if len(f.snapshots) > 0 {
-		snap, err := inputs.LoadSnapshot(f.snapshots...)
-		if err != nil {
-			return nil, fmt.Errorf("--snapshot: %w", err)
-		}
-		chain = append(chain, cluster.Source{Origin: cluster.OriginSnapshot, Reader: snap})
-	}
-	if f.live {
-		reader, err := live.NewReader(live.Options{Kubeconfig: f.kubeconfig, Context: f.context, Timeout: f.timeout,
-			Deadline: f.deadline, RefuseCredentialPlugins: f.refuseCredentialPlugins})
-		if err != nil {
-			return nil, fmt.Errorf("--live: %w", err)
-		}
-		chain = append(chain, cluster.Source{Origin: cluster.OriginLive, Reader: reader})
-	}
-	return chain, nil
 }
 
 // newHealthCmd prints the Argo CD health checks for OLM's and ODLM's kinds.
@@ -300,11 +260,7 @@ argocd-cm ConfigMap, or with --configmap a whole ConfigMap to merge into it.`,
 	return cmd
 }
 
+// printResults writes results on w, info ones only when verbose.
 func printResults(w io.Writer, results diag.Results, verbose bool) {
-	for _, r := range results {
-		if r.Severity == diag.Info && !verbose {
-			continue
-		}
-		fmt.Fprintln(w, r.String())
-	}
+	output.WriteResults(w, results, verbose)
 }

@@ -1,15 +1,13 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/odlm-render/odlm-render/internal/collection"
-	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/output"
 )
 
 type collectionFlags struct {
@@ -43,8 +41,8 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 			return nil
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
-			if f.output != "yaml" && f.output != "json" {
-				return usageError{fmt.Errorf("-o must be yaml or json, not %q", f.output)}
+			if _, err := output.ParseFormat(f.output); err != nil {
+				return usageError{err}
 			}
 			return runCollection(f, args[0], stdout, stderr)
 		},
@@ -60,19 +58,5 @@ func runCollection(f collectionFlags, path string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	printResults(stderr, out.Results, false)
-	if out.Results.HasErrors() {
-		return errReported
-	}
-	var buf bytes.Buffer
-	if f.output == "json" {
-		err = manifest.WriteJSONList(&buf, out.Objects)
-	} else {
-		err = manifest.WriteYAML(&buf, out.Objects)
-	}
-	if err != nil {
-		return err
-	}
-	_, err = stdout.Write(buf.Bytes())
-	return err
+	return output.Stream{Stdout: stdout, Stderr: stderr, Format: output.Format(f.output)}.Write(out.Objects, out.Results)
 }

@@ -1,17 +1,15 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/inputs"
-	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/metaop"
+	"github.com/odlm-render/odlm-render/internal/output"
 )
 
 type convertFlags struct {
@@ -44,8 +42,8 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 			return nil
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
-			if f.output != "yaml" && f.output != "json" {
-				return usageError{fmt.Errorf("-o must be yaml or json, not %q", f.output)}
+			if _, err := output.ParseFormat(f.output); err != nil {
+				return usageError{err}
 			}
 			return runConvert(f, args, stdin, stdout, stderr)
 		},
@@ -77,19 +75,5 @@ func runConvert(f convertFlags, paths []string, stdin io.Reader, stdout, stderr 
 			results = append(results, diag.Result{Severity: diag.Warning, Message: "no MetaOperatorCatalog, MetaOperatorConfig or MetaOperatorSet among the inputs: nothing was converted"})
 		}
 	}
-	printResults(stderr, results, f.verbose)
-	if results.HasErrors() {
-		return errReported
-	}
-	var buf bytes.Buffer
-	if f.output == "json" {
-		err = manifest.WriteJSONList(&buf, out)
-	} else {
-		err = manifest.WriteYAML(&buf, out)
-	}
-	if err != nil {
-		return err
-	}
-	_, err = stdout.Write(buf.Bytes())
-	return err
+	return output.Stream{Stdout: stdout, Stderr: stderr, Format: output.Format(f.output), Verbose: f.verbose}.Write(out, results)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/metaop"
 	"github.com/odlm-render/odlm-render/internal/naming"
+	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
 const (
@@ -155,7 +156,7 @@ func normalizeControl(t *testing.T, stream string) string {
 // TestConvertIsRegistered checks that cli.go's root command has convert.
 func TestConvertIsRegistered(t *testing.T) {
 	var out, errOut bytes.Buffer
-	root := newRoot(strings.NewReader(""), &out, &errOut)
+	root := newRoot(strings.NewReader(""), &out, &errOut, render.Render)
 	c, _, err := root.Find([]string{"convert"})
 	require.NoError(t, err)
 	require.Equal(t, "convert", c.Name())

@@ -14,9 +14,8 @@ import (
 // that quotes a secret: render and the Argo CD plugin answer with one internal-error line,
 // exit 1, nothing on stdout, and never the panic's value.
 func TestPanicIsOneInternalErrorAndNoOutput(t *testing.T) {
-	saved := renderEngine
-	t.Cleanup(func() { renderEngine = saved })
-	renderEngine = func(render.Inputs, render.Options) render.Output {
+	t.Parallel()
+	panics := func(render.Inputs, render.Options) render.Output {
 		panic("password: s3cr3t-planted")
 	}
 	for _, tc := range []struct {
@@ -27,8 +26,9 @@ func TestPanicIsOneInternalErrorAndNoOutput(t *testing.T) {
 		{"argocd-generate", []string{"argocd-generate", "../../examples/quickstart/manifests"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			var stdout, stderr bytes.Buffer
-			code := Main(tc.args, nil, &stdout, &stderr)
+			code := mainWith(tc.args, nil, &stdout, &stderr, panics)
 			assert.Equal(t, ExitErrors, code)
 			assert.Empty(t, stdout.String())
 			assert.Contains(t, stderr.String(), "odlm-render: internal error: panic with a string value at ")
@@ -40,15 +40,14 @@ func TestPanicIsOneInternalErrorAndNoOutput(t *testing.T) {
 }
 
 func TestRuntimePanicNamesTheRuntimeError(t *testing.T) {
-	saved := renderEngine
-	t.Cleanup(func() { renderEngine = saved })
-	renderEngine = func(render.Inputs, render.Options) render.Output {
+	t.Parallel()
+	fails := func(render.Inputs, render.Options) render.Output {
 		var rules []any
 		_ = rules[0].(map[string]any)
 		return render.Output{}
 	}
 	var stdout, stderr bytes.Buffer
-	code := Main([]string{"render", "../../examples/quickstart/manifests", "--catalog", "../../examples/quickstart/catalog"}, nil, &stdout, &stderr)
+	code := mainWith([]string{"render", "../../examples/quickstart/manifests", "--catalog", "../../examples/quickstart/catalog"}, nil, &stdout, &stderr, fails)
 	assert.Equal(t, ExitErrors, code)
 	assert.Empty(t, stdout.String())
 	assert.Contains(t, stderr.String(), "internal error: runtime error: index out of range [0] with length 0 at internal/cli.TestRuntimePanicNamesTheRuntimeError")

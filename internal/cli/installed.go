@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/odlm-render/odlm-render/internal/cluster/live"
 	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/installed"
@@ -18,11 +16,7 @@ import (
 
 type installedFlags struct {
 	snapshots   []string
-	live        bool
-	kubeconfig  string
-	context     string
-	timeout     time.Duration
-	deadline    time.Duration
+	live        liveFlags
 	namespace   string
 	all         bool
 	output      string
@@ -58,11 +52,10 @@ Exit status: 0 success, 1 when any error was found (or a drift with --fail-on-dr
 		},
 	}
 	cmd.Flags().StringArrayVar(&f.snapshots, "snapshot", nil, "objects exported from a cluster (kubectl get -o yaml): a file or folder, \"-\" for stdin; repeatable")
-	cmd.Flags().BoolVar(&f.live, "live", false, "read the cluster of the kubeconfig (LIST requests of Subscriptions, ClusterServiceVersions and OperatorGroups in all namespaces; read-only)")
-	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig for --live (default: $KUBECONFIG, then ~/.kube/config)")
-	cmd.Flags().StringVar(&f.context, "context", "", "kubeconfig context for --live (default: the current context)")
-	cmd.Flags().DurationVar(&f.timeout, "live-timeout", live.DefaultTimeout, "timeout of each --live request")
-	cmd.Flags().DurationVar(&f.deadline, "live-deadline", live.DefaultDeadline, "deadline of the whole --live read, all requests together")
+	f.live.bind(cmd.Flags(), liveHelp{
+		live:     "read the cluster of the kubeconfig (LIST requests of Subscriptions, ClusterServiceVersions and OperatorGroups in all namespaces; read-only)",
+		deadline: "deadline of the whole --live read, all requests together",
+	})
 	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "the watched namespace to show (default with --live: the kubeconfig context's); with --against, check only its Subscriptions")
 	cmd.Flags().BoolVarP(&f.all, "all-namespaces", "A", false, "show every namespace")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "table", "output format: table or yaml")
@@ -77,14 +70,14 @@ func checkInstalledFlags(f installedFlags, args []string) error {
 	switch {
 	case len(args) > 0:
 		return usage("installed takes no PATH arguments (got %q): give --snapshot PATH or --live", args[0])
-	case len(f.snapshots) == 0 && !f.live:
+	case len(f.snapshots) == 0 && !f.live.on:
 		return usage("installed needs --snapshot PATH or --live")
-	case len(f.snapshots) > 0 && f.live:
+	case len(f.snapshots) > 0 && f.live.on:
 		return usage("--snapshot and --live are exclusive: installed reads one cluster state")
-	case !f.live && (f.kubeconfig != "" || f.context != ""):
-		return usage("--kubeconfig and --context only apply with --live")
-	case f.live && f.deadline <= 0:
-		return usage("--live-deadline must be more than 0 (got %s)", f.deadline)
+	case f.live.kubeconfigWithoutLive():
+		return errKubeconfigWithoutLive
+	case f.live.on && f.live.deadline <= 0:
+		return usage("--live-deadline must be more than 0 (got %s)", f.live.deadline)
 	case f.namespace != "" && f.all:
 		return usage("-n and -A are exclusive")
 	case f.output != "table" && f.output != "yaml":
@@ -112,106 +105,125 @@ func countStdin(paths []string) int {
 }
 
 func runInstalled(f installedFlags, stdin io.Reader, stdout, stderr io.Writer) error {
-	var (
-		state   installed.Cluster
-		results diag.Results
-		lister  *installed.LiveLister
-	)
-	if f.live {
-		var err error
-		lister, err = installed.NewLiveLister(installed.LiveOptions{Kubeconfig: f.kubeconfig, Context: f.context, Timeout: f.timeout, Deadline: f.deadline})
-		if err != nil {
-			return fmt.Errorf("--live: %w", err)
-		}
-		var rs diag.Results
-		state, rs, err = lister.Read(f.all)
-		if err != nil {
-			return fmt.Errorf("--live: %w", err)
-		}
-		results = append(results, rs...)
-	} else {
-		objs, err := readInstalledPaths(f.snapshots, stdin)
-		if err != nil {
-			return fmt.Errorf("--snapshot: %w", err)
-		}
-		state = installed.FromObjects(objs)
-		if state.Empty() {
-			results = append(results, diag.Result{Severity: diag.Warning, Message: fmt.Sprintf("--snapshot %s holds no Subscription, ClusterServiceVersion or OperatorGroup (%s)", strings.Join(f.snapshots, " "), installed.OLMGroup)})
-		}
+	state, results, namespace, err := readClusterState(f, stdin)
+	if err != nil {
+		return err
 	}
 	results = append(results, state.Validate()...)
 	if results.HasErrors() {
 		printResults(stderr, results.Sort(), false)
 		return errReported
 	}
-
-	var buf bytes.Buffer
 	if len(f.against) > 0 {
-		objs, err := readInstalledPaths(f.against, stdin)
+		return checkAgainst(f, state, results, stdin, stdout, stderr)
+	}
+	if f.namespace != "" {
+		namespace = f.namespace
+	}
+	return showInstalled(f, state, results, namespace, stdout, stderr)
+}
+
+// readClusterState reads the cluster state installed shows, from a live cluster or
+// snapshots; namespace is the kubeconfig context's ("" for snapshots).
+func readClusterState(f installedFlags, stdin io.Reader) (state installed.Cluster, rs diag.Results, namespace string, err error) {
+	if f.live.on {
+		lister, err := f.live.lister()
 		if err != nil {
-			return fmt.Errorf("--against: %w", err)
+			return state, nil, "", err
 		}
-		subs, rs := installed.RenderedSubscriptions(objs, "--against "+strings.Join(f.against, " "))
-		results = append(results, rs...)
-		printResults(stderr, results.Sort(), false)
-		if results.HasErrors() {
-			return errReported
-		}
-		checks := installed.Against(subs, state, f.namespace)
-		if len(checks) == 0 {
-			fmt.Fprintf(stderr, "No rendered Subscription in namespace %s.\n", f.namespace)
-			return nil
-		}
-		if f.output == "yaml" {
-			err = installed.WriteChecksYAML(&buf, checks)
-		} else {
-			err = installed.WriteChecksTable(&buf, checks)
-		}
+		state, rs, err = lister.Read(f.all)
 		if err != nil {
-			return err
+			return state, nil, "", fmt.Errorf("--live: %w", err)
 		}
-		if _, err := stdout.Write(buf.Bytes()); err != nil {
-			return err
-		}
-		if drifted := installed.DriftedChecks(checks); f.failOnDrift && len(drifted) > 0 {
-			names := make([]string, len(drifted))
-			for i, c := range drifted {
-				names[i] = c.Namespace + "/" + c.Name
-			}
-			return fmt.Errorf("%d Subscription(s) drifted from the rendered ones: %s", len(drifted), strings.Join(names, ", "))
-		}
+		return state, rs, lister.Namespace(), nil
+	}
+	objs, err := readInstalledPaths(f.snapshots, stdin)
+	if err != nil {
+		return state, nil, "", fmt.Errorf("--snapshot: %w", err)
+	}
+	state = installed.FromObjects(objs)
+	if state.Empty() {
+		rs = append(rs, diag.Result{Severity: diag.Warning, Message: fmt.Sprintf("--snapshot %s holds no Subscription, ClusterServiceVersion or OperatorGroup (%s)", strings.Join(f.snapshots, " "), installed.OLMGroup)})
+	}
+	return state, rs, "", nil
+}
+
+// checkAgainst checks the rendered Subscriptions of --against against the cluster state.
+func checkAgainst(f installedFlags, state installed.Cluster, results diag.Results, stdin io.Reader, stdout, stderr io.Writer) error {
+	objs, err := readInstalledPaths(f.against, stdin)
+	if err != nil {
+		return fmt.Errorf("--against: %w", err)
+	}
+	subs, rs := installed.RenderedSubscriptions(objs, "--against "+strings.Join(f.against, " "))
+	results = append(results, rs...)
+	printResults(stderr, results.Sort(), false)
+	if results.HasErrors() {
+		return errReported
+	}
+	checks := installed.Against(subs, state, f.namespace)
+	if len(checks) == 0 {
+		fmt.Fprintf(stderr, "No rendered Subscription in namespace %s.\n", f.namespace)
 		return nil
 	}
-
-	opts := installed.Options{Namespace: f.namespace, AllNamespaces: f.all}
-	if opts.Namespace == "" && lister != nil {
-		opts.Namespace = lister.Namespace()
+	var buf bytes.Buffer
+	if f.output == "yaml" {
+		err = installed.WriteChecksYAML(&buf, checks)
+	} else {
+		err = installed.WriteChecksTable(&buf, checks)
 	}
-	items, rs := installed.Compute(state, opts)
+	if err != nil {
+		return err
+	}
+	if _, err := stdout.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	return driftError(f.failOnDrift, checks)
+}
+
+// driftError is the error of --fail-on-drift when Subscriptions drifted.
+func driftError(failOnDrift bool, checks []installed.Check) error {
+	drifted := installed.DriftedChecks(checks)
+	if !failOnDrift || len(drifted) == 0 {
+		return nil
+	}
+	names := make([]string, len(drifted))
+	for i, c := range drifted {
+		names[i] = c.Namespace + "/" + c.Name
+	}
+	return fmt.Errorf("%d Subscription(s) drifted from the rendered ones: %s", len(drifted), strings.Join(names, ", "))
+}
+
+// showInstalled prints the Installed view of namespace (or every namespace with -A).
+func showInstalled(f installedFlags, state installed.Cluster, results diag.Results, namespace string, stdout, stderr io.Writer) error {
+	items, rs := installed.Compute(state, installed.Options{Namespace: namespace, AllNamespaces: f.all})
 	results = append(results, rs...)
-	var err error
+	var buf bytes.Buffer
 	if len(items) > 0 {
-		if f.output == "yaml" {
-			rs, err = installed.WriteYAML(&buf, items)
-			results = append(results, rs...)
-		} else {
-			err = installed.WriteTable(&buf, items, f.all)
-		}
+		rs, err := writeInstalled(&buf, items, f)
+		results = append(results, rs...)
 		if err != nil {
 			return err
 		}
 	}
 	printResults(stderr, results.Sort(), false)
-	if len(items) == 0 {
-		if f.all {
-			fmt.Fprintln(stderr, "No resources found.")
-		} else {
-			fmt.Fprintf(stderr, "No resources found in %s namespace.\n", opts.Namespace)
-		}
-		return nil
+	switch {
+	case len(items) > 0:
+		_, err := stdout.Write(buf.Bytes())
+		return err
+	case f.all:
+		fmt.Fprintln(stderr, "No resources found.")
+	default:
+		fmt.Fprintf(stderr, "No resources found in %s namespace.\n", namespace)
 	}
-	_, err = stdout.Write(buf.Bytes())
-	return err
+	return nil
+}
+
+// writeInstalled writes the Installed view as -o says.
+func writeInstalled(w io.Writer, items []installed.Item, f installedFlags) (diag.Results, error) {
+	if f.output == "yaml" {
+		return installed.WriteYAML(w, items)
+	}
+	return nil, installed.WriteTable(w, items, f.all)
 }
 
 // readInstalledPaths reads files and folders of objects ("-" is stdin).

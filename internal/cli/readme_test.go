@@ -34,7 +34,7 @@ func TestREADMEFlagTable(t *testing.T) {
 	for _, o := range render.OptionList() {
 		enums[o.Flag] = o.Enum
 	}
-	cmd := newRenderCmd(strings.NewReader(""), io.Discard, io.Discard)
+	cmd := newRenderCmd(strings.NewReader(""), io.Discard, io.Discard, nil)
 	var b strings.Builder
 	b.WriteString("| flag | meaning |\n|---|---|\n")
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {

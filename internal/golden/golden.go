@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
@@ -132,6 +133,22 @@ func LoadCase(t testing.TB, dir string) Case {
 	}
 	c.Dir, c.Namespace = dir, c.DefaultNamespace
 	return c
+}
+
+// Request is what the loader reads for the case: its input folder, its catalogs (folders
+// under catalogsRoot) and its snapshots.
+func (c Case) Request(catalogsRoot string) inputs.Request {
+	return inputs.Request{Paths: []string{c.Input()}, Catalogs: c.CatalogPaths(catalogsRoot), Snapshots: c.SnapshotPaths()}
+}
+
+// Load is the case's inputs and options, loaded as the front doors load theirs (inputs.Load).
+func (c Case) Load(t testing.TB, req inputs.Request) (render.Inputs, render.Options) {
+	t.Helper()
+	in, sources, err := inputs.Load(req)
+	require.NoError(t, err, "case %s", c.Name())
+	opts := c.Options
+	opts.Sources = sources
+	return in, opts
 }
 
 // Name is the case folder's name.

@@ -7,11 +7,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/golden"
 	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/output"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
@@ -25,25 +25,17 @@ func loadCase(t testing.TB, dir string) (render.Inputs, render.Options) {
 // reordered by order first, when it is not nil.
 func loadCaseOrdered(t testing.TB, dir string, order func([]*manifest.Object)) (render.Inputs, render.Options) {
 	t.Helper()
-	cfg := golden.LoadCase(t, dir)
-	docs, err := inputs.ReadPaths([]string{filepath.Join(dir, "input")}, nil)
-	require.NoError(t, err)
+	c := golden.LoadCase(t, dir)
+	req := c.Request("../../testdata/catalogs")
 	if order != nil {
-		order(docs)
-	}
-	set, err := inputs.Classify(docs)
-	require.NoError(t, err)
-	cat, err := inputs.LoadCatalog(cfg.CatalogPaths("../../testdata/catalogs"), set.CatalogBlobs)
-	require.NoError(t, err)
-	var sources cluster.Chain
-	if len(cfg.Snapshots) > 0 {
-		snap, err := inputs.LoadSnapshot(cfg.SnapshotPaths()...)
+		docs, err := inputs.ReadPaths(req.Paths, nil)
 		require.NoError(t, err)
-		sources = cluster.Chain{{Origin: cluster.OriginSnapshot, Reader: snap}}
+		order(docs)
+		req.Given, err = inputs.Classify(docs)
+		require.NoError(t, err)
+		req.Paths = nil
 	}
-	opts := cfg.Options
-	opts.Sources = sources
-	return render.Inputs{Objects: set.Resources, Catalog: cat}, opts
+	return c.Load(t, req)
 }
 
 // resultLines prints results with their severity, with paths relative to the case folder
@@ -65,11 +57,7 @@ func TestGolden(t *testing.T) {
 		t.Run(c.Name(), func(t *testing.T) {
 			in, opts := loadCase(t, dir)
 			out := render.Render(in, opts)
-			objs := out.Objects
-			if out.Results.HasErrors() {
-				objs = nil // front doors write nothing when there are errors
-			}
-			files, err := golden.Files(objs, resultLines(dir, out.Results))
+			files, err := golden.Files(output.Written(out.Objects, out.Results), resultLines(dir, out.Results))
 			require.NoError(t, err)
 			golden.Compare(t, filepath.Join(dir, "expected"), files)
 		})
