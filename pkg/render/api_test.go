@@ -12,6 +12,7 @@ import (
 // TestPublicAPIIsSelfContained renders with nothing but the public packages, as a program
 // outside this module would.
 func TestPublicAPIIsSelfContained(t *testing.T) {
+	t.Parallel()
 	objs, err := render.DecodeObjects("in.yaml", []byte(`apiVersion: operator.ibm.com/v1alpha1
 kind: OperandRegistry
 metadata: {name: common-service, namespace: cs}

@@ -7,6 +7,7 @@ import (
 )
 
 func TestManualPhrase(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		manual []string
 		n      int

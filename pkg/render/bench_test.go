@@ -108,6 +108,7 @@ func BenchmarkRenderFleet(b *testing.B) {
 // templates resolved from the platform-sizing ConfigMap (an input, passed through); and, nested,
 // the 20 OperandRequests the OperandConfig resources create.
 func TestFleetsRenderEveryRequest(t *testing.T) {
+	t.Parallel()
 	cat, err := catalog.Load("../../testdata/catalogs")
 	require.NoError(t, err)
 	flat := map[string]int{

@@ -16,6 +16,7 @@ import (
 // snapshot was extracted from (testdata/catalogs, package kube-green) as the catalog, with
 // the case's options and a few others that read the catalog.
 func TestCatalogSnapshotAmongInputsRendersLikeTheFBC(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(casesDir, "catalog-snapshot-among-inputs")
 	withSnapshot, caseOpts := loadCase(t, dir)
 	require.NotNil(t, withSnapshot.Catalog, "the snapshot among the inputs is the catalog")

@@ -10,6 +10,7 @@ import (
 )
 
 func TestResolveImageTemplate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, template, kube, want string
 		ok                         bool
@@ -31,6 +32,7 @@ func TestResolveImageTemplate(t *testing.T) {
 }
 
 func TestReachableAlongTheUpgradeGraph(t *testing.T) {
+	t.Parallel()
 	cat, err := catalog.Load("../../testdata/catalogs/community/kube-green")
 	require.NoError(t, err)
 	pkg, _ := cat.Package("kube-green")
@@ -49,6 +51,7 @@ func TestReachableAlongTheUpgradeGraph(t *testing.T) {
 }
 
 func TestReachableThroughSkipsAndSkipRange(t *testing.T) {
+	t.Parallel()
 	b := catalog.NewBuilder(catalog.LoadOptions{})
 	require.NoError(t, b.AddBytes("c.yaml", []byte(`schema: olm.package
 name: p
@@ -78,6 +81,7 @@ entries:
 }
 
 func TestCatalogSourceOrderPutsODLMsOwnCatalogAfterNamespaceAndPriority(t *testing.T) {
+	t.Parallel()
 	own := &odlmCatalog{namespace: "openshift-marketplace", name: "opencloud-operators"}
 	cs := func(ns, name string, priority int) *catalogSource {
 		return &catalogSource{namespace: ns, name: name, priority: priority}

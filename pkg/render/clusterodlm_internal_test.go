@@ -12,6 +12,7 @@ import (
 )
 
 func TestFirstDifferenceNamesTheFirstDifferingFieldInKeyOrder(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		a, b    any
@@ -35,6 +36,7 @@ func TestFirstDifferenceNamesTheFirstDifferingFieldInKeyOrder(t *testing.T) {
 }
 
 func TestComparableDefaultsForceAsTheAPIServerStoresIt(t *testing.T) {
+	t.Parallel()
 	cfg := func(resource map[string]any) *manifest.Object {
 		return manifest.New(map[string]any{"apiVersion": "operator.ibm.com/v1alpha1", "kind": "OperandConfig",
 			"metadata": map[string]any{"name": "c", "namespace": "ns", "uid": "x"},
@@ -50,6 +52,7 @@ func TestComparableDefaultsForceAsTheAPIServerStoresIt(t *testing.T) {
 }
 
 func TestRegistryFromTheClusterIsReadOnlyAndItsErrorsAreGivenOnce(t *testing.T) {
+	t.Parallel()
 	decode := func(t *testing.T, text string) []*manifest.Object {
 		objs, err := manifest.Decode("t.yaml", []byte(text))
 		require.NoError(t, err)
@@ -102,6 +105,7 @@ spec:
 }
 
 func TestABrokenInputRegistryIsNotReplacedByTheClusters(t *testing.T) {
+	t.Parallel()
 	objs, err := manifest.Decode("in.yaml", []byte(`apiVersion: operator.ibm.com/v1alpha1
 kind: OperandRegistry
 metadata: {name: common-service, namespace: cs}

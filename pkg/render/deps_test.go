@@ -13,6 +13,7 @@ import (
 // and snapshots and hand over objects). client-go's REST client is linked, through OLM's API
 // types (their CSV event recorder), but nothing of the engine calls it.
 func TestEngineReadsNoFiles(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, ".").Output()
 	require.NoError(t, err)
 	banned := []string{

@@ -9,6 +9,7 @@ import (
 // TestFieldComesFromTheExample: a field of a CR made from an alm-example is the
 // OperandConfig's only where its fragment holds that very path.
 func TestFieldComesFromTheExample(t *testing.T) {
+	t.Parallel()
 	fragment := map[string]any{
 		"about":    map[string]any{},
 		"weekdays": "1-5",

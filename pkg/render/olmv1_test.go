@@ -18,6 +18,7 @@ import (
 // ClusterCatalog the OLM v1 golden cases expect against operator-controller's own CRDs (v1.11.0,
 // internal/platform/olmv1), as the API server would: nothing refused, nothing pruned.
 func TestOLMv1ObjectsPassOperatorControllersCRDs(t *testing.T) {
+	t.Parallel()
 	checked := 0
 	for _, c := range golden.Cases(t, casesDir) {
 		if c.OLM != "v1" {

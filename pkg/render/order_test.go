@@ -44,6 +44,7 @@ func resultStrings(rs diag.Results) []string {
 // order, reversed and shuffled, and requires byte-identical output. It also checks that a
 // render leaves its input objects unchanged.
 func TestInputOrderDoesNotMatter(t *testing.T) {
+	t.Parallel()
 	for _, c := range golden.Cases(t, casesDir) {
 		dir := c.Dir
 		t.Run(c.Name(), func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 // behaviour under test: one failed operator blocks the operands of its whole
 // OperandRequest (docs/semantics.md, Subscriptions: when one is created), not the other operators' Subscriptions.
 func TestErrorsBlockOperandsOfTheWholeRequest(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string][]string{
 		"failed-subscription-blocks-all-operands-of-request": {
 			"OperatorGroup kube-green/operand-deployment-lifecycle-manager-operatorgroup",

@@ -11,6 +11,7 @@ import (
 )
 
 func TestEmptyRequestSaysWhetherItLeavesTheOutput(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, annotations string
 		keep, inOutput    bool

@@ -42,6 +42,7 @@ func readOf(key string) map[string]any {
 }
 
 func TestAReadOfAMarkedFieldIsAReadOfASecret(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name           string
 		secrets        string
@@ -78,6 +79,7 @@ func TestAReadOfAMarkedFieldIsAReadOfASecret(t *testing.T) {
 }
 
 func TestConfigMarksFollowItsFieldsIntoTheSite(t *testing.T) {
+	t.Parallel()
 	r, cfg := markedRun(t, Options{})
 	var f secret.Fields
 	f.Add(manifest.SplitPath("spec.services[0].resources[1].data.data.literal"))
@@ -92,6 +94,7 @@ func TestConfigMarksFollowItsFieldsIntoTheSite(t *testing.T) {
 }
 
 func TestValuesResolvedFromSecretsAreRedactedFromResults(t *testing.T) {
+	t.Parallel()
 	r, cfg := markedRun(t, Options{})
 	_, _, ok := r.templates.resolve(site{config: cfg, field: "spec.services[0].resources[1].data"}, readOf("size"))
 	require.True(t, ok)
@@ -105,6 +108,7 @@ func TestValuesResolvedFromSecretsAreRedactedFromResults(t *testing.T) {
 }
 
 func TestRedactionReplacesWholeWordsOnly(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		text, value, want string
 	}{
@@ -121,6 +125,7 @@ func TestRedactionReplacesWholeWordsOnly(t *testing.T) {
 }
 
 func TestShortValuesAreNotRedacted(t *testing.T) {
+	t.Parallel()
 	r := newRun(Inputs{}, Options{}, newRenderCache(nil), nil)
 	r.noteSecretValue(map[string]any{"a": "ok", "b": []any{"yes", true}}, manifest.SplitPath("b"))
 	r.noteSecretValue(map[string]any{"a": "ok"}, manifest.SplitPath("a"))

@@ -54,6 +54,7 @@ func secretValues(objs []*manifest.Object) []string {
 // TestNoResultCarriesASecretsValue renders every golden case with --explain under both
 // Secret policies and checks that no result quotes a value of an input Secret.
 func TestNoResultCarriesASecretsValue(t *testing.T) {
+	t.Parallel()
 	for _, c := range golden.Cases(t, casesDir) {
 		in, opts := loadCase(t, c.Dir)
 		values := secretValues(in.Objects)

@@ -66,6 +66,7 @@ func splitDocuments(file, text string) []*chunk {
 // fixed seed each, and requires byte-identical objects and the same results once their
 // locations are mapped back to the original files.
 func TestSplitAcrossFilesDoesNotMatter(t *testing.T) {
+	t.Parallel()
 	const iterations = 5
 	for _, c := range golden.Cases(t, casesDir) {
 		t.Run(c.Name(), func(t *testing.T) {
