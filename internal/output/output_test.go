@@ -37,7 +37,7 @@ func TestStreamWritesResultsThenObjectsOrNothing(t *testing.T) {
 		{"yaml", output.YAML, false, diag.Results{warn, info}, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n", "warning: careful\n", false},
 		{"verbose", output.YAML, true, diag.Results{warn, info}, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n", "warning: careful\ninfo: fyi\n", false},
 		{"json", output.JSON, false, nil, "{\n  \"apiVersion\": \"v1\",\n  \"items\": [\n    {\n      \"apiVersion\": \"v1\",\n      \"kind\": \"ConfigMap\",\n      \"metadata\": {\n        \"name\": \"a\"\n      }\n    }\n  ],\n  \"kind\": \"List\"\n}\n", "", false},
-		{"an error: nothing on stdout", output.YAML, false, diag.Results{warn, fail}, "", "warning: careful\nerror: broken\n", true},
+		{"an error: nothing on stdout", output.YAML, false, diag.Results{warn, fail}, "", "warning: careful\nbroken\n", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
