@@ -21,73 +21,99 @@ func splitList(data []byte) (header []byte, items []rawItem, ok bool) {
 	if len(data) == 0 || data[0] == '{' || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) || !yamltext.OnlyNewlineBreaks(data) {
 		return nil, nil, false
 	}
-	var head bytes.Buffer
-	inItems, sawItems := false, false
-	p := -1 // the entries' indentation
-	// extend makes the last item's text run to the end of line (its lines are consecutive)
-	extend := func(lineEnd int) {
-		last := &items[len(items)-1]
-		last.text = last.text[:len(last.text)+lineEnd-last.end]
-		last.end = lineEnd
-	}
+	s := splitter{data: data, p: -1}
 	for start := 0; start < len(data); {
 		line, end := yamltext.Next(data, start)
-		lineStart := start
-		start = end
-		content := yamltext.TrimEOL(line)
-		if bytes.HasPrefix(content, []byte("\t")) || bytes.HasPrefix(content, []byte("%")) ||
-			bytes.HasPrefix(content, []byte("---")) || bytes.HasPrefix(content, []byte("...")) {
+		if !s.line(line, start, end) {
 			return nil, nil, false
 		}
-		indent := yamltext.Indent(content)
-		blank, comment := yamltext.IsBlank(content), yamltext.IsComment(content)
-		if inItems {
-			switch {
-			case blank || comment:
-				if len(items) > 0 {
-					extend(end)
-				} else {
-					head.Write(line) // parsed with the header, so that nothing goes unchecked
-				}
-				continue
-			case p < 0 && yamltext.IsListEntry(content, indent):
-				p = indent
-				items = append(items, rawItem{indent: p, text: data[lineStart:end:len(data)], end: end})
-				continue
-			case indent == p && yamltext.IsListEntry(content, indent):
-				items = append(items, rawItem{indent: p, text: data[lineStart:end:len(data)], end: end})
-				continue
-			case p >= 0 && indent > p:
-				if indent < p+2 {
-					return nil, nil, false
-				}
-				extend(end)
-				continue
-			case indent == 0 && p > 0 && yamltext.IsListEntry(content, 0):
-				return nil, nil, false
-			case indent != 0:
-				return nil, nil, false
-			}
-			inItems = false // a top-level key: the items block ended
-		}
-		if indent == 0 && !blank && !comment && yamltext.IsKey(content, "items") {
-			if sawItems {
-				return nil, nil, false
-			}
-			rest := bytes.TrimSpace(content[len("items:"):])
-			if len(rest) > 0 && rest[0] != '#' {
-				return nil, nil, false // items on the key's line (flow style, null, an alias)
-			}
-			inItems, sawItems = true, true
-			head.Write(line) // "items:" with a null value, and its comment checked
-			continue
-		}
-		head.Write(line)
+		start = end
 	}
-	if !sawItems {
+	if !s.sawItems {
 		return nil, nil, false
 	}
-	return head.Bytes(), items, true
+	return s.head.Bytes(), s.items, true
+}
+
+// splitter is splitList's state, a line at a time.
+type splitter struct {
+	data  []byte
+	head  bytes.Buffer
+	items []rawItem
+	// inItems: the lines are the items block's; sawItems: there was one
+	inItems, sawItems bool
+	p                 int // the entries' indentation (-1 before the first entry)
+}
+
+// line takes the line data[start:end]; false is a layout splitList does not recognise.
+func (s *splitter) line(line []byte, start, end int) bool {
+	content := yamltext.TrimEOL(line)
+	if bytes.HasPrefix(content, []byte("\t")) || bytes.HasPrefix(content, []byte("%")) ||
+		bytes.HasPrefix(content, []byte("---")) || bytes.HasPrefix(content, []byte("...")) {
+		return false
+	}
+	if s.inItems {
+		taken, ok := s.itemLine(line, content, start, end)
+		if !ok || taken {
+			return ok
+		}
+		s.inItems = false // a top-level key: the items block ended
+	}
+	return s.topLine(line, content)
+}
+
+// itemLine takes a line of the items block: a blank or comment line, an entry's first line,
+// or one of its other lines. taken is false for a top-level key, which ends the block.
+func (s *splitter) itemLine(line, content []byte, start, end int) (taken, ok bool) {
+	indent := yamltext.Indent(content)
+	switch {
+	case yamltext.IsBlank(content) || yamltext.IsComment(content):
+		if len(s.items) > 0 {
+			s.extend(end)
+		} else {
+			s.head.Write(line) // parsed with the header, so that nothing goes unchecked
+		}
+	case s.p < 0 && yamltext.IsListEntry(content, indent):
+		s.p = indent
+		s.items = append(s.items, rawItem{indent: s.p, text: s.data[start:end:len(s.data)], end: end})
+	case indent == s.p && yamltext.IsListEntry(content, indent):
+		s.items = append(s.items, rawItem{indent: s.p, text: s.data[start:end:len(s.data)], end: end})
+	case s.p >= 0 && indent > s.p:
+		if indent < s.p+2 {
+			return false, false
+		}
+		s.extend(end)
+	case indent == 0 && s.p > 0 && yamltext.IsListEntry(content, 0), indent != 0:
+		return false, false
+	default:
+		return false, true
+	}
+	return true, true
+}
+
+// topLine takes a line outside the items block: it goes to the header, and "items:" at
+// column 0 starts the block.
+func (s *splitter) topLine(line, content []byte) bool {
+	if yamltext.Indent(content) == 0 && !yamltext.IsBlank(content) && !yamltext.IsComment(content) && yamltext.IsKey(content, "items") {
+		if s.sawItems {
+			return false
+		}
+		rest := bytes.TrimSpace(content[len("items:"):])
+		if len(rest) > 0 && rest[0] != '#' {
+			return false // items on the key's line (flow style, null, an alias)
+		}
+		s.inItems, s.sawItems = true, true // "items:" with a null value, and its comment checked
+	}
+	s.head.Write(line)
+	return true
+}
+
+// extend makes the last item's text run to the end of its line at lineEnd (an item's lines
+// are consecutive).
+func (s *splitter) extend(lineEnd int) {
+	last := &s.items[len(s.items)-1]
+	last.text = last.text[:len(last.text)+lineEnd-last.end]
+	last.end = lineEnd
 }
 
 // rawItem is one entry of the items block: consecutive lines of the input.
