@@ -147,6 +147,7 @@ func withoutFileAnnotations(t *testing.T, rl string, keepInputs bool) string {
 // TestResultsNeverCarrySecretValues runs the bind-info and templating cases with every
 // diagnostic on and checks the ResourceList results (not the items) for the planted values.
 func TestResultsNeverCarrySecretValues(t *testing.T) {
+	t.Parallel()
 	for _, c := range golden.Cases(t, "../testdata/render") {
 		if !strings.HasPrefix(c.Name(), "bindinfo-") && !strings.HasPrefix(c.Name(), "template-") {
 			continue

@@ -71,6 +71,7 @@ func kustomizeBuild(t *testing.T, kustomize, dir string, flags ...string) (strin
 }
 
 func TestContainerKustomizeBuildMatchesExec(t *testing.T) {
+	t.Parallel()
 	kustomize := tool(t, "kustomize")
 	image := functionImage(t)
 
@@ -89,6 +90,7 @@ func TestContainerKustomizeBuildMatchesExec(t *testing.T) {
 }
 
 func TestContainerKustomizeBuildFailsOnErrorResults(t *testing.T) {
+	t.Parallel()
 	kustomize := tool(t, "kustomize")
 	image := functionImage(t)
 	dir := kustomizeDir(t, fnData+"/bad-request")
@@ -100,6 +102,7 @@ func TestContainerKustomizeBuildFailsOnErrorResults(t *testing.T) {
 }
 
 func TestContainerKptFnEvalMatchesExec(t *testing.T) {
+	t.Parallel()
 	kpt := tool(t, "kpt")
 	image := functionImage(t)
 	root := exampleRepo(t)
@@ -113,6 +116,7 @@ func TestContainerKptFnEvalMatchesExec(t *testing.T) {
 }
 
 func TestContainerKptFnEvalFailsOnErrorResults(t *testing.T) {
+	t.Parallel()
 	kpt := tool(t, "kpt")
 	image := functionImage(t)
 	dir := filepath.Join(t.TempDir(), "bad")
@@ -141,6 +145,7 @@ func replaceIn(t *testing.T, path, old, new string) {
 // catalog blobs (not KRM) in a package: the catalog is baked into an image derived from the
 // function image, at /catalog.
 func TestContainerKptFnRenderMatchesExec(t *testing.T) {
+	t.Parallel()
 	kpt := tool(t, "kpt")
 	image := functionImage(t)
 
@@ -178,6 +183,7 @@ func TestContainerKptFnRenderMatchesExec(t *testing.T) {
 // kustomize and kpt run container functions with --user nobody: the image names that user
 // in /etc/passwd, defaults to it, and the function works under it on a read-only root.
 func TestContainerRunsAsNobody(t *testing.T) {
+	t.Parallel()
 	image := functionImage(t)
 	assert.Equal(t, "65534:65534", strings.TrimSpace(testtools.DockerRun(t, "image", "inspect", "--format", "{{.Config.User}}", image)))
 	assert.Equal(t, `["/usr/local/bin/odlm-render-fn"]`, strings.TrimSpace(testtools.DockerRun(t, "image", "inspect", "--format", "{{json .Config.Entrypoint}}", image)))

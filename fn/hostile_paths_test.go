@@ -70,6 +70,7 @@ func TestPathAnnotationsReadOnlyRegularFilesInThePackage(t *testing.T) {
 // TestGeneratedPathsStayInTheirFolder: the path annotation of a rendered object is built from
 // its namespace, kind and name; none of them can lead outside odlm-rendered/<namespace>/.
 func TestGeneratedPathsStayInTheirFolder(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ ns, kind, name, want string }{
 		{"apps", "ConfigMap", "db", "odlm-rendered/apps/configmap_db.yaml"},
 		{"", "ClusterRole", "system:reader", "odlm-rendered/_cluster/clusterrole_system:reader.yaml"},

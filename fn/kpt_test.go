@@ -39,6 +39,7 @@ func runKpt(t *testing.T, kpt, dir string, args ...string) string {
 }
 
 func TestKptFnRenderTheExampleWritesStableFilesAndIsIdempotent(t *testing.T) {
+	t.Parallel()
 	kpt := tool(t, "kpt")
 	root := exampleRepo(t)
 	dir := filepath.Join(root, "examples", "kpt")
@@ -64,6 +65,7 @@ func TestKptFnRenderTheExampleWritesStableFilesAndIsIdempotent(t *testing.T) {
 }
 
 func TestKptFnEvalWithKeyValueConfig(t *testing.T) {
+	t.Parallel()
 	kpt := tool(t, "kpt")
 	root := exampleRepo(t)
 	out := runKpt(t, kpt, root, "fn", "eval", "examples/kpt", "--exec", "bin/odlm-render-fn", "-o", "unwrap", "--", "catalogs=examples/quickstart/catalog")
@@ -73,6 +75,7 @@ func TestKptFnEvalWithKeyValueConfig(t *testing.T) {
 }
 
 func TestKptReportsErrorResults(t *testing.T) {
+	t.Parallel()
 	kpt := tool(t, "kpt")
 	fn := buildFunction(t)
 	dir := filepath.Join(t.TempDir(), "bad")

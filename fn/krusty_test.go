@@ -30,6 +30,7 @@ func krustyBuild(t *testing.T, dir string, exec bool) (string, error) {
 // TestKrustyRunsTheExample is TestKustomizeBuildRunsTheExample in-process, through
 // kustomize/api: the function as an exec transformer gives exactly what the engine renders.
 func TestKrustyRunsTheExample(t *testing.T) {
+	t.Parallel()
 	root := exampleRepo(t)
 	out, err := krustyBuild(t, filepath.Join(root, "examples", "kustomize"), true)
 	require.NoError(t, err)
@@ -44,6 +45,7 @@ func TestKrustyRunsTheExample(t *testing.T) {
 // TestKrustyFailsOnErrorResults: an error result fails the in-process build too (kustomize
 // reads only the exit status; the function prints the errors on its stderr).
 func TestKrustyFailsOnErrorResults(t *testing.T) {
+	t.Parallel()
 	dir := kustomizeDir(t, fnData+"/bad-request")
 	out, err := krustyBuild(t, dir, true)
 	require.Error(t, err)

@@ -103,6 +103,7 @@ func exampleRepo(t *testing.T) string {
 }
 
 func TestKustomizeBuildRunsTheExample(t *testing.T) {
+	t.Parallel()
 	kustomize := tool(t, "kustomize")
 	root := exampleRepo(t)
 	var stdout, stderr bytes.Buffer
@@ -120,6 +121,7 @@ func TestKustomizeBuildRunsTheExample(t *testing.T) {
 }
 
 func TestKustomizeBuildFailsOnErrorResults(t *testing.T) {
+	t.Parallel()
 	kustomize := tool(t, "kustomize")
 	dir := kustomizeDir(t, fnData+"/bad-request")
 	var stdout, stderr bytes.Buffer
@@ -136,6 +138,7 @@ func TestKustomizeBuildFailsOnErrorResults(t *testing.T) {
 // TestKustomizeGeneratorReadsInputsFromFiles: as a generator the function gets no items, so
 // the RenderConfig names its inputs.
 func TestKustomizeGeneratorReadsInputsFromFiles(t *testing.T) {
+	t.Parallel()
 	kustomize := tool(t, "kustomize")
 	root := exampleRepo(t)
 	dir := filepath.Join(root, "examples", "generator")

@@ -83,6 +83,7 @@ spec:
 `
 
 func TestGeneratorWithRenderConfig(t *testing.T) {
+	t.Parallel()
 	out, err := execute(t, resourceList(t, quickstart+"/manifests", renderConfig, kptfile))
 	require.NoError(t, err)
 	compareGolden(t, "quickstart-resourcelist.yaml", out)
@@ -92,6 +93,7 @@ func TestGeneratorWithRenderConfig(t *testing.T) {
 }
 
 func TestConfigMapFunctionConfigAndCatalogBlobsAmongItems(t *testing.T) {
+	t.Parallel()
 	viaRenderConfig, err := execute(t, resourceList(t, quickstart+"/manifests", renderConfig))
 	require.NoError(t, err)
 	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fn}\ndata:\n  catalogs: ../examples/quickstart/catalog/kube-green, ../examples/quickstart/catalog/nfs-provisioner-operator\n"
@@ -125,6 +127,7 @@ func items(t *testing.T, rl string) string {
 }
 
 func TestSecondRunChangesNothing(t *testing.T) {
+	t.Parallel()
 	first, err := execute(t, resourceList(t, quickstart+"/manifests", renderConfig, kptfile))
 	require.NoError(t, err)
 	second, err := execute(t, []byte(first))
@@ -133,6 +136,7 @@ func TestSecondRunChangesNothing(t *testing.T) {
 }
 
 func TestErrorsExitNonZeroWithResultsAndUnchangedItems(t *testing.T) {
+	t.Parallel()
 	in := resourceList(t, fnData+"/bad-request", "", kptfile)
 	out, err := execute(t, in)
 	require.Error(t, err, "kustomize only sees the exit code: an error result must fail the run")
@@ -144,6 +148,7 @@ func TestErrorsExitNonZeroWithResultsAndUnchangedItems(t *testing.T) {
 }
 
 func TestBadFunctionConfig(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, fc, want string }{
 		{"wrong kind", "apiVersion: v1\nkind: Secret\nmetadata: {name: x}\n", "functionConfig must be"},
 		{"unknown RenderConfig field", "apiVersion: odlm-render.io/v1alpha1\nkind: RenderConfig\nmetadata: {name: x}\nspec: {catalog: x}\n", "unknown field spec.catalog"},
@@ -160,6 +165,7 @@ func TestBadFunctionConfig(t *testing.T) {
 }
 
 func TestCommandLine(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args           []string
 		code           int
@@ -179,6 +185,7 @@ func TestCommandLine(t *testing.T) {
 }
 
 func TestNotAResourceList(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, in, want string }{
 		{"empty", "", "odlm-render-fn: ResourceList: empty input: expected a ResourceList\n"},
 		{"a plain object", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", "odlm-render-fn: ResourceList:2: kind is \"ConfigMap\", not ResourceList\n"},

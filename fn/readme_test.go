@@ -16,6 +16,7 @@ import (
 // its own fields, then every engine option (go test ./fn -run TestREADMEConfigTable -update
 // rewrites it).
 func TestREADMEConfigTable(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("| `spec` field | ConfigMap key | value | meaning |\n|---|---|---|---|\n")
 	row := func(field, key, value, help string) {

@@ -37,6 +37,7 @@ current-context: c
 // and the live limits are the administrator's, --live is off unless the administrator allows
 // it, and the administrator's kubeconfig may run a credential plugin only when allowed too.
 func TestArgoCDPluginTenantsCannotRunCodeOrPickCredentials(t *testing.T) {
+	t.Parallel()
 	root := argoRepo(t)
 	app := filepath.Join(root, "examples", "argocd", "platform")
 	_, marker := pwnKubeconfig(t, app) // kubeconfig.yaml in the application's folder, as a tenant commits it
@@ -88,6 +89,7 @@ func TestArgoCDPluginTenantsCannotRunCodeOrPickCredentials(t *testing.T) {
 // names, and every link below it, must resolve inside the application's repository or a
 // folder the administrator lists.
 func TestArgoCDPluginReadsOnlyTheApplicationsRepository(t *testing.T) {
+	t.Parallel()
 	root := argoRepo(t)
 	app := filepath.Join(root, "examples", "argocd", "platform")
 	other := t.TempDir() // another tenant's checkout on the same repo-server
@@ -143,6 +145,7 @@ func TestArgoCDPluginReadsOnlyTheApplicationsRepository(t *testing.T) {
 // TestSidecarPatchNamesEverySetting: deploy/argocd/repo-server-sidecar.yaml shows an
 // administrator every setting of the sidecar, and nothing the CLI does not read.
 func TestSidecarPatchNamesEverySetting(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../deploy/argocd/repo-server-sidecar.yaml")
 	require.NoError(t, err)
 	objs, err := manifest.Decode("repo-server-sidecar.yaml", b)

@@ -119,6 +119,7 @@ func pluginSpec(t *testing.T) (generate, discover []string, params []string) {
 }
 
 func TestArgoCDPluginGenerate(t *testing.T) {
+	t.Parallel()
 	gen, _, _ := pluginSpec(t)
 	require.Equal(t, "odlm-render", gen[0])
 	root := argoRepo(t)
@@ -138,6 +139,7 @@ func TestArgoCDPluginGenerate(t *testing.T) {
 }
 
 func TestArgoCDPluginEnvAndParameters(t *testing.T) {
+	t.Parallel()
 	root := argoRepo(t)
 	// plugin env instead of parameters; a parameter wins over env
 	out, stderr, err := generate(t, root, argoEnv(`[{"name":"ordering","string":"kpt"}]`, "ARGOCD_ENV_CATALOG=../catalog", "ARGOCD_ENV_ORDERING=argocd"), "argocd-generate")
@@ -160,6 +162,7 @@ func TestArgoCDPluginEnvAndParameters(t *testing.T) {
 }
 
 func TestArgoCDPluginFailsInsteadOfPruningEverything(t *testing.T) {
+	t.Parallel()
 	root := argoRepo(t)
 	// no catalog: the configured operand specs need one, so the render fails
 	out, stderr, err := generate(t, root, argoEnv("null"), "argocd-generate")
@@ -191,6 +194,7 @@ func mustReadDir(t *testing.T, dir string) []string {
 }
 
 func TestArgoCDPluginDiscover(t *testing.T) {
+	t.Parallel()
 	_, discover, _ := pluginSpec(t)
 	root := argoRepo(t)
 	require.Equal(t, "odlm-render", discover[0])
@@ -210,6 +214,7 @@ func TestArgoCDPluginDiscover(t *testing.T) {
 }
 
 func TestArgoCDPluginAnnouncesEveryOption(t *testing.T) {
+	t.Parallel()
 	_, _, announced := pluginSpec(t)
 	code, _, stderr := run(t, "", "argocd-generate", "--help")
 	require.Equal(t, 0, code, stderr)
@@ -238,6 +243,7 @@ func TestArgoCDPluginAnnouncesEveryOption(t *testing.T) {
 // built for this test) and runs the plugin's commands in it the way the sidecar does: as
 // user 999, no network, cwd = the application's path in a read-only copy of the repository.
 func TestArgoCDSidecarImage(t *testing.T) {
+	t.Parallel()
 	docker := testtools.Docker(t)
 	const tag = "localhost/odlm-render-cmp:gotest"
 	require.NoError(t, testtools.BuildImage(docker, "argocd-cmp", cliBinary(t), tag))

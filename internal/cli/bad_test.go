@@ -82,6 +82,7 @@ func TestBadInputs(t *testing.T) {
 // testdata/bad/symlinked-file-outside-input-is-read), a symlinked folder is not entered
 // (filepath.WalkDir does not follow it), so the broken file behind it is never read.
 func TestBadSymlinkedFolderIsNotFollowed(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(tmp, "input"), 0o755))
 	require.NoError(t, os.MkdirAll(filepath.Join(tmp, "outside"), 0o755))

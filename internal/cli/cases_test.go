@@ -16,6 +16,7 @@ import (
 // stdout must be the expected objects exactly, and an error case must exit 1 with nothing on
 // stdout and every expected error and warning on stderr.
 func TestGoldenCasesThroughTheCLI(t *testing.T) {
+	t.Parallel()
 	for _, c := range golden.Cases(t, "../../testdata/render") {
 		t.Run(c.Name(), func(t *testing.T) {
 			args := []string{"render", c.Input()}

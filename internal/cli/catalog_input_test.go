@@ -17,6 +17,7 @@ import (
 // writes, given as a PATH of render (a file, stdin, in the manifests' folder, re-encoded as
 // JSON) instead of --catalog, renders exactly as the FBC it was extracted from.
 func TestRenderReadsACatalogSnapshotAmongItsPaths(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	snap := filepath.Join(dir, "snapshot.yaml")
 	code, _, stderr := run(t, "", "catalog", "extract", "--from", quickstart+"/catalog", "-o", snap)

@@ -64,6 +64,7 @@ func extract(t *testing.T, stdin string, args ...string) (int, string, string) {
 // TestExtractThenRender: the snapshot of the packages an OperandRegistry
 // names renders exactly as the catalog it came from.
 func TestExtractThenRender(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "snapshot.yaml")
 	code, stdout, stderr := extract(t, "", "catalog", "extract", "--from", testCatalogs, "--registry", quickstartDir+"/manifests", "-o", out)
 	require.Equal(t, ExitOK, code, stderr)
@@ -98,6 +99,7 @@ func TestExtractThenRender(t *testing.T) {
 }
 
 func TestExtractWarnsAboutUnknownSchemas(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	kg, err := os.ReadFile(testCatalogs + "/community/kube-green/catalog.yaml")
 	require.NoError(t, err)
@@ -109,6 +111,7 @@ func TestExtractWarnsAboutUnknownSchemas(t *testing.T) {
 }
 
 func TestExtractPackages(t *testing.T) {
+	t.Parallel()
 	code, out, stderr := extract(t, "", "catalog", "extract", "--from", testCatalogs, "--package", "kube-green", "--package", "linstor-operator")
 	require.Equal(t, ExitOK, code, stderr)
 	assert.Equal(t, 2, strings.Count(out, "\n  - name: "))
@@ -125,12 +128,14 @@ func TestExtractPackages(t *testing.T) {
 }
 
 func TestCatalogNeedsACommand(t *testing.T) {
+	t.Parallel()
 	code, _, stderr := extract(t, "", "catalog")
 	assert.Equal(t, ExitUsage, code)
 	assert.Contains(t, stderr, "catalog needs a command: extract")
 }
 
 func TestExtractErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile := func(name, content string) string {
 		p := filepath.Join(dir, name)
@@ -275,6 +280,7 @@ func writeTar(w io.Writer, root string, files []string) error {
 }
 
 func TestSnapshotName(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"quay.io/org/Catalog:v4.20":     "catalog-v4.20",
 		"quay.io/org/catalog@sha256:ab": "catalog",

@@ -28,6 +28,7 @@ func run(t *testing.T, stdin string, args ...string) (int, string, string) {
 }
 
 func TestRenderQuickstartMatchesGolden(t *testing.T) {
+	t.Parallel()
 	code, out, stderr := run(t, "", "render", quickstart+"/manifests", "--catalog", quickstart+"/catalog")
 	require.Equal(t, cli.ExitOK, code, stderr)
 	want := filepath.Join(cliData, "quickstart.yaml")
@@ -40,6 +41,7 @@ func TestRenderQuickstartMatchesGolden(t *testing.T) {
 }
 
 func TestRenderIsIndependentOfArgumentOrder(t *testing.T) {
+	t.Parallel()
 	_, a, _ := run(t, "", "render", quickstart+"/manifests/registry.yaml", quickstart+"/manifests/requests.yaml", "--catalog", quickstart+"/catalog")
 	_, b, _ := run(t, "", "render", quickstart+"/manifests/requests.yaml", quickstart+"/manifests/registry.yaml", "--catalog", quickstart+"/catalog/nfs-provisioner-operator", "--catalog", quickstart+"/catalog/kube-green")
 	require.NotEmpty(t, a)
@@ -47,6 +49,7 @@ func TestRenderIsIndependentOfArgumentOrder(t *testing.T) {
 }
 
 func TestRenderFromStdin(t *testing.T) {
+	t.Parallel()
 	reg, err := os.ReadFile(quickstart + "/manifests/registry.yaml")
 	require.NoError(t, err)
 	req, err := os.ReadFile(quickstart + "/manifests/requests.yaml")
@@ -58,6 +61,7 @@ func TestRenderFromStdin(t *testing.T) {
 }
 
 func TestRenderJSONIsAListOfTheSameObjects(t *testing.T) {
+	t.Parallel()
 	code, out, stderr := run(t, "", "render", "-o", "json", quickstart+"/manifests", "--catalog", quickstart+"/catalog")
 	require.Equal(t, cli.ExitOK, code, stderr)
 	var list struct {
@@ -71,6 +75,7 @@ func TestRenderJSONIsAListOfTheSameObjects(t *testing.T) {
 }
 
 func TestExitCodesAndMessages(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		args   []string
@@ -100,6 +105,7 @@ func TestExitCodesAndMessages(t *testing.T) {
 }
 
 func TestWarningsGoToStderrAndInfoOnlyWhenVerbose(t *testing.T) {
+	t.Parallel()
 	code, out, stderr := run(t, "", "render", cliData+"/warnings.yaml")
 	require.Equal(t, cli.ExitOK, code, stderr)
 	assert.Contains(t, stderr, "warning: OperandRegistry apps/reg: spec.operators[0].supportStatus: unknown field")
@@ -110,12 +116,14 @@ func TestWarningsGoToStderrAndInfoOnlyWhenVerbose(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	code, out, _ := run(t, "", "version")
 	assert.Equal(t, cli.ExitOK, code)
 	assert.NotEmpty(t, strings.TrimSpace(out))
 }
 
 func TestHealthChecksCommand(t *testing.T) {
+	t.Parallel()
 	code, out, _ := run(t, "", "health-checks")
 	assert.Equal(t, cli.ExitOK, code)
 	assert.Contains(t, out, "resource.customizations.health.operators.coreos.com_Subscription: |")

@@ -25,6 +25,7 @@ func collectionCLI(t *testing.T, args ...string) (int, string, string) {
 }
 
 func TestCollectionExampleMatchesGolden(t *testing.T) {
+	t.Parallel()
 	code, out, stderr := collectionCLI(t, "collection", collectionExample)
 	require.Equal(t, ExitOK, code, stderr)
 	assert.Empty(t, stderr)
@@ -38,6 +39,7 @@ func TestCollectionExampleMatchesGolden(t *testing.T) {
 }
 
 func TestCollectionJSONAndNamespace(t *testing.T) {
+	t.Parallel()
 	code, out, stderr := collectionCLI(t, "collection", collectionExample, "-o", "json", "-n", "zos")
 	require.Equal(t, ExitOK, code, stderr)
 	var list struct {
@@ -55,6 +57,7 @@ func TestCollectionJSONAndNamespace(t *testing.T) {
 // TestCollectionErrorsExitOne: errors print as file:line: field: message on stderr, nothing
 // goes to stdout, and the exit status is 1.
 func TestCollectionErrorsExitOne(t *testing.T) {
+	t.Parallel()
 	dir := collectionData + "/spec-violations/input"
 	code, out, stderr := collectionCLI(t, "collection", dir)
 	assert.Equal(t, ExitErrors, code)
@@ -75,6 +78,7 @@ func TestCollectionErrorsExitOne(t *testing.T) {
 }
 
 func TestCollectionUsage(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"collection"},
 		{"collection", collectionExample, collectionExample},
@@ -96,6 +100,7 @@ func TestCollectionUsage(t *testing.T) {
 // of every CRD: a valid one is accepted, one with a value outside an enum, one of the wrong
 // type and one without a required field are refused.
 func TestCollectionCRDsAcceptedByAPIServer(t *testing.T) {
+	t.Parallel()
 	c := testcluster.Start(t)
 	ns := c.Namespace(t)
 	enumChecks := 0

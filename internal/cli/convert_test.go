@@ -32,6 +32,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 }
 
 func TestConvertSeedExampleMatchesGolden(t *testing.T) {
+	t.Parallel()
 	code, out, stderr := runCLI(t, "", "convert", "-n", "ibm-common-services", convertData+"/seed/input/meta.yaml")
 	require.Equal(t, ExitOK, code, stderr)
 	assert.Empty(t, stderr)
@@ -47,6 +48,7 @@ func TestConvertSeedExampleMatchesGolden(t *testing.T) {
 }
 
 func TestConvertIsIndependentOfInputOrderAndSource(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(convertData + "/seed/input/meta.yaml")
 	require.NoError(t, err)
 	docs := strings.Split(string(b), "\n---\n")
@@ -61,6 +63,7 @@ func TestConvertIsIndependentOfInputOrderAndSource(t *testing.T) {
 }
 
 func TestConvertExitCodesAndMessages(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		args   []string
@@ -97,6 +100,7 @@ func TestConvertExitCodesAndMessages(t *testing.T) {
 const cliData = "../../testdata/cli"
 
 func TestConvertWithoutMetaCRsWarnsAndPassesThrough(t *testing.T) {
+	t.Parallel()
 	code, out, stderr := runCLI(t, "", "convert", "../../examples/quickstart/manifests")
 	require.Equal(t, ExitOK, code, stderr)
 	assert.Contains(t, stderr, "warning: no MetaOperatorCatalog, MetaOperatorConfig or MetaOperatorSet among the inputs")
@@ -104,6 +108,7 @@ func TestConvertWithoutMetaCRsWarnsAndPassesThrough(t *testing.T) {
 }
 
 func TestConvertJSONIsAList(t *testing.T) {
+	t.Parallel()
 	code, out, stderr := runCLI(t, "", "convert", "-o", "json", "-n", "cs", convertData+"/seed/input")
 	require.Equal(t, ExitOK, code, stderr)
 	assert.True(t, strings.HasPrefix(out, "{"), out)
@@ -115,6 +120,7 @@ func TestConvertJSONIsAList(t *testing.T) {
 // give the same operand CRs, and the same Subscriptions and OperatorGroups up to the
 // control label and ODLM's annotations.
 func TestRenderOfConvertOutputMatchesRenderOfMetaCRs(t *testing.T) {
+	t.Parallel()
 	dir := metaCases + "/meta-channel-override-and-merge/input"
 	cat := []string{"--catalog", catalogs + "/community/kube-green", "--catalog", catalogs + "/certified/stackable-zookeeper-operator"}
 	code, direct, stderr := runCLI(t, "", append([]string{"render", dir}, cat...)...)
@@ -155,6 +161,7 @@ func normalizeControl(t *testing.T, stream string) string {
 
 // TestConvertIsRegistered checks that cli.go's root command has convert.
 func TestConvertIsRegistered(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	root := newRoot(strings.NewReader(""), &out, &errOut, render.Render)
 	c, _, err := root.Find([]string{"convert"})

@@ -56,6 +56,7 @@ func TestRuntimePanicNamesTheRuntimeError(t *testing.T) {
 // TestUsageErrorsSayWhereHelpIs: a usage error ends with a newline and names the help of the
 // command it is about; --version works on the root.
 func TestUsageErrorsSayWhereHelpIs(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		help string

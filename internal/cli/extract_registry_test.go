@@ -45,6 +45,7 @@ var noOpOnly = []string{"ibm-licensing-operator-app", "ibm-cert-manager-operator
 // missing package where it looked, skips no-op entries, maps entries to the catalog their
 // sourceName names, and fails only when nothing is found.
 func TestExtractRealRegistry(t *testing.T) {
+	t.Parallel()
 	ibm, redhat, certified := vendorCatalogs(t)
 	registry := realCase + "/input/registry.yaml"
 	missingWarning := func(stderr string) int { return strings.Count(stderr, "odlm-render: warning: package ") }
@@ -87,6 +88,7 @@ func TestExtractRealRegistry(t *testing.T) {
 // TestExtractKeepsAndWarns: a package several catalogs hold, user-managed operators, and
 // nothing found.
 func TestExtractKeepsAndWarns(t *testing.T) {
+	t.Parallel()
 	_, redhat, _ := vendorCatalogs(t)
 	registry := realCase + "/input/registry.yaml"
 
@@ -125,6 +127,7 @@ spec:
 }
 
 func TestExtractSourcesUsage(t *testing.T) {
+	t.Parallel()
 	ibm, redhat, _ := vendorCatalogs(t)
 	for _, tc := range []struct {
 		name string

@@ -89,6 +89,7 @@ func TestInstalledGoldenCases(t *testing.T) {
 }
 
 func TestInstalledUsageErrors(t *testing.T) {
+	t.Parallel()
 	snap := installedData + "/_snapshots/openshift"
 	rendered := installedData + "/_rendered"
 	for _, tc := range []struct {
@@ -122,6 +123,7 @@ func TestInstalledUsageErrors(t *testing.T) {
 // is shared by every tenant) answering each page within --live-timeout but paging forever
 // holds `installed --live` no longer than --live-deadline.
 func TestInstalledLiveDeadlineBoundsTheWholeRead(t *testing.T) {
+	t.Parallel()
 	var requests atomic.Int64
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		n := requests.Add(1)
@@ -146,6 +148,7 @@ func TestInstalledLiveDeadlineBoundsTheWholeRead(t *testing.T) {
 
 // The snapshot may come on stdin (kubectl get ... -o yaml | odlm-render installed --snapshot -).
 func TestInstalledSnapshotFromStdin(t *testing.T) {
+	t.Parallel()
 	dir := installedData + "/_snapshots/openshift"
 	var all []string
 	for _, f := range []string{"csvs.yaml", "namespaces.yaml", "operatorgroups.yaml", "subscriptions.yaml"} {
@@ -167,6 +170,7 @@ func TestInstalledSnapshotFromStdin(t *testing.T) {
 
 // The same objects in any order and split any way give the same output.
 func TestInstalledIsIndependentOfInputOrder(t *testing.T) {
+	t.Parallel()
 	dir := installedData + "/_snapshots/openshift"
 	var args []string
 	for _, f := range []string{"subscriptions.yaml", "operatorgroups.yaml", "namespaces.yaml", "csvs.yaml"} {
@@ -185,6 +189,7 @@ func TestInstalledIsIndependentOfInputOrder(t *testing.T) {
 // through the status subresource, and checks that --live prints what --snapshot prints for
 // the same objects: the view of each namespace and the --against report.
 func TestInstalledLiveMatchesTheSnapshot(t *testing.T) {
+	t.Parallel()
 	c := testcluster.Start(t)
 	crds, err := os.ReadFile(installedData + "/_live/olm-crds.yaml")
 	require.NoError(t, err)

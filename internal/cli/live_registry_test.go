@@ -40,6 +40,7 @@ spec:
 // repository holds only the OperandRequest. --live reads both (docs/semantics.md, Decided deviations: one look-up order) and renders from
 // them; neither is in the output.
 func TestLiveRegistryAndConfigFromTheCluster(t *testing.T) {
+	t.Parallel()
 	c := testcluster.Start(t)
 	c.Apply(t, odlmCRDs)
 	c.Apply(t, olmCRDs)

@@ -105,6 +105,7 @@ spec:
 }
 
 func TestLiveClusterValuesAndTheSameFromASnapshotExport(t *testing.T) {
+	t.Parallel()
 	c := testcluster.Start(t)
 	c.Apply(t, liveCRD)
 	ns := c.Namespace(t)
@@ -160,6 +161,7 @@ func newAdminReader(c *testcluster.Cluster) (*live.Reader, error) {
 }
 
 func TestLiveForbiddenIsAClearError(t *testing.T) {
+	t.Parallel()
 	c := testcluster.Start(t)
 	c.Apply(t, liveCRD)
 	ns := c.Namespace(t)
@@ -174,6 +176,7 @@ func TestLiveForbiddenIsAClearError(t *testing.T) {
 }
 
 func TestLiveUnreachableFailsFast(t *testing.T) {
+	t.Parallel()
 	kubeconfig := testcluster.UnreachableKubeconfig(t)
 	start := time.Now()
 	code, out, stderr := run(t, "", "render", liveInputs(t, "cs"), "--catalog=../../testdata/catalogs/community/nfs-provisioner-operator",
@@ -185,6 +188,7 @@ func TestLiveUnreachableFailsFast(t *testing.T) {
 }
 
 func TestLiveFlagsNeedLive(t *testing.T) {
+	t.Parallel()
 	code, _, stderr := run(t, "", "render", "--kubeconfig", "x", "../../examples/quickstart/manifests")
 	assert.Equal(t, cli.ExitUsage, code)
 	assert.Contains(t, stderr, "only apply with --live")
@@ -209,6 +213,7 @@ func esoCRDs(t *testing.T) []string {
 }
 
 func TestExternalSecretsOutputIsValidAgainstESOCRDs(t *testing.T) {
+	t.Parallel()
 	c := testcluster.Start(t)
 	for _, crd := range esoCRDs(t) {
 		c.Apply(t, crd)
@@ -242,6 +247,7 @@ func TestExternalSecretsOutputIsValidAgainstESOCRDs(t *testing.T) {
 }
 
 func TestBindInfoCopiesALiveSource(t *testing.T) {
+	t.Parallel()
 	c := testcluster.Start(t)
 	src, dst := c.Namespace(t), c.Namespace(t)
 	c.Apply(t, strings.ReplaceAll("apiVersion: v1\nkind: Secret\nmetadata: {name: db-credentials, namespace: NS, labels: {app: db}}\ntype: Opaque\nstringData: {password: live-bindinfo-secret}\n", "NS", src))

@@ -30,6 +30,7 @@ var flagValueNames = map[string]string{
 // TestREADMEFlagTable keeps the README's table of render flags what the command declares
 // (go test ./internal/cli -run TestREADMEFlagTable -update rewrites it).
 func TestREADMEFlagTable(t *testing.T) {
+	t.Parallel()
 	enums := map[string][]string{}
 	for _, o := range render.OptionList() {
 		enums[o.Flag] = o.Enum

@@ -13,6 +13,7 @@ import (
 // turned on (explain, verbose, an error case and a forbid case), and checks that neither the
 // value nor its base64 form appears anywhere but in the manifests.
 func TestSecretValuesNeverReachStderr(t *testing.T) {
+	t.Parallel()
 	const planted = "do-not-leak-me"
 	encoded := base64.StdEncoding.EncodeToString([]byte(planted))
 	for _, tc := range []struct {
@@ -38,6 +39,7 @@ func TestSecretValuesNeverReachStderr(t *testing.T) {
 // TestBindInfoSecretValuesNeverReachStderr: the source Secret of the bind-info cases holds
 // "s3cr3t" (base64 czNjcjN0); with every mode and every diagnostic on, stderr has neither.
 func TestBindInfoSecretValuesNeverReachStderr(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"copy", "external-secrets", "skip"} {
 		for _, dir := range []string{"bindinfo-public-default-names", "bindinfo-missing-source-warns", "bindinfo-existing-target-is-overwritten"} {
 			t.Run(mode+"/"+dir, func(t *testing.T) {

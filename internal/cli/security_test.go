@@ -67,6 +67,7 @@ subjects:
 // searches for Subscriptions and OperatorGroups), none was refused. Without the objectRef rule the render fails with a Forbidden error naming the
 // resource. A planted Secret value never reaches stderr.
 func TestSecurityLiveNeedsOnlyTheDocumentedRoleAndOnlyReads(t *testing.T) {
+	t.Parallel()
 	c := testcluster.Start(t)
 	c.Apply(t, liveCRD)
 	c.Apply(t, olmCRDs)

@@ -16,6 +16,7 @@ import (
 // regular files are replaced; a device or a FIFO is written in place, a link keeps pointing
 // where it did, a folder is refused.
 func TestWriteFileAtomicReplacesOnlyRegularFiles(t *testing.T) {
+	t.Parallel()
 	write := func(s string) func(io.Writer) error {
 		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
 	}

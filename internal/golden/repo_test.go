@@ -14,6 +14,7 @@ import (
 // TestNoLargeTrackedFiles keeps binaries and build outputs out of git: no tracked file is over
 // 1 MB, except real catalog data under testdata.
 func TestNoLargeTrackedFiles(t *testing.T) {
+	t.Parallel()
 	root, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
 	if err != nil {
 		t.Skip("not a git checkout")

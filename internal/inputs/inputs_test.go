@@ -20,6 +20,7 @@ func write(t *testing.T, dir, name, content string) {
 }
 
 func TestReadPathsWalksFoldersInOrderAndSkipsHiddenAndOtherFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write(t, dir, "b.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n")
 	write(t, dir, "a/x.json", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}`)
@@ -37,6 +38,7 @@ func TestReadPathsWalksFoldersInOrderAndSkipsHiddenAndOtherFiles(t *testing.T) {
 }
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	objs, err := inputs.ReadPaths([]string{"-"}, strings.NewReader(`
 apiVersion: v1
 kind: ConfigMap
@@ -71,6 +73,7 @@ name: p
 }
 
 func TestLoadCatalogWithoutAnythingIsNil(t *testing.T) {
+	t.Parallel()
 	cat, err := inputs.LoadCatalog(nil, nil)
 	require.NoError(t, err)
 	assert.Nil(t, cat)
@@ -102,6 +105,7 @@ spec:
 `
 
 func TestClassifyCatalogSnapshots(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		apiVersion string
@@ -129,6 +133,7 @@ func TestClassifyCatalogSnapshots(t *testing.T) {
 }
 
 func TestLoadCatalogFromASnapshotAmongInputs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		doc     string
@@ -171,6 +176,7 @@ func TestLoadCatalogFromASnapshotAmongInputs(t *testing.T) {
 // whichever file sorted last, without a word. Two different objects of one identity are an
 // error naming both places; identical copies are one object.
 func TestSnapshotObjectsAreDistinct(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, value string) string {
 		p := filepath.Join(dir, name)

@@ -12,6 +12,7 @@ import (
 // TestNotObjectErrorNamesMisspeltKeys: a document without apiVersion or kind whose keys are
 // those misspelt gets a did-you-mean for the key and, for a kind, for an ODLM kind.
 func TestNotObjectErrorNamesMisspeltKeys(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, in, want string }{
 		{"ODLM's documents: Kind: OperandConfigs", "apiVersion: operator.ibm.com/v1alpha1\nKind: OperandConfigs\nmetadata: {name: x}\n",
 			`f.yaml:2: not a Kubernetes object: apiVersion and kind are required: "Kind" is not a field (did you mean "kind"?), and OperandConfigs is not a kind of ODLM's API (did you mean "OperandConfig"?)`},

@@ -101,6 +101,7 @@ func values(t *testing.T, rl *ResourceList) []any {
 }
 
 func TestParseLayoutsAgree(t *testing.T) {
+	t.Parallel()
 	want, err := Parse([]byte(compact))
 	require.NoError(t, err)
 	_, ok := parseByItem([]byte(compact))
@@ -129,6 +130,7 @@ func TestParseLayoutsAgree(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, in, want string }{
 		{"empty", "", "ResourceList: empty input: expected a ResourceList"},
 		{"not a mapping", "- a\n", "ResourceList:1: the input is not a ResourceList (a mapping with kind: ResourceList)"},
@@ -175,6 +177,7 @@ func FuzzParseByItemAgrees(f *testing.F) {
 }
 
 func TestWriterKeepsItemsAsTheyCame(t *testing.T) {
+	t.Parallel()
 	for name, in := range map[string]string{"block": compact, "json": variants["json"], "alias": variants["alias between items"]} {
 		t.Run(name, func(t *testing.T) {
 			rl, err := Parse([]byte(in))
@@ -197,6 +200,7 @@ func TestWriterKeepsItemsAsTheyCame(t *testing.T) {
 }
 
 func TestWriterAnnotationFormat(t *testing.T) {
+	t.Parallel()
 	item := func(annotations string) string {
 		return "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: x\n" + annotations
 	}
@@ -236,6 +240,7 @@ func TestWriterAnnotationFormat(t *testing.T) {
 }
 
 func TestListIsAnsweredAsList(t *testing.T) {
+	t.Parallel()
 	rl, err := Parse([]byte("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n"))
 	require.NoError(t, err)
 	var out bytes.Buffer
@@ -246,6 +251,7 @@ func TestListIsAnsweredAsList(t *testing.T) {
 }
 
 func TestWriterResults(t *testing.T) {
+	t.Parallel()
 	rl, err := Parse([]byte("kind: ResourceList\nitems: []\nfunctionConfig: {apiVersion: v1, kind: ConfigMap, metadata: {name: fn}}\n"))
 	require.NoError(t, err)
 	var out bytes.Buffer
