@@ -18,7 +18,7 @@ type Channel struct {
 type ChannelEntry struct {
 	Name     string   `json:"name" catalog:"required"`
 	Replaces string   `json:"replaces"`
-	Skips    []string `json:"skips"`
+	Skips    []string `json:"skips" snapshot:"flow"`
 	// SkipRange is a semver range of bundles this one may replace. It is not
 	// an edge of the graph: OLM uses it at install time only, so it does not
 	// decide the head.

@@ -215,13 +215,13 @@ func (cb *contentsBuilder) contents() *Contents {
 	return &c
 }
 
-// snapshotContents is the contents field of a snapshot bundle: the CRDs whole, the rest as
-// OLM writes it in a CSV. crds is always written, so that known-but-empty contents stay
-// known.
-func snapshotContents(c *Contents) (record, error) {
-	// each CRD one line of canonical JSON (a YAML flow mapping): CRDs are machine data of
-	// hundreds of kB, which block style would make several times larger and slower to write
-	crds := make([]any, 0, len(c.CRDs))
+// contentsRecordOf is the contents field of a snapshot bundle: the CRDs whole (each one line
+// of canonical JSON: CRDs are machine data of hundreds of kB, which block style would make
+// several times larger and slower to write), the rest as OLM writes it in a CSV. crds is
+// always written, so that known-but-empty contents stay known.
+func contentsRecordOf(c *Contents) (*contentsRecord[jsonFlow], error) {
+	r := &contentsRecord[jsonFlow]{CRDs: make([]jsonFlow, 0, len(c.CRDs)), Permissions: c.Permissions,
+		ClusterPermissions: c.ClusterPermissions, Deployments: c.Deployments}
 	for i, raw := range c.CRDs {
 		if !c.canonical { // a Contents made by a caller, not by Load
 			m, err := c.CRD(i)
@@ -232,46 +232,23 @@ func snapshotContents(c *Contents) (record, error) {
 				return nil, fmt.Errorf("CRD %d: %w", i, err)
 			}
 		}
-		crds = append(crds, jsonFlow(raw))
+		r.CRDs = append(r.CRDs, jsonFlow(raw))
 	}
-	r := record{{"crds", crds}}
-	for _, f := range []struct {
-		key   string
-		value any
-		empty bool
-	}{
-		{"permissions", c.Permissions, len(c.Permissions) == 0},
-		{"clusterPermissions", c.ClusterPermissions, len(c.ClusterPermissions) == 0},
-	} {
-		if f.empty {
-			continue
-		}
-		tree, err := manifest.ToValue(f.value)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.key, err)
-		}
-		r = append(r, field{f.key, jsonNull{jsonValue(tree)}})
+	for _, x := range c.OwnedCRDs {
+		r.OwnedCRDs = append(r.OwnedCRDs, crdRefRecord(x))
 	}
-	r = append(r, field{"deployments", flowList(c.Deployments)})
-	refs := func(l []CRDRef) []any {
-		var out []any
-		for _, x := range l {
-			out = append(out, flowRecord{{"name", x.Name}, {"version", x.Version}, {"kind", x.Kind}})
-		}
-		return out
+	for _, x := range c.RequiredCRDs {
+		r.RequiredCRDs = append(r.RequiredCRDs, crdRefRecord(x))
 	}
-	r = append(r, field{"ownedCRDs", refs(c.OwnedCRDs)}, field{"requiredCRDs", refs(c.RequiredCRDs)})
-	var objs []any
 	for _, o := range c.Objects {
-		objs = append(objs, flowRecord{{"apiVersion", o.APIVersion}, {"kind", o.Kind}, {"name", o.Name}})
+		r.Objects = append(r.Objects, objectRefRecord(o))
 	}
-	r = append(r, field{"objects", objs})
 	return r, nil
 }
 
 // decodeSnapshotContents reads the contents field of a snapshot bundle.
 func decodeSnapshotContents(m map[string]any) (*Contents, error) {
-	var r contentsRecord
+	var r contentsRecord[map[string]any]
 	if err := decodeSnapshotRecord(m, &r); err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ type bundleRecord struct {
 // reader (bundleProperties), or kept as decoded.
 type propertyRecord struct {
 	Type  string `json:"type" catalog:"required"`
-	Value any    `json:"value"`
+	Value any    `json:"value" snapshot:"always"`
 }
 
 func (*propertyRecord) label(i int) string { return fmt.Sprintf("property %d", i) }
@@ -133,7 +133,7 @@ type deprecationsRecord struct {
 
 // deprecationEntry is one entry of an olm.deprecations blob.
 type deprecationEntry struct {
-	Reference *DeprecationReference `json:"reference" catalog:"required"`
+	Reference *DeprecationReference `json:"reference" catalog:"required" snapshot:"flow"`
 	Message   string                `json:"message"`
 }
 

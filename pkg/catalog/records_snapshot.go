@@ -7,18 +7,44 @@ package catalog
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 
 	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
-// snapshotPackageRecord is an element of a snapshot's spec.packages. Its channels and
-// bundles are decoded one at a time, so that an error names the channel or bundle.
-type snapshotPackageRecord struct {
+// snapshotHeaderRecord is a CatalogSnapshot but its packages (spec.packages is written and
+// read an element at a time).
+type snapshotHeaderRecord struct {
+	APIVersion string                 `json:"apiVersion"`
+	Kind       string                 `json:"kind"`
+	Metadata   snapshotMetadataRecord `json:"metadata"`
+	Spec       snapshotSpecRecord     `json:"spec"`
+}
+
+// snapshotMetadataRecord is a snapshot's metadata: its name is written, labels and
+// annotations are allowed.
+type snapshotMetadataRecord struct {
+	Name        string `json:"name"`
+	Annotations any    `json:"annotations"`
+	Labels      any    `json:"labels"`
+}
+
+type snapshotSpecRecord struct {
+	Source   SnapshotSource `json:"source"`
+	Packages any            `json:"packages"`
+}
+
+// snapshotPackageRecord is an element of a snapshot's spec.packages. Read, its channels
+// are trees (C is map[string]any), decoded one at a time as its bundles are, so that an
+// error names the channel or bundle; written, they are channel records. Bundles are written
+// one at a time, after the fields before them (writeSnapshotPackage).
+type snapshotPackageRecord[C any] struct {
 	Name           string           `json:"name" catalog:"required"`
 	DefaultChannel string           `json:"defaultChannel"`
-	Channels       []map[string]any `json:"channels"`
+	Channels       []C              `json:"channels"`
 	Bundles        []map[string]any `json:"bundles"`
 	Deprecations   any              `json:"deprecations"` // an olm.deprecations blob's entries
 }
@@ -29,7 +55,7 @@ type snapshotChannelRecord struct {
 	Name      any    `json:"name"`
 	Head      string `json:"head"`
 	HeadError string `json:"headError"`
-	Entries   any    `json:"entries"`
+	Entries   any    `json:"entries" snapshot:"always"`
 }
 
 // decodeSnapshotRecord decodes a record of a snapshot, which has no other fields.
@@ -48,26 +74,27 @@ type snapshotBundleRecord struct {
 	CSVName          string               `json:"csvName"`
 	DisplayName      string               `json:"displayName"`
 	SkipRange        string               `json:"skipRange"`
-	InstallModes     []installMode        `json:"installModes"`
-	ProvidedAPIs     []GVK                `json:"providedAPIs"`
-	RequiredAPIs     []GVK                `json:"requiredAPIs"`
-	RequiredPackages []PackageRequirement `json:"requiredPackages"`
+	InstallModes     []installMode        `json:"installModes" snapshot:"flow"`
+	ProvidedAPIs     []GVK                `json:"providedAPIs" snapshot:"flow"`
+	RequiredAPIs     []GVK                `json:"requiredAPIs" snapshot:"flow"`
+	RequiredPackages []PackageRequirement `json:"requiredPackages" snapshot:"flow"`
 	Properties       []snapshotProperty   `json:"properties"`
-	Annotations      map[string]string    `json:"annotations"`
+	Annotations      snapshotAnnotations  `json:"annotations"`
 	AlmExamples      examplesText         `json:"almExamples"`
-	Contents         any                  `json:"contents"`
+	Contents         any                  `json:"contents"` // a *contentsRecord
 }
 
 // contentsRecord is the contents of a snapshot bundle: the CRDs whole, the rest as OLM
-// writes it in a CSV (see Contents).
-type contentsRecord struct {
-	CRDs               []map[string]any  `json:"crds"`
+// writes it in a CSV (see Contents). Read, a CRD is a tree (CRD is map[string]any);
+// written, it is one line of canonical JSON (CRD is jsonFlow).
+type contentsRecord[CRD any] struct {
+	CRDs               []CRD             `json:"crds" snapshot:"always"`
 	Permissions        permissionsRecord `json:"permissions"`
 	ClusterPermissions permissionsRecord `json:"clusterPermissions"`
-	Deployments        []string          `json:"deployments"`
-	OwnedCRDs          []crdRefRecord    `json:"ownedCRDs"`
-	RequiredCRDs       []crdRefRecord    `json:"requiredCRDs"`
-	Objects            []objectRefRecord `json:"objects"`
+	Deployments        []string          `json:"deployments" snapshot:"flow"`
+	OwnedCRDs          []crdRefRecord    `json:"ownedCRDs" snapshot:"flow"`
+	RequiredCRDs       []crdRefRecord    `json:"requiredCRDs" snapshot:"flow"`
+	Objects            []objectRefRecord `json:"objects" snapshot:"flow"`
 }
 
 // permissionsRecord is an install strategy's permissions or clusterPermissions, read as
@@ -76,6 +103,18 @@ type permissionsRecord []v1alpha1.StrategyDeploymentPermissions
 
 func (p *permissionsRecord) fromTree(v any) error {
 	return strictJSON(v, (*[]v1alpha1.StrategyDeploymentPermissions)(p))
+}
+
+// snapshotValue is the permissions as a JSON tree (none: left out).
+func (p *permissionsRecord) snapshotValue() (any, error) {
+	if len(*p) == 0 {
+		return nil, nil
+	}
+	tree, err := manifest.ToValue([]v1alpha1.StrategyDeploymentPermissions(*p))
+	if err != nil {
+		return nil, err
+	}
+	return jsonNull{jsonValue(tree)}, nil
 }
 
 // crdRefRecord is a CRDRef in a snapshot.
@@ -100,22 +139,48 @@ func (*objectRefRecord) closed() {}
 type snapshotProperty propertyRecord
 
 // examplesText is the almExamples of a snapshot bundle, back as the annotation's text: the
-// parsed list, or the text as written when it did not parse.
+// parsed list, or the text as written when it did not parse. Written, it is list when the
+// annotation parsed, else its text.
 type examplesText struct {
 	text string
 	set  bool
+	list []any
+}
+
+func (e *examplesText) snapshotValue() (any, error) {
+	switch {
+	case e.list != nil:
+		return e.list, nil
+	case e.set:
+		return jsonNull{e.text}, nil // as written, so that Examples gives the same answer
+	}
+	return nil, nil
+}
+
+// snapshotAnnotations are a bundle's annotations; a snapshot writes those
+// snapshotAnnotation keeps, by key.
+type snapshotAnnotations map[string]string
+
+func (a *snapshotAnnotations) snapshotValue() (any, error) {
+	var r record
+	for _, k := range slices.Sorted(maps.Keys(*a)) {
+		if snapshotAnnotation(k) {
+			r = append(r, field{k, jsonNull{(*a)[k]}})
+		}
+	}
+	return r, nil
 }
 
 func (e *examplesText) fromTree(v any) error {
 	switch ex := v.(type) {
 	case string:
-		*e = examplesText{ex, true}
+		*e = examplesText{text: ex, set: true}
 	case []any:
 		text, err := manifest.MarshalJSON(ex)
 		if err != nil {
 			return err
 		}
-		*e = examplesText{string(text), true}
+		*e = examplesText{text: string(text), set: true}
 	default:
 		return fmt.Errorf("expected a list or a string, got %s", manifest.Describe(ex))
 	}

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -53,13 +53,13 @@ const (
 type SnapshotSource struct {
 	// Type is one of "fbc", "snapshot", "oci-layout", "docker-archive",
 	// "registry".
-	Type string
+	Type string `json:"type"`
 	// Ref is the source as given: a path or an image reference.
-	Ref string
+	Ref string `json:"ref"`
 	// Digest is the image manifest digest, when known.
-	Digest string
+	Digest string `json:"digest"`
 	// ImageID is the digest of the image configuration, when known.
-	ImageID string
+	ImageID string `json:"imageID"`
 }
 
 // SnapshotMeta is what a snapshot says besides its packages.
@@ -77,18 +77,9 @@ func (c *Catalog) WriteSnapshot(w io.Writer, meta SnapshotMeta) error {
 		meta.Name = "catalog"
 	}
 	yw := newSnapshotWriter()
-	header := record{
-		{"apiVersion", SnapshotAPIVersion},
-		{"kind", SnapshotKind},
-		{"metadata", record{{"name", meta.Name}}},
-		{"spec", record{{"source", record{
-			{"type", meta.Source.Type},
-			{"ref", meta.Source.Ref},
-			{"digest", meta.Source.Digest},
-			{"imageID", meta.Source.ImageID},
-		}}}},
-	}
-	if err := yw.Value(header, 0, false); err != nil {
+	header := &snapshotHeaderRecord{APIVersion: SnapshotAPIVersion, Kind: SnapshotKind,
+		Metadata: snapshotMetadataRecord{Name: meta.Name}, Spec: snapshotSpecRecord{Source: meta.Source}}
+	if err := writeRecord(yw, header, 0); err != nil {
 		return err
 	}
 	names := c.PackageNames()
@@ -100,19 +91,37 @@ func (c *Catalog) WriteSnapshot(w io.Writer, meta SnapshotMeta) error {
 	if _, err := w.Write(yw.Bytes()); err != nil {
 		return err
 	}
-	// Packages are rendered by workers, each into its own buffer, and
-	// written in order; at most 2 per worker are held.
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(names)))
+	return writeInOrder(w, len(names), func(i int) ([]byte, error) {
+		pw := newSnapshotWriter()
+		if err := writeSnapshotPackage(pw, c.packages[names[i]]); err != nil {
+			return nil, fmt.Errorf("package %q: %w", names[i], err)
+		}
+		return pw.Bytes(), nil
+	})
+}
+
+// writeRecord writes the record struct rec points to at indent.
+func writeRecord(yw *yamlwrite.Writer, rec any, indent int) error {
+	v, err := recordValue(reflect.ValueOf(rec).Elem(), false)
+	if err != nil {
+		return err
+	}
+	return yw.Value(v, indent, false)
+}
+
+// writeInOrder writes the texts render gives for 0…n-1 in order; they are
+// rendered by workers, each into its own buffer, and at most 2 per worker
+// are held.
+func writeInOrder(w io.Writer, n int, render func(i int) ([]byte, error)) error {
+	workers := max(1, min(runtime.GOMAXPROCS(0), n))
 	type rendered struct {
 		buf []byte
 		err error
 	}
-	slots := make([]chan rendered, len(names))
+	slots := make([]chan rendered, n)
+	next := make(chan int, n)
 	for i := range slots {
 		slots[i] = make(chan rendered, 1)
-	}
-	next := make(chan int, len(names))
-	for i := range names {
 		next <- i
 	}
 	close(next)
@@ -122,9 +131,9 @@ func (c *Catalog) WriteSnapshot(w io.Writer, meta SnapshotMeta) error {
 	for range workers {
 		wg.Go(func() {
 			for {
-				// The slot first, then the package: the packages holding
-				// slots are always the first ones not yet written, so the
-				// one the writer waits for always gets rendered.
+				// The slot first, then the text: the texts holding slots
+				// are always the first ones not yet written, so the one
+				// the writer waits for always gets rendered.
 				select {
 				case window <- struct{}{}:
 				case <-quit:
@@ -134,12 +143,8 @@ func (c *Catalog) WriteSnapshot(w io.Writer, meta SnapshotMeta) error {
 				if !ok {
 					return
 				}
-				pw := newSnapshotWriter()
-				err := writeSnapshotPackage(pw, c.packages[names[i]])
-				if err != nil {
-					err = fmt.Errorf("package %q: %w", names[i], err)
-				}
-				slots[i] <- rendered{pw.Bytes(), err}
+				buf, err := render(i)
+				slots[i] <- rendered{buf, err}
 			}
 		})
 	}
@@ -158,108 +163,94 @@ func (c *Catalog) WriteSnapshot(w io.Writer, meta SnapshotMeta) error {
 	return nil
 }
 
-// writeSnapshotPackage writes one spec.packages element, a bundle at a
-// time (a bundle's parsed alm-examples are the bulk of a snapshot).
+// writeSnapshotPackage writes one spec.packages element: the package
+// record's fields, its bundles a bundle at a time (a bundle's parsed
+// alm-examples are the bulk of a snapshot), then the fields after them.
 func writeSnapshotPackage(yw *yamlwrite.Writer, p *Package) error {
-	var chs []any
+	rec := snapshotPackageRecord[*snapshotChannelRecord]{Name: p.Name, DefaultChannel: p.DefaultChannel,
+		Deprecations: deprecationRecords(p.Deprecations)}
 	for _, cn := range p.ChannelNames() {
-		ch := p.Channels[cn]
-		cr := record{{"name", ch.Name}}
-		if head, err := ch.Head(); err == nil {
-			cr = append(cr, field{"head", head})
-		} else {
-			cr = append(cr, field{"headError", headText("", err)})
-		}
-		entries := make([]any, 0, len(ch.Entries))
-		for _, e := range ch.Entries {
-			entries = append(entries, record{{"name", e.Name}, {"replaces", e.Replaces}, {"skips", flowList(e.Skips)}, {"skipRange", e.SkipRange}})
-		}
-		chs = append(chs, append(cr, field{"entries", entries}))
+		rec.Channels = append(rec.Channels, channelRecordOf(p.Channels[cn]))
 	}
+	v, err := recordValue(reflect.ValueOf(&rec).Elem(), false)
+	if err != nil {
+		return err
+	}
+	fields := v.(record)
+	at := slices.IndexFunc(fields, func(f field) bool { return f.key == "bundles" })
 	yw.Raw("  - ")
-	if err := yw.Value(record{{"name", p.Name}, {"defaultChannel", p.DefaultChannel}, {"channels", chs}}, 4, false); err != nil {
+	if err := yw.Value(fields[:at], 4, false); err != nil {
 		return err
 	}
 	if len(p.Bundles) > 0 {
-		yw.Raw("    bundles:\n")
+		yw.Raw("    " + fields[at].key + ":\n")
 	}
 	for _, bn := range p.BundleNames() {
-		br, err := snapshotBundle(p.Bundles[bn])
-		if err != nil {
-			return err
+		br, err := bundleRecordOf(p.Bundles[bn])
+		if err == nil {
+			yw.Raw("    - ")
+			err = writeRecord(yw, br, 6)
 		}
-		yw.Raw("    - ")
-		if err := yw.Value(br, 6, false); err != nil {
+		if err != nil {
 			return fmt.Errorf("bundle %q: %w", bn, err)
 		}
 	}
-	var ds []any
-	for _, d := range p.Deprecations {
-		ds = append(ds, record{{"reference", flowRecord{{"schema", d.Reference.Schema}, {"name", d.Reference.Name}}}, {"message", d.Message}})
-	}
-	if len(ds) > 0 {
+	if len(p.Deprecations) > 0 {
 		yw.Indent(4)
-		if err := yw.Value(record{{"deprecations", ds}}, 4, false); err != nil {
-			return err
-		}
+		return yw.Value(fields[at+1:], 4, false)
 	}
 	return nil
 }
 
-func snapshotBundle(b *Bundle) (record, error) {
-	r := record{{"name", b.Name}, {"version", b.Version}, {"image", b.Image}}
+// channelRecordOf is the record of a channel: its entries and its head.
+func channelRecordOf(ch *Channel) *snapshotChannelRecord {
+	r := &snapshotChannelRecord{Name: ch.Name, Entries: ch.Entries}
+	if head, err := ch.Head(); err == nil {
+		r.Head = head
+	} else {
+		r.HeadError = headText("", err)
+	}
+	return r
+}
+
+func deprecationRecords(ds []Deprecation) []deprecationEntry {
+	out := make([]deprecationEntry, len(ds))
+	for i := range ds {
+		out[i] = deprecationEntry{Reference: &ds[i].Reference, Message: ds[i].Message}
+	}
+	return out
+}
+
+// bundleRecordOf is the record of a bundle in a snapshot (the inverse of
+// snapshotBundleRecord.bundle).
+func bundleRecordOf(b *Bundle) (*snapshotBundleRecord, error) {
+	r := &snapshotBundleRecord{Name: b.Name, Version: b.Version, Image: b.Image, DisplayName: b.DisplayName,
+		SkipRange: b.SkipRange, ProvidedAPIs: b.ProvidedGVKs, RequiredAPIs: b.RequiredGVKs,
+		RequiredPackages: b.RequiredPackages, Annotations: snapshotAnnotations(b.Annotations)}
 	if b.CSVName != b.Name {
-		r = append(r, field{"csvName", b.CSVName})
+		r.CSVName = b.CSVName
 	}
-	r = append(r, field{"displayName", b.DisplayName}, field{"skipRange", b.SkipRange})
-	var modes []any
 	for _, m := range b.InstallModes {
-		modes = append(modes, flowRecord{{"type", string(m.Type)}, {"supported", m.Supported}})
+		r.InstallModes = append(r.InstallModes, installMode{Type: string(m.Type), Supported: m.Supported})
 	}
-	r = append(r, field{"installModes", modes})
-	gvks := func(gs []GVK) []any {
-		var l []any
-		for _, g := range gs {
-			l = append(l, flowRecord{{"group", g.Group}, {"version", g.Version}, {"kind", g.Kind}})
-		}
-		return l
-	}
-	r = append(r, field{"providedAPIs", gvks(b.ProvidedGVKs)}, field{"requiredAPIs", gvks(b.RequiredGVKs)})
-	var reqs []any
-	for _, q := range b.RequiredPackages {
-		reqs = append(reqs, flowRecord{{"packageName", q.PackageName}, {"versionRange", q.VersionRange}})
-	}
-	r = append(r, field{"requiredPackages", reqs})
-	var props []any
 	for _, p := range b.Properties {
-		props = append(props, record{{"type", p.Type}, {"value", jsonNull{jsonValue(p.Value)}}})
+		r.Properties = append(r.Properties, snapshotProperty(p))
 	}
-	r = append(r, field{"properties", props})
-	var ann record
-	for _, k := range slices.Sorted(maps.Keys(b.Annotations)) {
-		if snapshotAnnotation(k) {
-			ann = append(ann, field{k, jsonNull{b.Annotations[k]}})
-		}
-	}
-	r = append(r, field{"annotations", ann})
 	if text, ok := b.Annotations[almExamples]; ok {
-		ex, err := b.Examples()
-		if err != nil || ex == nil {
-			r = append(r, field{"almExamples", jsonNull{text}}) // as written, so that Examples gives the same answer
-		} else {
-			list := make([]any, len(ex))
+		r.AlmExamples = examplesText{text: text, set: true}
+		if ex, err := b.Examples(); err == nil && ex != nil {
+			r.AlmExamples.list = make([]any, len(ex))
 			for i, e := range ex {
-				list[i] = e
+				r.AlmExamples.list[i] = e
 			}
-			r = append(r, field{"almExamples", list})
 		}
 	}
 	if b.Contents != nil {
-		c, err := snapshotContents(b.Contents)
+		c, err := contentsRecordOf(b.Contents)
 		if err != nil {
-			return nil, fmt.Errorf("bundle %q: contents: %w", b.Name, err)
+			return nil, fmt.Errorf("contents: %w", err)
 		}
-		r = append(r, field{"contents", c})
+		r.Contents = c
 	}
 	return r, nil
 }
@@ -390,7 +381,7 @@ func snapErr(src Source, format string, args ...any) error {
 // checkSnapshotHeader checks everything but spec.packages; streamed says
 // the packages were cut out of the document.
 func checkSnapshotHeader(src Source, m map[string]any, streamed bool) error {
-	if err := onlyKeys(m, "apiVersion", "kind", "metadata", "spec"); err != nil {
+	if err := knownFields(m, snapshotHeaderRecord{}); err != nil {
 		return snapErr(src, "%w", err)
 	}
 	if av, _ := m["apiVersion"].(string); av != SnapshotAPIVersion {
@@ -401,7 +392,7 @@ func checkSnapshotHeader(src Source, m map[string]any, streamed bool) error {
 	}
 	md, err := optMap(m, "metadata")
 	if err == nil {
-		err = onlyKeys(md, "name", "annotations", "labels")
+		err = knownFields(md, snapshotMetadataRecord{})
 	}
 	if err != nil {
 		return snapErr(src, "metadata: %w", err)
@@ -411,18 +402,18 @@ func checkSnapshotHeader(src Source, m map[string]any, streamed bool) error {
 		err = errors.New(`field "spec" is missing`)
 	}
 	if err == nil {
-		if streamed {
-			err = onlyKeys(spec, "source")
-		} else {
-			err = onlyKeys(spec, "source", "packages")
+		keys := recordKeys(snapshotSpecRecord{})
+		if streamed { // the packages were cut out of it
+			keys = slices.DeleteFunc(keys, func(k string) bool { return k == "packages" })
 		}
+		err = onlyKeys(spec, keys...)
 	}
 	if err != nil {
 		return snapErr(src, "spec: %w", err)
 	}
 	source, err := optMap(spec, "source")
 	if err == nil {
-		err = onlyKeys(source, "type", "ref", "digest", "imageID")
+		err = knownFields(source, SnapshotSource{})
 	}
 	if err != nil {
 		return snapErr(src, "spec.source: %w", err)
@@ -453,7 +444,7 @@ func (d *decoder) decodeSnapshotPackage(src Source, m map[string]any) ([]item, e
 	if !d.keeps(name) {
 		return []item{{kind: itemSkipped, src: src, pkg: name}}, nil
 	}
-	var r snapshotPackageRecord
+	var r snapshotPackageRecord[map[string]any]
 	if err := decodeSnapshotRecord(m, &r); err != nil {
 		return nil, &Error{Source: src, Package: name, Err: fmt.Errorf(SnapshotKind+": %w", err)}
 	}

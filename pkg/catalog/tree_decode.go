@@ -27,6 +27,9 @@ type treeField struct {
 	index    []int // reflect.Value.FieldByIndex: embedded structs are flattened
 	required bool  // tag catalog:"required": missing or empty is an error
 	reads    bool  // its type is a treeDecoder
+	// how a CatalogSnapshot writes it (tag snapshot:"flow", snapshot:"always"; see recordValue)
+	flow, always bool
+	writes       bool // its type is a snapshotWriter
 }
 
 // labeler names the i-th element of a list of records in errors ("entry 2", "property 0");
@@ -58,8 +61,11 @@ func fieldsOf(t reflect.Type) []treeField {
 		if key == "" || key == "-" {
 			continue
 		}
+		style := sf.Tag.Get("snapshot")
 		out = append(out, treeField{key: key, index: []int{i}, required: sf.Tag.Get("catalog") == "required",
-			reads: reflect.PointerTo(sf.Type).Implements(treeDecoderType)})
+			reads:  reflect.PointerTo(sf.Type).Implements(treeDecoderType),
+			writes: reflect.PointerTo(sf.Type).Implements(snapshotWriterType),
+			flow:   style == "flow", always: style == "always"})
 	}
 	treeFields.Store(t, out)
 	return out
@@ -204,7 +210,7 @@ func decodeStringMap(v any, fv reflect.Value, key string) error {
 		}
 		out[k] = s
 	}
-	fv.Set(reflect.ValueOf(out))
+	fv.Set(reflect.ValueOf(out).Convert(fv.Type()))
 	return nil
 }
 

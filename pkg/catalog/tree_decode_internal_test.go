@@ -73,7 +73,7 @@ func TestDecodeRecord(t *testing.T) {
 		{
 			name: "a closed record refuses unknown fields",
 			blob: map[string]any{"ownedCRDs": []any{map[string]any{"name": "n", "plural": "p"}}},
-			dst:  &contentsRecord{},
+			dst:  &contentsRecord[map[string]any]{},
 			err:  `ownedCRDs element 0: unknown field "plural" (fields: name, version, kind)`,
 		},
 		{
