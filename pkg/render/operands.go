@@ -21,9 +21,10 @@ import (
 type operandsStep struct{ r *run }
 
 // renderOperands renders, for every request ODLM would reconcile, the operand CRs and the
-// OperandConfig resources (sections 5 and 6). Templates may read objects the render itself
-// produces, in any order, so the operand phase runs again with the previous pass's objects
-// visible until its output stops changing (ODLM converges the same way, by retrying).
+// OperandConfig resources (docs/semantics.md, Operand custom resources; OperandConfig
+// resources). Templates may read objects the render itself produces, in any order, so the
+// operand phase runs again with the previous pass's objects visible until its output stops
+// changing (ODLM converges the same way, by retrying).
 func (ops *operandsStep) renderOperands() {
 	ops.r.kinds.noteInstalledBundles()
 	ops.r.templates.noteInstallTargets()
@@ -34,8 +35,10 @@ func (ops *operandsStep) renderOperands() {
 	for pass := 1; ; pass++ {
 		ops.r.operandPass = base.startPass(ops.r.rendered)
 		ops.renderOperandsOnce()
-		if ops.r.passLookups == 0 {
-			break // nothing read what the pass renders: one pass is the fixed point
+		if !ops.r.readPassOutput() {
+			// no read of this pass looked for an object a pass renders: the next pass would
+			// read the same answers and render the same objects
+			break
 		}
 		objs := make([]*manifest.Object, 0, len(ops.r.rendered))
 		for _, o := range ops.r.rendered {

@@ -75,7 +75,12 @@ func fingerprint(objs ...map[string]any) string {
 // a cluster-scoped object of that name (API clients ignore the namespace of cluster-scoped
 // kinds).
 func (r *run) lookup(apiVersion, kind, namespace, name string) (map[string]any, cluster.Origin, bool, error) {
-	r.passLookups++
+	if r.readKeys == nil {
+		r.readKeys = map[string]bool{}
+	}
+	// the identities desired looks at: a rendered object answers under either
+	r.readKeys[sourceKey(apiVersion, kind, namespace, name)] = true
+	r.readKeys[sourceKey(apiVersion, kind, "", name)] = true
 	obj, origin, found, err := r.lookupUnrecorded(apiVersion, kind, namespace, name)
 	if err == nil {
 		var answer map[string]any

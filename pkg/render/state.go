@@ -156,11 +156,26 @@ type operandPass struct {
 	previous     map[string]*manifest.Object
 	// pending are the template values waiting for run time, references the ConfigMaps and
 	// Secrets templates read (by key, with the reader), schemaAnchors where each emitted
-	// custom resource's fields come from, and lookups the reads made by this pass
+	// custom resource's fields come from, and readKeys the identities this pass looked up
+	// (reader.go)
 	pending       []pendingValue
 	references    map[string]string
 	schemaAnchors map[*manifest.Object]schemaAnchor
-	passLookups   int
+	readKeys      map[string]bool
+}
+
+// readPassOutput reports whether a look-up of this pass asked for an object that this pass
+// or the one before rendered: only then can the next pass read other answers.
+func (p *operandPass) readPassOutput() bool {
+	for k := range p.readKeys {
+		if _, ok := p.rendered[k]; ok {
+			return true
+		}
+		if _, ok := p.previous[k]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // startPass is a new pass: the state the operands step began with, reading previous.
@@ -182,7 +197,8 @@ func (base *operandPass) startPass(previous map[string]*manifest.Object) *operan
 		reads:         reads,
 		warned:        warned,
 		replaced:      replaced,
-		rendered:      map[string]*manifest.Object{},
+		rendered:      make(map[string]*manifest.Object, len(previous)), // a pass renders about what the one before did
+		renderedList:  make([]*manifest.Object, 0, len(previous)),
 		previous:      previous,
 		schemaAnchors: map[*manifest.Object]schemaAnchor{},
 	}
@@ -222,8 +238,8 @@ func newRoundState(in Inputs, opts Options, cache *renderCache, prev *carried) *
 		renderCache: cache,
 		roundInputs: &roundInputs{
 			objects:    objs,
-			consumed:   map[*manifest.Object]bool{},
-			byRef:      map[string]*manifest.Object{},
+			consumed:   make(map[*manifest.Object]bool, len(objs)),
+			byRef:      make(map[string]*manifest.Object, len(objs)),
 			registries: map[key]*registry{},
 			configs:    map[key]*operandConfig{},
 		},

@@ -417,15 +417,22 @@ func (oi *olmInstall) agreeOnChannel(p *subscriptionPlan, ws []*want) string {
 
 // annotate writes the steady-state annotations of every contribution (docs/semantics.md, Subscriptions: shape of a new Subscription; existing Subscriptions and several requests).
 func (r *run) annotate(obj *manifest.Object, p *subscriptionPlan) {
+	md := manifest.EnsureMap(obj.Map, "metadata")
+	annotations, ok := md["annotations"].(map[string]any)
+	if !ok {
+		// a fleet's shared operator carries five annotations per request: sized once
+		annotations = make(map[string]any, 3*len(p.contributions)+2)
+		md["annotations"] = annotations
+	}
 	for _, w := range p.contributions {
 		reg := w.registry.key
 		req := w.request.key
 		e := w.entry
-		obj.SetMetadataString("annotations", naming.RegistryAnnotation(reg.Namespace, reg.Name), "true")
-		obj.SetMetadataString("annotations", naming.ConfigAnnotation(reg.Namespace, reg.Name), "true")
-		obj.SetMetadataString("annotations", naming.RequestAnnotation(req.Namespace, req.Name, e.Name), w.channel)
-		obj.SetMetadataString("annotations", naming.OperatorNamespaceAnnotation(req.Namespace, req.Name, e.Name), e.installNamespace())
-		obj.SetMetadataString("annotations", naming.RequestConfigAnnotation(req.Namespace, req.Name, e.Name), e.serviceName())
+		annotations[naming.RegistryAnnotation(reg.Namespace, reg.Name)] = "true"
+		annotations[naming.ConfigAnnotation(reg.Namespace, reg.Name)] = "true"
+		annotations[naming.RequestAnnotation(req.Namespace, req.Name, e.Name)] = w.channel
+		annotations[naming.OperatorNamespaceAnnotation(req.Namespace, req.Name, e.Name)] = e.installNamespace()
+		annotations[naming.RequestConfigAnnotation(req.Namespace, req.Name, e.Name)] = e.serviceName()
 	}
 }
 
