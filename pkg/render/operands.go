@@ -100,7 +100,7 @@ func (ops *operandsStep) renderWant(w *want, doneServices map[string]bool) {
 		ops.requestCR(w)
 		return
 	}
-	cfg := ops.r.roundInputs.configAt(w.registry.key)
+	cfg := ops.r.configAt(w.registry.key)
 	if cfg == nil {
 		return
 	}

@@ -116,10 +116,10 @@ func (r *run) finish(meta *metaRun, out Output) Output {
 // renderRound is one round of the pipeline: inputs, install objects, operands (passes to a
 // fixed point), bind info, then what marks the round's output.
 func (r *run) renderRound() {
-	r.roundInputs.classify()
-	r.roundInputs.loadRegistries()
-	r.roundInputs.loadConfigs()
-	r.roundInputs.loadRequests()
+	r.classify()
+	r.loadRegistries()
+	r.loadConfigs()
+	r.loadRequests()
 	inst := r.installer()
 	inst.install()
 	r.operands.renderOperands()

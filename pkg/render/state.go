@@ -218,7 +218,8 @@ func newRun(in Inputs, opts Options, cache *renderCache, prev *carried) *run {
 	r := newRoundState(in, opts, cache, prev)
 	r.olm.r = r
 	r.trackers = &trackerInstaller{r: r}
-	r.roundInputs.r = r
+	inputs := r.roundInputs
+	inputs.r = r
 	r.kinds = &servedIndex{r: r}
 	r.operands = &operandsStep{r: r}
 	r.resources = &resourcesStep{r: r}
