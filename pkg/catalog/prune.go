@@ -124,6 +124,8 @@ func prune(data []byte, schema string, dropRelated bool) *pruned {
 		return nil
 	}
 	p := pruner{data: data, schema: schema, dropRelated: dropRelated, block: -1, item: propertyItem{col: -1, idx: -1}}
+	var frames [8]pruneFrame // the stack's first array: documents nest a few levels
+	p.stack = frames[:0]
 	for pos := 0; pos < len(data); {
 		next, ok := p.line(pos)
 		if !ok {
@@ -151,7 +153,8 @@ type pruner struct {
 	last int
 	cut  bool
 
-	stack []pruneFrame // the keys the line is nested in
+	stack  []pruneFrame  // the keys the line is nested in
+	frames [8]pruneFrame // stack's first array: documents nest a few levels
 	// dropping: the lines of a subtree whose key is at dropCol are being left out
 	dropping bool
 	dropCol  int
