@@ -153,8 +153,7 @@ type pruner struct {
 	last int
 	cut  bool
 
-	stack  []pruneFrame  // the keys the line is nested in
-	frames [8]pruneFrame // stack's first array: documents nest a few levels
+	stack []pruneFrame // the keys the line is nested in
 	// dropping: the lines of a subtree whose key is at dropCol are being left out
 	dropping bool
 	dropCol  int
