@@ -42,7 +42,7 @@ func resultLines(dir string, rs diag.Results) []string {
 func TestCollectionGolden(t *testing.T) {
 	for _, c := range golden.Cases(t, casesDir) {
 		t.Run(c.Name(), func(t *testing.T) {
-			out, err := collection.Render(c.Input(), collection.Options{Namespace: c.Namespace})
+			out, err := collection.Render(c.Input(), collection.Options{Namespace: c.DefaultNamespace})
 			require.NoError(t, err)
 			objs := out.Objects
 			if out.Results.HasErrors() {

@@ -95,9 +95,6 @@ type Case struct {
 	// Snapshots are files or folders relative to the case folder.
 	Snapshots []string `json:"snapshots,omitempty"`
 	render.Options
-	// Namespace is the namespace key as testdata/collection's cases read it (the Role's
-	// namespace); for render cases it is Options.DefaultNamespace.
-	Namespace string `json:"-"`
 }
 
 // SnapshotPaths returns the case's snapshot paths.
@@ -131,7 +128,7 @@ func LoadCase(t testing.TB, dir string) Case {
 	if b, err := os.ReadFile(filepath.Join(dir, "case.yaml")); err == nil {
 		require.NoError(t, yaml.UnmarshalStrict(b, &c), "%s/case.yaml", dir)
 	}
-	c.Dir, c.Namespace = dir, c.DefaultNamespace
+	c.Dir = dir
 	return c
 }
 

@@ -29,17 +29,6 @@ type bindInfoStep struct {
 	grantRoles map[string]*manifest.Object
 }
 
-// Bind-info Secret modes: what a copied Secret becomes.
-const (
-	// BindInfoCopy copies the Secret with its data, as ODLM does (default).
-	BindInfoCopy = "copy"
-	// BindInfoExternalSecrets emits an External Secrets Operator ExternalSecret (and the
-	// SecretStore and RBAC it needs) that reads the source at run time: no data in the output.
-	BindInfoExternalSecrets = "external-secrets"
-	// BindInfoSkip emits nothing for Secrets.
-	BindInfoSkip = "skip"
-)
-
 var bindingKeyRe = regexp.MustCompile(`^(public|private|protected)`)
 
 // operandBindInfo is a decoded OperandBindInfo.

@@ -48,7 +48,7 @@ func fixedCatalog(t testing.TB) *catalog.Catalog {
 // source.
 func fuzzOptions(bits uint16) (render.Options, bool) {
 	opts := render.Options{DefaultNamespace: "default"}
-	opts.BindInfoSecrets = []string{render.BindInfoCopy, render.BindInfoExternalSecrets, render.BindInfoSkip, ""}[bits&3]
+	opts.BindInfoSecrets = []render.BindInfoMode{render.BindInfoCopy, render.BindInfoExternalSecrets, render.BindInfoSkip, ""}[bits&3]
 	if bits&(1<<2) != 0 {
 		opts.Pending = render.PendingError
 	}
@@ -58,7 +58,7 @@ func fuzzOptions(bits uint16) (render.Options, bool) {
 	opts.Pin = bits&(1<<4) != 0
 	opts.CheckPins = bits&(1<<5) != 0
 	opts.ManualApproval = opts.Pin && bits&(1<<6) != 0
-	opts.Ordering = []string{"", render.OrderingArgoCD, render.OrderingKpt, ""}[bits>>7&3]
+	opts.Ordering = []render.OrderingMode{"", render.OrderingArgoCD, render.OrderingKpt, ""}[bits>>7&3]
 	opts.NoOLM = bits&(1<<9) != 0
 	opts.EmitCatalogSources = bits&(1<<10) != 0
 	opts.KeepInputs = bits&(1<<11) != 0

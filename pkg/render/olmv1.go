@@ -34,14 +34,6 @@ func (r *run) olmV1() *olmV1 {
 	}
 }
 
-// OLM versions the render writes for (Options.OLM).
-const (
-	// OLMv0 writes Subscriptions, OperatorGroups and CatalogSources (the default).
-	OLMv0 = "v0"
-	// OLMv1 writes operator-controller's ClusterExtensions and catalogd's ClusterCatalogs.
-	OLMv1 = "v1"
-)
-
 // OLM v1's API (operator-framework/operator-controller v1.11.0, whose CRDs are
 // internal/platform/olmv1).
 const (

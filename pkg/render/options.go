@@ -26,14 +26,14 @@ type Options struct {
 	// snapshot, then a live cluster).
 	Sources cluster.Chain `json:"-"`
 	// Pending is PendingWarn (default) or PendingError.
-	Pending string `json:"pending,omitempty" flag:"pending" enum:"warn,error" default:"warn" help:"required template values that exist only once the output is applied: warn (render the rest) or error"`
+	Pending PendingMode `json:"pending,omitempty" flag:"pending" enum:"warn,error" default:"warn" help:"required template values that exist only once the output is applied: warn (render the rest) or error"`
 	// Secrets is SecretsInline (default) or SecretsForbid.
-	Secrets string `json:"secrets,omitempty" flag:"secrets" enum:"inline,forbid" default:"inline" help:"values templates read from Secrets: inline (as ODLM does) or forbid (an error outside a Secret)"`
+	Secrets SecretsMode `json:"secrets,omitempty" flag:"secrets" enum:"inline,forbid" default:"inline" help:"values templates read from Secrets: inline (as ODLM does) or forbid (an error outside a Secret)"`
 	// Explain adds an info result for every resolved template, naming its sources.
 	Explain bool `json:"explain,omitempty" flag:"explain" help:"say where every templatingValueFrom value came from (never a Secret's value)"`
 	// BindInfoSecrets is what an OperandBindInfo copy of a Secret becomes: BindInfoCopy
 	// (default), BindInfoExternalSecrets or BindInfoSkip.
-	BindInfoSecrets string `json:"bindinfoSecrets,omitempty" flag:"bindinfo-secrets" enum:"copy,external-secrets,skip" default:"copy" help:"what an OperandBindInfo copy of a Secret becomes: copy (with its data, as ODLM does), external-secrets (an ExternalSecret reading the source at run time: no data in the output) or skip"`
+	BindInfoSecrets BindInfoMode `json:"bindinfoSecrets,omitempty" flag:"bindinfo-secrets" enum:"copy,external-secrets,skip" default:"copy" help:"what an OperandBindInfo copy of a Secret becomes: copy (with its data, as ODLM does), external-secrets (an ExternalSecret reading the source at run time: no data in the output) or skip"`
 
 	// Pin sets each Subscription's startingCSV to the head of its channel; ManualApproval
 	// then also sets installPlanApproval: Manual (a reproducible version lock).
@@ -50,7 +50,7 @@ type Options struct {
 	// KubeVersion is the cluster's Kubernetes version (1.28.3), for image templates.
 	KubeVersion string `json:"kubeVersion,omitempty" flag:"kube-version" help:"the cluster's Kubernetes version (1.28.3), for olm.catalogImageTemplate"`
 	// Ordering is "" (none), OrderingArgoCD or OrderingKpt.
-	Ordering string `json:"ordering,omitempty" flag:"ordering" enum:"argocd,kpt" help:"ordering annotations on rendered objects: argocd (sync waves, SkipDryRunOnMissingResource) or kpt (depends-on); none by default"`
+	Ordering OrderingMode `json:"ordering,omitempty" flag:"ordering" enum:"argocd,kpt" help:"ordering annotations on rendered objects: argocd (sync waves, SkipDryRunOnMissingResource) or kpt (depends-on); none by default"`
 	// NoOLM renders what ODLM's no-OLM controller creates: tracking ConfigMaps instead of
 	// Subscriptions and OperatorGroups, alm-examples from the operator Deployment.
 	NoOLM bool `json:"noOLM,omitempty" flag:"no-olm" help:"render what ODLM's no-OLM controller creates: tracking ConfigMaps instead of Subscriptions and OperatorGroups, alm-examples from the operator Deployment (inputs or a snapshot)"`
@@ -58,7 +58,7 @@ type Options struct {
 	// emits, as the API server stores them; without it the server applies them.
 	CRDDefaults bool `json:"crdDefaults,omitempty" flag:"crd-defaults" help:"write the defaults of their CRDs into the custom resources the render emits, as the API server stores them (by default the server applies them)"`
 	// OLM is OLMv0 (default) or OLMv1: what installs the operators.
-	OLM string `json:"olm,omitempty" flag:"olm" enum:"v0,v1" default:"v0" help:"what installs the operators: v0 (Subscriptions, OperatorGroups, CatalogSources) or v1 (operator-controller's ClusterExtensions and catalogd's ClusterCatalogs)"`
+	OLM OLMVersion `json:"olm,omitempty" flag:"olm" enum:"v0,v1" default:"v0" help:"what installs the operators: v0 (Subscriptions, OperatorGroups, CatalogSources) or v1 (operator-controller's ClusterExtensions and catalogd's ClusterCatalogs)"`
 	// OLMv1ServiceAccount names an installer ServiceAccount in each ClusterExtension and
 	// writes the RBAC installing its bundle needs (operator-controller before v1.11).
 	OLMv1ServiceAccount bool `json:"olmV1ServiceAccount,omitempty" flag:"olm-v1-service-account" help:"with olm v1: name an installer ServiceAccount in each ClusterExtension and write the RBAC installing its bundle needs, derived from the bundle (operator-controller before v1.11 installs with it)"`
@@ -66,6 +66,70 @@ type Options struct {
 	// namespace for that namespace (spec.config.inline.watchNamespace).
 	OLMv1WatchNamespace bool `json:"olmV1WatchNamespace,omitempty" flag:"olm-v1-watch-namespace" help:"with olm v1: install an operator whose OLM v0 OperatorGroup targets one namespace for that namespace only (config.inline.watchNamespace: operator-controller's experimental SingleOwnNamespaceInstallSupport)"`
 }
+
+// PendingMode is what a required template value that exists only once the output is applied
+// does: PendingWarn or PendingError.
+type PendingMode string
+
+// SecretsMode is where values templates read from Secrets may go: SecretsInline or
+// SecretsForbid.
+type SecretsMode string
+
+// BindInfoMode is what an OperandBindInfo copy of a Secret becomes: BindInfoCopy,
+// BindInfoExternalSecrets or BindInfoSkip.
+type BindInfoMode string
+
+// OrderingMode is the ordering annotations on rendered objects: OrderingArgoCD or
+// OrderingKpt ("" none).
+type OrderingMode string
+
+// OLMVersion is what installs the operators: OLMv0 or OLMv1.
+type OLMVersion string
+
+// Bind-info Secret modes: what a copied Secret becomes.
+const (
+	// BindInfoCopy copies the Secret with its data, as ODLM does (default).
+	BindInfoCopy BindInfoMode = "copy"
+	// BindInfoExternalSecrets emits an External Secrets Operator ExternalSecret (and the
+	// SecretStore and RBAC it needs) that reads the source at run time: no data in the output.
+	BindInfoExternalSecrets BindInfoMode = "external-secrets"
+	// BindInfoSkip emits nothing for Secrets.
+	BindInfoSkip BindInfoMode = "skip"
+)
+
+// OLM versions the render writes for (Options.OLM).
+const (
+	// OLMv0 writes Subscriptions, OperatorGroups and CatalogSources (the default).
+	OLMv0 OLMVersion = "v0"
+	// OLMv1 writes operator-controller's ClusterExtensions and catalogd's ClusterCatalogs.
+	OLMv1 OLMVersion = "v1"
+)
+
+// Ordering styles for the rendered objects.
+const (
+	// OrderingArgoCD adds Argo CD sync waves, and SkipDryRunOnMissingResource on CRs whose
+	// CRD an operator being installed provides.
+	OrderingArgoCD OrderingMode = "argocd"
+	// OrderingKpt adds config.kubernetes.io/depends-on for kpt live apply / Config Sync.
+	OrderingKpt OrderingMode = "kpt"
+)
+
+// Pending values: how a required template value that exists only at run time is treated.
+const (
+	// PendingWarn renders everything that does not depend on the value and warns (default).
+	PendingWarn PendingMode = "warn"
+	// PendingError makes every pending value an error, for CI that needs complete output.
+	PendingError PendingMode = "error"
+)
+
+// Secrets policies for values templates read from Secrets.
+const (
+	// SecretsInline writes them where ODLM would (default).
+	SecretsInline SecretsMode = "inline"
+	// SecretsForbid makes a Secret-derived value in any rendered object other than a Secret
+	// an error.
+	SecretsForbid SecretsMode = "forbid"
+)
 
 // Option describes one field of Options as the front doors name it.
 type Option struct {
@@ -139,7 +203,7 @@ func (o Options) Validate() error {
 		}
 	}
 	if o.OLM == OLMv1 && o.NoOLM {
-		errs = append(errs, optionError("OLM", o.OLM, "does not go with no-olm (--no-olm): that mode installs no operator through OLM"))
+		errs = append(errs, optionError("OLM", string(o.OLM), "does not go with no-olm (--no-olm): that mode installs no operator through OLM"))
 	}
 	if o.DefaultNamespace != "" {
 		if msgs := apivalidation.ValidateNamespaceName(o.DefaultNamespace, false); len(msgs) > 0 {

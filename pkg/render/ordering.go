@@ -8,15 +8,6 @@ import (
 	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
-// Ordering styles for the rendered objects.
-const (
-	// OrderingArgoCD adds Argo CD sync waves, and SkipDryRunOnMissingResource on CRs whose
-	// CRD an operator being installed provides.
-	OrderingArgoCD = "argocd"
-	// OrderingKpt adds config.kubernetes.io/depends-on for kpt live apply / Config Sync.
-	OrderingKpt = "kpt"
-)
-
 const (
 	syncWaveAnnotation    = "argocd.argoproj.io/sync-wave"
 	syncOptionsAnnotation = "argocd.argoproj.io/sync-options"
@@ -37,7 +28,7 @@ const (
 // orderer writes the ordering annotations of a settled render: what it needs to know of the
 // render is where each object comes from (provenance) and which kinds arrive with an operator.
 type orderer struct {
-	style         string
+	style         OrderingMode
 	installers    map[*manifest.Object]bool
 	copies        map[*manifest.Object]bool
 	operatorOf    map[*manifest.Object]*subscriptionPlan

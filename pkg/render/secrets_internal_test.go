@@ -45,7 +45,7 @@ func TestAReadOfAMarkedFieldIsAReadOfASecret(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name           string
-		secrets        string
+		secrets        SecretsMode
 		key            string
 		secretsAllowed bool
 		wantOK         bool

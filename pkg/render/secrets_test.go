@@ -61,8 +61,8 @@ func TestNoResultCarriesASecretsValue(t *testing.T) {
 		if len(values) == 0 {
 			continue
 		}
-		for _, policy := range []string{render.SecretsInline, render.SecretsForbid} {
-			t.Run(c.Name()+"/"+policy, func(t *testing.T) {
+		for _, policy := range []render.SecretsMode{render.SecretsInline, render.SecretsForbid} {
+			t.Run(c.Name()+"/"+string(policy), func(t *testing.T) {
 				opts.Explain, opts.Secrets = true, policy
 				results := fmt.Sprint(render.Render(in, opts).Results)
 				for _, v := range values {

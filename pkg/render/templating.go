@@ -19,23 +19,6 @@ import (
 // referenced (marked on output), and the kinds and namespaces the render installs.
 type templating struct{ r *run }
 
-// Pending values: how a required template value that exists only at run time is treated.
-const (
-	// PendingWarn renders everything that does not depend on the value and warns (default).
-	PendingWarn = "warn"
-	// PendingError makes every pending value an error, for CI that needs complete output.
-	PendingError = "error"
-)
-
-// Secrets policies for values templates read from Secrets.
-const (
-	// SecretsInline writes them where ODLM would (default).
-	SecretsInline = "inline"
-	// SecretsForbid makes a Secret-derived value in any rendered object other than a Secret
-	// an error.
-	SecretsForbid = "forbid"
-)
-
 // OriginRendered names objects the render itself produces, in explanations.
 const OriginRendered cluster.Origin = "rendered"
 
