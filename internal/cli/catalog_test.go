@@ -94,7 +94,7 @@ func TestExtractThenRender(t *testing.T) {
 	t.Run("extracting a snapshot gives the snapshot", func(t *testing.T) {
 		code, again, stderr := extract(t, "", "catalog", "extract", "--from", out, "--name", "catalogs")
 		require.Equal(t, ExitOK, code, stderr)
-		assert.Equal(t, strings.Replace(string(snap), "type: fbc\n    ref: \"../../testdata/catalogs\"", "type: fbc\n    ref: "+out, 1), again)
+		assert.Equal(t, strings.Replace(string(snap), "type: fbc\n    ref: ../../testdata/catalogs", "type: fbc\n    ref: "+out, 1), again)
 	})
 }
 
@@ -244,7 +244,7 @@ func TestExtractFromRegistryWithProgress(t *testing.T) {
 	code, out, stderr := extract(t, "", "catalog", "extract", "--from", host+"/community/catalog:v4.20", "--registry", quickstartDir+"/manifests")
 	require.Equal(t, ExitOK, code, stderr)
 	assert.Contains(t, out, "metadata:\n  name: catalog-v4.20\n")
-	assert.Contains(t, out, "    type: registry\n    ref: \""+host+"/community/catalog:v4.20\"\n    digest: "+digest.String()+"\n")
+	assert.Contains(t, out, "    type: registry\n    ref: "+host+"/community/catalog:v4.20\n    digest: "+digest.String()+"\n")
 	assert.Contains(t, stderr, "odlm-render: extracting "+host+"/community/catalog:v4.20: ")
 	assert.Contains(t, stderr, "…\n")
 	assert.Regexp(t, `MB read, 2 packages, 12 bundles kept \([0-9.]+m?s\), done\n`, stderr)

@@ -67,10 +67,10 @@ func marshalRecovered(o *Object) (b []byte, err error) {
 }
 
 // MarshalYAML encodes one value tree as a YAML document: internal/yamlwrite's block layout
-// (2-space indentation, keys in byte order) and its Compatible rule for strings (what yaml.v3
+// (2-space indentation, keys in byte order) and its one quoting rule for strings (what yaml.v3
 // writes, with YAML 1.1 booleans and sexagesimal numbers double-quoted).
 func MarshalYAML(v any) ([]byte, error) {
-	w := yamlwrite.NewWriter(yamlwrite.Compatible, 1024)
+	w := yamlwrite.NewWriter(1024)
 	if err := w.Document(v); err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}

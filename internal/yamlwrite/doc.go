@@ -4,12 +4,10 @@
 // or double-quoted, or a literal block). Manifests (internal/manifest) and CatalogSnapshots
 // (pkg/catalog) are both written here.
 //
-// Under the Compatible rule the bytes are the ones go.yaml.in/yaml/v3's encoder writes for the
-// same value tree with the project's settings (indent 2, compact sequences), except that
-// strings YAML 1.1 readers (kubectl, sigs.k8s.io/yaml) take for booleans or sexagesimal
-// numbers are double-quoted; FuzzWriter holds the two to the same bytes. The Portable rule is
-// the CatalogSnapshot's: plain only for ASCII text every YAML 1.1 and 1.2 reader reads as the
-// same string, else double-quoted or a literal block.
+// The bytes are the ones go.yaml.in/yaml/v3's encoder writes for the same value tree with the
+// project's settings (indent 2, compact sequences), except that strings YAML 1.1 readers
+// (kubectl, sigs.k8s.io/yaml) take for booleans or sexagesimal numbers are double-quoted;
+// FuzzWriter holds the two to the same bytes, and every written record to reading back.
 //
 // yaml.v3's encoder is not used to write: it keeps every event of a document until the
 // document ends (a catalog's snapshot would cost hundreds of MB) and is several times slower

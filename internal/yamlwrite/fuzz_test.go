@@ -70,8 +70,7 @@ func tree(data []byte, raw string, depth int) (any, []byte) {
 }
 
 // FuzzWriter: for any value tree, what the writer writes (1) reads back with yaml.v3 as the
-// same tree under both rules, in block and flow context, and (2) under the Compatible rule
-// is what yaml.v3's encoder writes with the project's settings (reference).
+// same tree, in block and flow context, and (2) is what yaml.v3's encoder writes with the project's settings (reference).
 func FuzzWriter(f *testing.F) {
 	f.Add([]byte{0, 7, 8, 2, 7, 0, 16, 9, 2, 25}, "x")
 	f.Add([]byte{9, 7, 2, 2, 7, 7, 18, 0, 7}, "a b")
@@ -88,14 +87,14 @@ func FuzzWriter(f *testing.F) {
 		if !ok {
 			m = map[string]any{"v": v}
 		}
-		w := &yamlwrite.Writer{Rule: yamlwrite.Compatible}
+		w := &yamlwrite.Writer{}
 		require.NoError(t, w.Document(m))
 		if !unreadableInV3(m) {
 			require.Equal(t, reference(t, m), string(w.Bytes()))
 		}
 		require.Equal(t, m, readBack(t, w.Bytes()), "%s", w.Bytes())
 
-		w = &yamlwrite.Writer{Rule: yamlwrite.Portable}
+		w = &yamlwrite.Writer{}
 		rec := record{{"tree", null{m}}}
 		if raw != "tree" && raw != "flow" && raw != "list" && raw != "b" { // keys stay distinct
 			rec = append(rec, field{raw, raw}, field{"flow", flowRecord{{"a", raw}, {"b", true}}}, field{"list", yamlwrite.FlowList{raw, raw}})

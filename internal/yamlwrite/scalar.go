@@ -132,18 +132,16 @@ func appendSpaces(buf []byte, n int) []byte {
 	return buf
 }
 
-// appendNumber writes a JSON number. Under the Compatible rule a number yaml.v3 would read
-// as another type carries the tag yaml.v3 writes (an integer past 64 bits reads as a float:
+// appendNumber writes a JSON number. A number yaml.v3 would read as another type carries the
+// tag yaml.v3 writes (an integer past 64 bits reads as a float:
 // "!!int 123…").
-func appendNumber(buf []byte, n json.Number, rule Rule) ([]byte, error) {
+func appendNumber(buf []byte, n json.Number) ([]byte, error) {
 	s := string(n)
 	if s == "" || !(s[0] == '-' || isDigit(s[0])) || !json.Valid([]byte(s)) {
 		return nil, fmt.Errorf("not a JSON number: %q", s)
 	}
-	if rule == Compatible {
-		if tag := numberTag(s); tag != "" {
-			buf = append(append(buf, tag...), ' ')
-		}
+	if tag := numberTag(s); tag != "" {
+		buf = append(append(buf, tag...), ' ')
 	}
 	return append(buf, s...), nil
 }

@@ -35,27 +35,11 @@ const (
 	InFlow
 )
 
-// Rule is the policy Choose applies.
-type Rule uint8
-
-const (
-	// Compatible is what yaml.v3's encoder chooses for a value tree's strings, plus double
-	// quotes on values YAML 1.1 reads as booleans or sexagesimal numbers (kubectl and
-	// sigs.k8s.io/yaml read YAML 1.1). Manifests are written with it.
-	Compatible Rule = iota
-	// Portable writes plain only ASCII text that no YAML 1.1 or 1.2 reader takes for anything
-	// but that string (nothing that starts with a digit, a sign or a dot, no indicator
-	// characters), and double-quotes the rest; values on several lines are literal blocks
-	// when that keeps them exactly. CatalogSnapshots are written with it.
-	Portable
-)
-
-// Choose is the one function deciding how a string is written at a position under a rule.
-// s must be valid UTF-8 (the writer replaces invalid bytes first).
-func Choose(s string, at Position, rule Rule) Style {
-	if rule == Portable {
-		return choosePortable(s, at)
-	}
+// Choose is the one function deciding how a string is written at a position: what yaml.v3's
+// encoder chooses for a value tree's strings, plus double quotes on values YAML 1.1 reads as
+// booleans or sexagesimal numbers (kubectl and sigs.k8s.io/yaml read YAML 1.1). s must be
+// valid UTF-8 (the writer replaces invalid bytes first).
+func Choose(s string, at Position) Style {
 	return chooseCompatible(s, at)
 }
 
@@ -89,14 +73,14 @@ func chooseCompatible(s string, at Position) Style {
 	if style == SingleQuoted && !a.single {
 		style = DoubleQuoted
 	}
-	if style == Literal && (!a.block || flow || simpleKey || blankLineWithTab(s) || strings.ContainsAny(s, "\u2028\u2029")) {
-		style = DoubleQuoted // yaml.v3 writes blocks it cannot read back for these two
+	if style == Literal && (!a.block || flow || simpleKey || s[0] == '\t' || blankLineWithTab(s) || strings.ContainsAny(s, "\u2028\u2029")) {
+		style = DoubleQuoted // yaml.v3 writes blocks it cannot read back for the last three
 	}
 	return style
 }
 
 // blankLineWithTab reports text with a line of only blanks, one of them a tab (yaml.v3 reads
-// the tab as indentation). Text with U+2028 or U+2029 is not a literal block either: yaml.v3
+// the tab as indentation, as it does a tab that starts the first line). Text with U+2028 or U+2029 is not a literal block either: yaml.v3
 // writes the separator as a line break, and no line break after it at the end.
 func blankLineWithTab(s string) bool {
 	for line := range strings.SplitSeq(s, "\n") {
@@ -105,17 +89,6 @@ func blankLineWithTab(s string) bool {
 		}
 	}
 	return false
-}
-
-// choosePortable is the Portable rule.
-func choosePortable(s string, at Position) Style {
-	switch {
-	case at == InValue && strings.Contains(s, "\n") && literalKeepsText(s):
-		return Literal
-	case portablePlain(s, at):
-		return Plain
-	}
-	return DoubleQuoted
 }
 
 // SimpleKey reports a key yaml.v3 writes as "key:" rather than "? key" (its
@@ -180,47 +153,8 @@ func yaml11Special(s string) bool {
 	return yaml11Words[s] || strings.IndexByte(s, ':') > 0 && base60Re.MatchString(s)
 }
 
-// portablePlain: s written plain reads back as the same string in YAML 1.1 and 1.2 (so
-// kubectl, sigs.k8s.io/yaml and yaml.v3 agree). Numbers, dates and times all start with a
-// digit, a sign or a dot: those are quoted.
-func portablePlain(s string, at Position) bool {
-	if s == "" || s[len(s)-1] == ' ' || s[len(s)-1] == ':' || strings.IndexByte(" -?:,[]{}#&*!|>'\"%@`=~.+", s[0]) >= 0 || isDigit(s[0]) {
-		return false
-	}
-	flow := at == InFlow
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c < 0x20 || c >= 0x7f:
-			return false // plain scalars stay ASCII: quoting is always exact
-		case c == ':' && (s[i+1] == ' ' || flow): // s does not end with ':'
-			return false
-		case c == '#' && s[i-1] == ' ': // s does not start with '#'
-			return false
-		case flow && !isLetter(c) && !isDigit(c) && c != '.' && c != '_' && c != '-' && c != '/':
-			return false // in flow context, only what no parser reads twice
-		}
-	}
-	key := at == InKey || at == InExplicitKey
-	return !(len(s) <= 5 && (yaml11Words[s] || yaml12Words[s]) || key && s == "<<")
-}
-
-// literalKeepsText: a literal block keeps s exactly (printable, no trailing blanks on a
-// line, no carriage returns or tabs, no leading blank on the first line, which would need an
-// indentation indicator).
-func literalKeepsText(s string) bool {
-	if s == "" || s[0] == ' ' || s[0] == '\n' || strings.ContainsAny(s, "\r\t") || strings.Contains(s, " \n") || s[len(s)-1] == ' ' {
-		return false
-	}
-	for _, r := range s {
-		if r != '\n' && !Printable(r) {
-			return false
-		}
-	}
-	return true
-}
-
-// Printable is YAML's c-printable without line breaks, tab and U+FEFF: what the Portable
-// rule writes as it is inside quotes and literal blocks.
+// Printable is YAML's c-printable without line breaks, tab and U+FEFF (what a YAML reader
+// takes as it is inside quotes).
 func Printable(r rune) bool {
 	switch {
 	case r >= 0x20 && r <= 0x7E:

@@ -10,9 +10,8 @@ import (
 
 // Writer appends block-style YAML to a buffer: two-space indentation, sequences at their
 // key's column ("key:" then "- item"), generic mappings with their keys in byte order, empty
-// collections as {} and [], strings as Choose decides under Rule.
+// collections as {} and [], strings as Choose decides.
 type Writer struct {
-	Rule Rule
 	buf  []byte
 	keys []string // a stack of the generic mappings' sorted keys, reused
 }
@@ -44,8 +43,8 @@ type Nullable interface {
 }
 
 // NewWriter is a writer under rule whose buffer starts with room for size bytes.
-func NewWriter(rule Rule, size int) *Writer {
-	return &Writer{Rule: rule, buf: make([]byte, 0, size)}
+func NewWriter(size int) *Writer {
+	return &Writer{buf: make([]byte, 0, size)}
 }
 
 // Bytes is what was written.
@@ -244,7 +243,7 @@ func (w *Writer) scalar(v any) error {
 			w.buf = append(w.buf, "false"...)
 		}
 	case json.Number:
-		b, err := appendNumber(w.buf, x, w.Rule)
+		b, err := appendNumber(w.buf, x)
 		if err != nil {
 			return err
 		}
@@ -262,7 +261,7 @@ func (w *Writer) str(s string, at Position, indent int) {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
-	w.buf = appendString(w.buf, s, Choose(s, at, w.Rule), indent)
+	w.buf = appendString(w.buf, s, Choose(s, at), indent)
 }
 
 // empty writes an empty collection, after a space when it follows a key.

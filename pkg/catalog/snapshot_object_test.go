@@ -55,7 +55,7 @@ func TestAddSnapshotObject(t *testing.T) {
 		old, new string
 		want     string // the error, after the file name
 	}{
-		{"wrong-typed bundle field in the second package", "      version: \"1.0.0\"\n      image: quay.io/example/foo", "      version: [1, 0]\n      image: quay.io/example/foo",
+		{"wrong-typed bundle field in the second package", "      version: 1.0.0\n      image: quay.io/example/foo", "      version: [1, 0]\n      image: quay.io/example/foo",
 			`:86 (document 0): package "foo": bundle "foo.v1.0.0": CatalogSnapshot: field "version": expected a string, got a list`},
 		{"wrong-typed package field", "  - name: foo\n    defaultChannel: stable\n", "  - name: foo\n    defaultChannel: {name: stable}\n",
 			`:86 (document 0): package "foo": CatalogSnapshot: field "defaultChannel": expected a string, got a mapping`},

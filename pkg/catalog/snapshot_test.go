@@ -140,7 +140,7 @@ func TestSnapshotSynthetic(t *testing.T) {
 	t.Run("head errors are written", func(t *testing.T) {
 		c, err := catalog.Load(writeTree(t, map[string]string{"c.yaml": cases["two heads"]}))
 		require.NoError(t, err)
-		assert.Contains(t, string(snapshotOf(t, c)), "headError: \"multiple channel heads found: b, c\"\n")
+		assert.Contains(t, string(snapshotOf(t, c)), "headError: 'multiple channel heads found: b, c'\n")
 	})
 }
 
@@ -298,7 +298,7 @@ func TestSnapshotErrors(t *testing.T) {
 		{"apiVersion", "odlm-render.io/v1alpha1", "odlm-render.io/v9", []string{"CatalogSnapshot", `apiVersion "odlm-render.io/v9" is not supported`}},
 		{"unknown spec field", "  source:\n", "  extra: 1\n  source:\n", []string{`spec: unknown field "extra"`}},
 		{"unknown package field", "    defaultChannel: stable\n", "    defaultChannel: stable\n    icon: x\n", []string{`package "foo"`, `unknown field "icon"`}},
-		{"unknown bundle field", "      version: \"1.0.0\"\n", "      version: \"1.0.0\"\n      relatedImages: []\n", []string{`bundle "foo.v1.0.0"`, `unknown field "relatedImages"`}},
+		{"unknown bundle field", "      version: 1.0.0\n", "      version: 1.0.0\n      relatedImages: []\n", []string{`bundle "foo.v1.0.0"`, `unknown field "relatedImages"`}},
 		{"unknown entry field", "      - name: foo.v1.0.0\n", "      - name: foo.v1.0.0\n        weight: 3\n", []string{`channel "stable"`, `unknown field "weight"`}},
 		{"head mismatch", "head: foo.v1.2.0", "head: foo.v1.1.0", []string{`channel "stable"`, `the head recorded ("foo.v1.1.0") is not the head of the entries ("foo.v1.2.0")`}},
 		{"examples type", snap, "apiVersion: odlm-render.io/v1alpha1\nkind: CatalogSnapshot\nmetadata: {name: x}\nspec:\n  packages:\n  - name: foo\n    bundles:\n    - name: foo.v1\n      almExamples: {kind: X}\n",

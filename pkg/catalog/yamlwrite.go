@@ -7,9 +7,8 @@ import (
 	"github.com/odlm-render/odlm-render/internal/yamlwrite"
 )
 
-// Snapshots are written by internal/yamlwrite under its Portable rule (plain only for ASCII
-// text every YAML 1.1 and 1.2 reader reads as the same string). These are the values the
-// snapshot code gives it.
+// Snapshots are written by internal/yamlwrite, quoted as manifests are. These are the values
+// the snapshot code gives it.
 
 // field is one key of a record, written in order; a nil value is left out.
 type field struct {
@@ -44,7 +43,7 @@ type jsonNull struct{ v any }
 func (n jsonNull) OrNull() any { return n.v }
 
 // newSnapshotWriter is a writer for snapshot text.
-func newSnapshotWriter() *yamlwrite.Writer { return &yamlwrite.Writer{Rule: yamlwrite.Portable} }
+func newSnapshotWriter() *yamlwrite.Writer { return &yamlwrite.Writer{} }
 
 // yamlPrintable is what snapshots write as it is: YAML's c-printable without line breaks,
 // tab and U+FEFF.
