@@ -58,14 +58,13 @@ fuzz: ## run every fuzzer for 60 s
 	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzStreamingMatchesReference -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzPrune -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzCompactJSON -fuzztime 60s -fuzzminimizetime 10s
-	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzYAMLWriter -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./pkg/render/ -run '^$$' -fuzz FuzzRender -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./internal/template/ -run '^$$' -fuzz FuzzResolve -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./internal/collection/ -run '^$$' -fuzz FuzzCollection -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./internal/crd/ -run '^$$' -fuzz FuzzCheck -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./internal/krm/ -run '^$$' -fuzz FuzzParseByItemAgrees -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./internal/manifest/ -run '^$$' -fuzz FuzzDecodeParallelAgrees -fuzztime 60s -fuzzminimizetime 10s
-	$(GO) test ./internal/manifest/ -run '^$$' -fuzz FuzzFastYAMLAgrees -fuzztime 60s -fuzzminimizetime 10s
+	$(GO) test ./internal/yamlwrite/ -run '^$$' -fuzz FuzzWriter -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./internal/manifest/ -run '^$$' -fuzz FuzzFastDocumentRoundTrip -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./internal/image/ -run '^$$' -fuzz FuzzBundleLayers -fuzztime 60s -fuzzminimizetime 10s
 
