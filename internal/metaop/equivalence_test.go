@@ -49,7 +49,7 @@ func TestRenderingMetaCRsEqualsRenderingTheirConversion(t *testing.T) {
 				}
 				cat, err := inputs.LoadCatalog(c.CatalogPaths("../../testdata/catalogs"), set.CatalogBlobs)
 				require.NoError(t, err)
-				opts := render.Options{DefaultNamespace: c.Namespace}
+				opts := render.Options{DefaultNamespace: c.DefaultNamespace}
 
 				direct := render.Render(render.Inputs{Objects: set.Resources, Catalog: cat}, opts)
 				require.False(t, direct.Results.HasErrors(), "%v", direct.Results)
