@@ -54,8 +54,8 @@ func TestRenderingMetaCRsEqualsRenderingTheirConversion(t *testing.T) {
 				direct := render.Render(render.Inputs{Objects: set.Resources, Catalog: cat}, opts)
 				require.False(t, direct.Results.HasErrors(), "%v", direct.Results)
 
-				conv := metaop.Analyze(set.Resources, metaop.Options{DefaultNamespace: c.Namespace})
-				converted, results := metaop.Convert(set.Resources, metaop.Options{DefaultNamespace: c.Namespace})
+				conv := metaop.Analyze(set.Resources, metaop.Options{DefaultNamespace: c.DefaultNamespace})
+				converted, results := metaop.Convert(set.Resources, metaop.Options{DefaultNamespace: c.DefaultNamespace})
 				require.False(t, results.HasErrors(), "%v", results)
 				var buf bytes.Buffer
 				require.NoError(t, manifest.WriteYAML(&buf, converted))
