@@ -26,6 +26,11 @@ import (
 
 // newCatalogCmd is `odlm-render catalog`: commands about OLM catalogs.
 func newCatalogCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	return newCatalogCmdWith(stdin, stdout, stderr, defaultProgress)
+}
+
+// newCatalogCmdWith is newCatalogCmd printing extract's progress lines at the given times.
+func newCatalogCmdWith(stdin io.Reader, stdout, stderr io.Writer, progress progressTiming) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "catalog",
 		Short: "Work with OLM catalogs",
@@ -34,7 +39,7 @@ func newCatalogCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			return usageError{errors.New("catalog needs a command: extract")}
 		},
 	}
-	cmd.AddCommand(newCatalogExtractCmd(stdin, stdout, stderr))
+	cmd.AddCommand(newCatalogExtractCmd(stdin, stdout, stderr, progress))
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
 }
@@ -50,6 +55,7 @@ type extractFlags struct {
 	contents     string
 	imageSources []string
 	cacheDir     string
+	progress     progressTiming
 }
 
 // Values of --bundle-contents.
@@ -65,9 +71,11 @@ const pullWorkers = 4
 // remoteOptions are more registry options for tests (an in-process registry's transport).
 var remoteOptions []remote.Option
 
-// progressAfter is when extract starts printing progress lines, and
-// progressEvery how often it prints them then.
-var progressAfter, progressEvery = time.Second, 5 * time.Second
+// progressTiming is when extract starts printing progress lines (after), and how often it
+// prints them then (every).
+type progressTiming struct{ after, every time.Duration }
+
+var defaultProgress = progressTiming{after: time.Second, every: 5 * time.Second}
 
 // extractLong is extract's help.
 const extractLong = `Extract reads an OLM catalog and writes the packages a render needs as one YAML document of
@@ -109,8 +117,8 @@ or a docker-archive tarball). --bundle-contents drop writes none.
 
 Exit status: 0 success, 1 when any error was found (nothing is written then), 2 for wrong usage.`
 
-func newCatalogExtractCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	var f extractFlags
+func newCatalogExtractCmd(stdin io.Reader, stdout, stderr io.Writer, progress progressTiming) *cobra.Command {
+	f := extractFlags{progress: progress}
 	cmd := &cobra.Command{
 		Use:   "extract --from [NAME=]SOURCE... [--registry FILE|DIR]... [--package P]... [-o FILE]",
 		Short: "Write the catalog data a render needs as a compact CatalogSnapshot",
@@ -254,7 +262,7 @@ func checkExtractFlags(f extractFlags) ([]image.Rewrite, error) {
 func loadSource(ctx context.Context, f extractFlags, source string, packages []string, stderr io.Writer, warn func(string)) (*catalog.Catalog, image.Info, error) {
 	b := catalog.NewBuilder(catalog.LoadOptions{Packages: packages})
 	var layerBytes atomic.Int64
-	stop := startProgress(stderr, source, func() string {
+	stop := startProgress(stderr, source, f.progress, func() string {
 		st := b.Stats()
 		read := st.BytesRead
 		if n := layerBytes.Load(); n > read {
@@ -286,9 +294,9 @@ func loadSource(ctx context.Context, f extractFlags, source string, packages []s
 }
 
 // startProgress prints a progress line on w once the work has taken more
-// than progressAfter, then every progressEvery; stop ends it (with a last
+// than timing.after, then every timing.every; stop ends it (with a last
 // line if any was printed).
-func startProgress(w io.Writer, source string, status func() string) (stop func(ok bool)) {
+func startProgress(w io.Writer, source string, timing progressTiming, status func() string) (stop func(ok bool)) {
 	start := time.Now()
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -299,7 +307,7 @@ func startProgress(w io.Writer, source string, status func() string) (stop func(
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		t := time.NewTimer(progressAfter)
+		t := time.NewTimer(timing.after)
 		defer t.Stop()
 		for {
 			select {
@@ -308,7 +316,7 @@ func startProgress(w io.Writer, source string, status func() string) (stop func(
 			case <-t.C:
 				printed.Store(true)
 				line("…")
-				t.Reset(progressEvery)
+				t.Reset(timing.every)
 			}
 		}
 	}()

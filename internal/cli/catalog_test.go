@@ -38,11 +38,18 @@ const (
 // catalog command when the root does not have it yet.
 func extract(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
+	return extractWith(t, defaultProgress, stdin, args...)
+}
+
+// extractWith is extract with extract's progress lines at the given times.
+func extractWith(t *testing.T, progress progressTiming, stdin string, args ...string) (int, string, string) {
+	t.Helper()
 	var out, errOut bytes.Buffer
 	root := newRoot(strings.NewReader(stdin), &out, &errOut, render.Render)
-	if c, _, err := root.Find([]string{"catalog"}); err != nil || c == root {
-		root.AddCommand(newCatalogCmd(strings.NewReader(stdin), &out, &errOut))
+	if c, _, err := root.Find([]string{"catalog"}); err == nil && c != root {
+		root.RemoveCommand(c)
 	}
+	root.AddCommand(newCatalogCmdWith(strings.NewReader(stdin), &out, &errOut, progress))
 	root.SetArgs(args)
 	err := root.Execute()
 	code := ExitOK
@@ -204,8 +211,8 @@ spec:
 // registry that answers slowly; the progress line appears after the
 // configured delay.
 func TestExtractFromRegistryWithProgress(t *testing.T) {
-	defer func(a, e time.Duration) { progressAfter, progressEvery = a, e }(progressAfter, progressEvery)
-	progressAfter, progressEvery = 50*time.Millisecond, 50*time.Millisecond
+	t.Parallel()
+	fast := progressTiming{after: 50 * time.Millisecond, every: 50 * time.Millisecond}
 
 	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
 	slow := false
@@ -241,7 +248,7 @@ func TestExtractFromRegistryWithProgress(t *testing.T) {
 	require.NoError(t, err)
 	slow = true
 
-	code, out, stderr := extract(t, "", "catalog", "extract", "--from", host+"/community/catalog:v4.20", "--registry", quickstartDir+"/manifests")
+	code, out, stderr := extractWith(t, fast, "", "catalog", "extract", "--from", host+"/community/catalog:v4.20", "--registry", quickstartDir+"/manifests")
 	require.Equal(t, ExitOK, code, stderr)
 	assert.Contains(t, out, "metadata:\n  name: catalog-v4.20\n")
 	assert.Contains(t, out, "    type: registry\n    ref: "+host+"/community/catalog:v4.20\n    digest: "+digest.String()+"\n")
