@@ -77,6 +77,8 @@ type Options struct {
 	// WrapTransport, for tests, wraps the HTTP transport under the read-only guard, so it
 	// sees exactly the requests that leave the process.
 	WrapTransport func(http.RoundTripper) http.RoundTripper
+	// ListPageSize is how many objects one LIST page asks for (0: DefaultListPageSize).
+	ListPageSize int
 }
 
 // limits are Options' limits with their defaults applied.

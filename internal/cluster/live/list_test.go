@@ -27,11 +27,9 @@ func TestLiveLists(t *testing.T) {
 	fmt.Fprintf(&objs, "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm-other, namespace: %s, labels: {list-test: %q}}\n", other, ns)
 	c.Apply(t, objs.String())
 
-	saved := listPageSize
-	listPageSize = 3 // seven objects: three pages
-	t.Cleanup(func() { listPageSize = saved })
 	rec := &recorder{}
-	live, err := NewReader(Options{Kubeconfig: c.AdminKubeconfig(), WrapTransport: rec.wrap})
+	// seven objects: three pages
+	live, err := NewReader(Options{Kubeconfig: c.AdminKubeconfig(), WrapTransport: rec.wrap, ListPageSize: 3})
 	require.NoError(t, err)
 	var _ cluster.Lister = live
 

@@ -28,7 +28,8 @@ import (
 // resource, all within its Connection's limits. It never writes: its HTTP transport refuses
 // any other method. Errors never carry object contents. A Reader is safe for concurrent use.
 type Reader struct {
-	conn *Connection
+	conn     *Connection
+	pageSize int
 
 	mu        sync.Mutex
 	resources map[string][]metav1.APIResource // by group-version, served ones only
@@ -43,7 +44,11 @@ func NewReader(opts Options) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Reader{conn: c, resources: map[string][]metav1.APIResource{}}, nil
+	pageSize := opts.ListPageSize
+	if pageSize <= 0 {
+		pageSize = DefaultListPageSize
+	}
+	return &Reader{conn: c, pageSize: pageSize, resources: map[string][]metav1.APIResource{}}, nil
 }
 
 // Server is the API server's URL, for messages.
@@ -102,10 +107,10 @@ func (l *Reader) Get(apiVersion, kind, namespace, name string) (map[string]any, 
 	return obj, true, nil
 }
 
-// listPageSize is how many objects one LIST page holds (a variable for tests): 100 objects
-// of up to 640 KiB fit a page in DefaultMaxResponseBytes, and DefaultMaxListPages pages
-// hold DefaultMaxListObjects objects.
-var listPageSize = 100
+// DefaultListPageSize is how many objects one LIST page holds: 100 objects of up to 640 KiB
+// fit a page in DefaultMaxResponseBytes, and DefaultMaxListPages pages hold
+// DefaultMaxListObjects objects.
+const DefaultListPageSize = 100
 
 var _ cluster.Lister = (*Reader)(nil)
 
@@ -135,7 +140,7 @@ func (l *Reader) List(apiVersion, kind, namespace string) ([]map[string]any, err
 		where = " in namespace " + namespace
 	}
 	segments = append(segments, res.Name)
-	items, err := l.conn.List(ListRequest{Segments: segments, Resource: resourceName(gv, res.Name), Scope: where, PageSize: listPageSize})
+	items, err := l.conn.List(ListRequest{Segments: segments, Resource: resourceName(gv, res.Name), Scope: where, PageSize: l.pageSize})
 	if err != nil {
 		described, unreachable := l.conn.Describe(err, "list", resourceName(gv, res.Name), where)
 		if unreachable {
