@@ -187,8 +187,8 @@ func unreadableInV3(v any) bool {
 		if !strings.Contains(x, "\n") {
 			return false
 		}
-		if strings.ContainsAny(x, "\u2028\u2029") {
-			return true
+		if strings.ContainsAny(x, "\u2028\u2029") || x[0] == '\t' {
+			return true // yaml.v3 writes a literal block it reads as indentation
 		}
 		for line := range strings.SplitSeq(x, "\n") {
 			if strings.Trim(line, " \t") == "" && strings.Contains(line, "\t") {
