@@ -27,7 +27,13 @@ func appendString(buf []byte, s string, style Style, indent int) []byte {
 
 func appendSingleQuoted(buf []byte, s string, indent int) []byte {
 	buf = append(buf, '\'')
-	breaks := false
+	buf = appendLines(buf, s, indent, false, true)
+	return append(buf, '\'')
+}
+
+// appendLines copies s, starting each line after a line break at indent (the first one too
+// when breaks is true); quotes doubles single quotes, as a single-quoted scalar needs.
+func appendLines(buf []byte, s string, indent int, breaks, quotes bool) []byte {
 	for i := 0; i < len(s); {
 		w := runeWidth(s[i])
 		switch {
@@ -37,13 +43,13 @@ func appendSingleQuoted(buf []byte, s string, indent int) []byte {
 			buf = appendSpaces(buf, indent)
 			breaks = false
 		}
-		if s[i] == '\'' {
+		if quotes && s[i] == '\'' {
 			buf = append(buf, '\'')
 		}
 		buf = append(buf, s[i:i+w]...)
 		i += w
 	}
-	return append(buf, '\'')
+	return buf
 }
 
 // escapes are the short escapes of double-quoted scalars.
@@ -100,20 +106,7 @@ func appendLiteral(buf []byte, s string, indent int) []byte {
 		buf = append(buf, '+')
 	}
 	buf = append(buf, '\n')
-	breaks := true
-	for i := 0; i < len(s); {
-		w := runeWidth(s[i])
-		switch {
-		case isBreakAt(s, i):
-			breaks = true
-		case breaks:
-			buf = appendSpaces(buf, indent)
-			breaks = false
-		}
-		buf = append(buf, s[i:i+w]...)
-		i += w
-	}
-	return buf
+	return appendLines(buf, s, indent, true, false)
 }
 
 // lastRuneStart is where the last character of s[:end] starts, -1 when there is none.

@@ -19,6 +19,7 @@ import (
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/yamlwrite"
 )
 
 // Contents is what a bundle installs besides its alm-examples, as far as a render needs it:
@@ -398,7 +399,7 @@ func canonicalJSON(v any) (json.RawMessage, error) {
 	out := make([]byte, 0, len(raw)+16)
 	for i := 0; i < len(raw); {
 		r, size := utf8.DecodeRune(raw[i:])
-		if r >= 0x80 && (!yamlPrintable(r) || r == 0xFEFF) {
+		if r >= 0x80 && (!yamlwrite.Printable(r) || r == 0xFEFF) {
 			if r > 0xFFFF {
 				r1, r2 := utf16.EncodeRune(r)
 				out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)

@@ -45,10 +45,6 @@ func (n jsonNull) OrNull() any { return n.v }
 // newSnapshotWriter is a writer for snapshot text.
 func newSnapshotWriter() *yamlwrite.Writer { return &yamlwrite.Writer{} }
 
-// yamlPrintable is what snapshots write as it is: YAML's c-printable without line breaks,
-// tab and U+FEFF.
-func yamlPrintable(r rune) bool { return yamlwrite.Printable(r) }
-
 // A snapshot is written from its record structs (records_snapshot.go): recordValue turns one
 // into the values above, its fields in declaration order under their json keys. A field that
 // is empty ("", nil, no elements) is left out, unless tagged snapshot:"always" (then it is
