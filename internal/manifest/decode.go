@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/odlm-render/odlm-render/internal/yamlwrite"
 )
 
 // SyntaxError is a document that cannot be parsed; it carries the file and line.
@@ -377,7 +379,7 @@ func scalarValue(n *yaml.Node) (any, error) {
 	case "!!float":
 		return floatNumber(n)
 	case "!!str":
-		if n.Style == 0 && yamlFloatRe.MatchString(n.Value) {
+		if n.Style == 0 && yamlwrite.FloatSyntax(n.Value) {
 			// a plain number too large for a float64: yaml.v3 reads it as a string, other
 			// readers of the output as a number or an error (as .inf is refused)
 			return nil, &lineError{n.Line, fmt.Sprintf("number %q cannot be represented in JSON", n.Value)}
@@ -387,10 +389,6 @@ func scalarValue(n *yaml.Node) (any, error) {
 		return n.Value, nil
 	}
 }
-
-// yamlFloatRe is YAML 1.2's float syntax (core schema), which yaml.v3 resolves as a string
-// when the value overflows a float64.
-var yamlFloatRe = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
 
 func intNumber(n *yaml.Node) (any, error) {
 	text := strings.ReplaceAll(n.Value, "_", "")

@@ -184,6 +184,9 @@ var base60 = regexp.MustCompile(`^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$`
 func unreadableInV3(v any) bool {
 	switch x := v.(type) {
 	case string:
+		if n := (yaml.Node{Kind: yaml.ScalarNode, Value: x}); yamlwrite.FloatSyntax(x) && n.ShortTag() == "!!str" {
+			return true // a number past float64 that yaml.v3 writes plain and reads as a string
+		}
 		if !strings.Contains(x, "\n") {
 			return false
 		}

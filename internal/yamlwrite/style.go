@@ -58,7 +58,7 @@ func chooseCompatible(s string, at Position) Style {
 		style = DoubleQuoted
 	case strings.Contains(s, "\n"):
 		style = Literal
-	case !resolvesToString(s), at != InValue && s == "<<":
+	case !resolvesToString(s), FloatSyntax(s), at != InValue && s == "<<":
 		style = DoubleQuoted // yaml.v3 writes the key << plain, which reads back as a merge
 	}
 	flow, simpleKey := at == InFlow, at == InKey
@@ -146,6 +146,13 @@ var yaml12Words = map[string]bool{
 }
 
 var base60Re = regexp.MustCompile(`^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$`)
+
+// FloatSyntax reports text in YAML 1.2's float syntax (core schema). yaml.v3 reads such text
+// as a string when the number overflows a float64, and writes it plain; other readers (and
+// internal/manifest) read it as a number, so the writer double-quotes it.
+func FloatSyntax(s string) bool { return floatRe.MatchString(s) }
+
+var floatRe = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
 
 // yaml11Special reports strings that YAML 1.1 readers (kubectl, sigs.k8s.io/yaml) would take
 // for a boolean or a sexagesimal number, which yaml.v3 would write unquoted.
