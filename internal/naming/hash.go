@@ -3,8 +3,6 @@ package naming
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"fmt"
 	"strconv"
 )
 
@@ -26,13 +24,9 @@ func RequestCRName(requestName, apiVersion, kind string, index int) string {
 // for a number that is not JSON number text or is out of float64 range, and
 // for values encoding/json cannot encode.
 func DataHash(v any) (string, error) {
-	f, err := toFloats(v, "")
+	data, err := canonicalJSON(make([]byte, 0, 512), v)
 	if err != nil {
 		return "", err
-	}
-	data, err := json.Marshal(f)
-	if err != nil {
-		return "", fmt.Errorf("encoding data to hash: %w", err)
 	}
 	return shortHash(data), nil
 }
@@ -44,54 +38,6 @@ func TextHash(s string) string { return shortHash([]byte(s)) }
 func shortHash(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])[:hashLen]
-}
-
-// toFloats returns a copy of v with every json.Number replaced by its
-// float64 value; path locates errors.
-func toFloats(v any, path string) (any, error) {
-	switch t := v.(type) {
-	case json.Number:
-		f, err := strconv.ParseFloat(string(t), 64)
-		if err != nil || !json.Valid([]byte(t)) {
-			return nil, fmt.Errorf("%snumber %q is not a float64", atPath(path), string(t))
-		}
-		return f, nil
-	case map[string]any:
-		if t == nil {
-			return t, nil
-		}
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			c, err := toFloats(e, joinKey(path, k))
-			if err != nil {
-				return nil, err
-			}
-			out[k] = c
-		}
-		return out, nil
-	case []any:
-		if t == nil {
-			return t, nil
-		}
-		out := make([]any, len(t))
-		for i, e := range t {
-			c, err := toFloats(e, path+"["+strconv.Itoa(i)+"]")
-			if err != nil {
-				return nil, err
-			}
-			out[i] = c
-		}
-		return out, nil
-	default:
-		return v, nil
-	}
-}
-
-func joinKey(path, k string) string {
-	if path == "" {
-		return k
-	}
-	return path + "." + k
 }
 
 func atPath(path string) string {
