@@ -67,6 +67,7 @@ fuzz: ## run every fuzzer for 60 s
 	$(GO) test ./internal/yamlwrite/ -run '^$$' -fuzz FuzzWriter -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./internal/manifest/ -run '^$$' -fuzz FuzzFastDocumentRoundTrip -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./internal/image/ -run '^$$' -fuzz FuzzBundleLayers -fuzztime 60s -fuzzminimizetime 10s
+	$(GO) test ./internal/naming/ -run '^$$' -fuzz FuzzCanonicalJSON -fuzztime 60s -fuzzminimizetime 10s
 
 # Scale benchmarks (go test -bench, kustomize, start-up, peak memory): one table and the
 # ratios against the targets; a few minutes. See scripts/bench.sh.
