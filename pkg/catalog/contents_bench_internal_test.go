@@ -1,0 +1,76 @@
+package catalog
+
+import (
+	"runtime"
+	"testing"
+)
+
+// bundleObjectCatalog is the project's catalog in the older shape: every bundle carries its
+// manifests as olm.bundle.object properties, so every bundle has contents while it loads.
+const bundleObjectCatalog = "../../testdata/catalogs-bundle-object/community-v4.16"
+
+// BenchmarkBundleObjectLoad loads bundleObjectCatalog and reports what its contents cost:
+// held-B/bundle is what a bundle's Contents holds while the catalog loads (packed, before
+// the bundles that head no channel drop theirs), heap-B the live heap the loaded catalog
+// keeps.
+func BenchmarkBundleObjectLoad(b *testing.B) {
+	b.ReportAllocs()
+	var held, bundles int
+	for b.Loop() {
+		held, bundles = loadHeld(b)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(held)/float64(max(bundles, 1)), "held-B/bundle")
+	b.ReportMetric(float64(retainedHeap(b)), "heap-B")
+}
+
+// loadHeld loads bundleObjectCatalog and returns what its bundles' contents held before
+// the Builder made the catalog, and how many bundles there were.
+func loadHeld(b *testing.B) (held, bundles int) {
+	bu := NewBuilder(LoadOptions{})
+	if err := bu.AddPath(bundleObjectCatalog); err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range bu.packages {
+		for _, x := range p.Bundles {
+			bundles++
+			held += x.Contents.heldBytes()
+		}
+	}
+	if _, err := bu.Catalog(); err != nil {
+		b.Fatal(err)
+	}
+	return held, bundles
+}
+
+// retainedHeap is the live heap a loaded bundleObjectCatalog keeps.
+func retainedHeap(b *testing.B) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.GC() // pooled flate writers survive one
+	runtime.ReadMemStats(&before)
+	c, err := Load(bundleObjectCatalog)
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(c)
+	return after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc)
+}
+
+// heldBytes is the size of the manifest text a Contents holds (nil: none).
+func (c *Contents) heldBytes() int {
+	if c == nil {
+		return 0
+	}
+	n := 0
+	for _, p := range c.packed {
+		n += len(p)
+	}
+	for _, raw := range c.CRDs {
+		n += len(raw)
+	}
+	return n
+}
