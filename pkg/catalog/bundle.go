@@ -114,7 +114,11 @@ func decodeBundle(src Source, pkg string, blob map[string]any, relatedImages boo
 			return nil, fail(fmt.Errorf("property %d (%s): %w", i, p.Type, err))
 		}
 	}
-	return bb.finish(), nil
+	b, err := bb.finish()
+	if err != nil {
+		return nil, fail(err)
+	}
+	return b, nil
 }
 
 // bundleBuild gathers a Bundle from its properties.
@@ -220,10 +224,14 @@ func (bb *bundleBuild) bundleObject(v any) error {
 }
 
 // finish applies the CSV of an old-shape bundle and the annotations' derived fields.
-func (bb *bundleBuild) finish() *Bundle {
+func (bb *bundleBuild) finish() (*Bundle, error) {
 	b := bb.b
 	if bb.objects != nil {
-		b.Contents = bb.objects.contents()
+		c, err := bb.objects.contents()
+		if err != nil {
+			return nil, err
+		}
+		b.Contents = c
 		if csv := bb.objects.csv; csv != nil {
 			// Old shape: the CSV object is the only source of metadata, unless
 			// the bundle also has olm.csv.metadata, which then wins (it is what
@@ -244,7 +252,7 @@ func (bb *bundleBuild) finish() *Bundle {
 		// it is most of what a loaded catalog holds.
 		b.Annotations[almExamples] = compactJSON(text)
 	}
-	return b
+	return b, nil
 }
 
 // keptAnnotation tells the CSV annotations a Bundle keeps: what the

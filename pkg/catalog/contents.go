@@ -24,10 +24,11 @@ import (
 
 // Contents is what a bundle installs besides its alm-examples, as far as a render needs it:
 // the CustomResourceDefinitions (whole: the API server validates custom resources against
-// them), and the parts of the ClusterServiceVersion's install strategy that say what the
-// operator runs and may do. A Bundle whose Contents is nil has contents nobody read (a
-// catalog of the newer shape, which carries only olm.csv.metadata, when no bundle image was
-// pulled); an empty Contents is a bundle known to install nothing more.
+// them), the ClusterServiceVersion's install strategy (whole, and the parts that say what the
+// operator runs and may do), and the bundle's other manifests (whole, and by reference). A
+// Bundle whose Contents is nil has contents nobody read (a catalog of the newer shape, which
+// carries only olm.csv.metadata, when no bundle image was pulled); an empty Contents is a
+// bundle known to install nothing more.
 type Contents struct {
 	// CRDs are the bundle's CustomResourceDefinition manifests as compact JSON, sorted by
 	// name. CRD decodes one.
@@ -37,9 +38,11 @@ type Contents struct {
 	// canonical is set when the CRDs are canonicalJSON (read from a snapshot, or kept for
 	// a channel head)
 	canonical bool
-	// packed holds the CRDs deflated while a catalog loads (CRDs is nil then): most bundles
-	// head no channel, and their CRDs are dropped once the channels are known
-	packed [][]byte
+	// packed holds the CRDs deflated while a catalog loads (CRDs is nil then), and
+	// packedInstall Install and Manifests (both nil then): most bundles head no channel,
+	// and their contents are dropped once the channels are known
+	packed        [][]byte
+	packedInstall []byte
 	// Permissions and ClusterPermissions are the install strategy's: the rules OLM grants
 	// each service account, namespaced and cluster-wide.
 	Permissions        []v1alpha1.StrategyDeploymentPermissions
@@ -51,6 +54,13 @@ type Contents struct {
 	// Objects are the bundle's other manifests (Services, roles, ConfigMaps…), by reference,
 	// sorted.
 	Objects []ObjectRef
+	// Install is the CSV's install strategy whole; nil in contents read from a snapshot
+	// written before it was kept (the render then asks for a new snapshot), and for the
+	// bundle objects of a catalog that hold no ClusterServiceVersion.
+	Install *Install
+	// Manifests are the bundle's other manifests whole (Objects' order: Manifests[i] is
+	// Objects[i]), as canonical JSON; nil when Install is nil. Manifest decodes one.
+	Manifests []json.RawMessage
 }
 
 // CRDRef names a CRD the CSV owns or requires: its name (plural.group), a version, a kind.
@@ -119,23 +129,31 @@ type csvInstall struct {
 		Spec     struct {
 			Permissions        []v1alpha1.StrategyDeploymentPermissions `json:"permissions"`
 			ClusterPermissions []v1alpha1.StrategyDeploymentPermissions `json:"clusterPermissions"`
-			Deployments        []struct {
-				Name string `json:"name"`
-			} `json:"deployments"`
+			Deployments        []csvDeployment                          `json:"deployments"`
 		} `json:"spec"`
 	} `json:"install"`
+	WebhookDefinitions    []v1alpha1.WebhookDescription `json:"webhookdefinitions"`
+	APIServiceDefinitions struct {
+		// only the two fields an APIService's name is made of are read (OLM's
+		// APIServiceDescription would also decode descriptors nobody reads)
+		Owned []struct {
+			Group   string `json:"group"`
+			Version string `json:"version"`
+		} `json:"owned"`
+	} `json:"apiservicedefinitions"`
 }
 
-// contentsBuilder gathers a bundle's olm.bundle.object manifests; pack deflates the CRDs
-// (see Contents.packed).
+// contentsBuilder gathers a bundle's manifests (olm.bundle.object properties, or the files
+// of a manifests folder); pack deflates the CRDs, the install strategy and the other
+// manifests (see Contents.packed).
 type contentsBuilder struct {
 	c    Contents
 	csv  *csvObject
 	pack bool
 }
 
-// add takes one decoded manifest. The CSV is parsed; CRDs are kept whole; the rest by
-// reference.
+// add takes one decoded manifest. The CSV is parsed, its install strategy kept whole; CRDs
+// are kept whole; the rest whole and by reference.
 func (cb *contentsBuilder) add(raw []byte) error {
 	// the head is peeked; the whole is validated by what reads it next (the CSV's decode, the
 	// CRD's compaction), or here for the other manifests
@@ -163,6 +181,11 @@ func (cb *contentsBuilder) add(raw []byte) error {
 		}
 		cb.c.OwnedCRDs = in.CustomResourceDefinitions.Owned
 		cb.c.RequiredCRDs = in.CustomResourceDefinitions.Required
+		install, err := installOf(&csv, cb.pack)
+		if err != nil {
+			return fmt.Errorf("ClusterServiceVersion: %w", err)
+		}
+		cb.c.Install = install
 	case isCRD(h):
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, raw); err != nil {
@@ -179,61 +202,90 @@ func (cb *contentsBuilder) add(raw []byte) error {
 		}
 		cb.c.crdNames = append(cb.c.crdNames, h.Metadata.Name)
 	default:
+		text, err := manifestText(raw, cb.pack)
+		if err == nil && !isJSONObject(raw) {
+			err = errors.New("the manifest is not a JSON object")
+		}
+		if err != nil {
+			return fmt.Errorf("%s %q: %w", h.Kind, h.Metadata.Name, err)
+		}
 		cb.c.Objects = append(cb.c.Objects, ObjectRef{APIVersion: h.APIVersion, Kind: h.Kind, Name: h.Metadata.Name})
+		cb.c.Manifests = append(cb.c.Manifests, text)
 	}
 	return nil
 }
 
-// contents returns what was gathered, in a canonical order.
-func (cb *contentsBuilder) contents() *Contents {
+// contents returns what was gathered, in a canonical order, packed when pack is set.
+func (cb *contentsBuilder) contents() (*Contents, error) {
 	c := cb.c
-	order := make([]int, len(c.crdNames))
+	order := sortedOrder(c.crdNames, strings.Compare)
+	c.crdNames = permuted(c.crdNames, order)
+	if cb.pack {
+		c.packed = permuted(c.packed, order)
+	} else {
+		c.CRDs = permuted(c.CRDs, order)
+	}
+	order = sortedOrder(c.Objects, func(a, b ObjectRef) int {
+		return strings.Compare(a.APIVersion+"\x00"+a.Kind+"\x00"+a.Name, b.APIVersion+"\x00"+b.Kind+"\x00"+b.Name)
+	})
+	c.Objects = permuted(c.Objects, order)
+	if c.Install == nil {
+		c.Manifests = nil // bundle objects without a CSV: no install strategy to go with them
+	} else {
+		c.Manifests = permuted(c.Manifests, order)
+	}
+	if cb.pack {
+		if err := c.packInstall(); err != nil {
+			return nil, err
+		}
+	}
+	return &c, nil
+}
+
+// sortedOrder is the order that sorts l by cmp, stably: l[order[0]] comes first.
+func sortedOrder[E any](l []E, cmp func(a, b E) int) []int {
+	order := make([]int, len(l))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(c.crdNames[a], c.crdNames[b]) })
-	names := make([]string, len(order))
-	for i, o := range order {
-		names[i] = c.crdNames[o]
-	}
-	if cb.pack {
-		packed := make([][]byte, len(order))
-		for i, o := range order {
-			packed[i] = c.packed[o]
-		}
-		c.packed = packed
-	} else {
-		crds := make([]json.RawMessage, len(order))
-		for i, o := range order {
-			crds[i] = c.CRDs[o]
-		}
-		c.CRDs = crds
-	}
-	c.crdNames = names
-	slices.SortStableFunc(c.Objects, func(a, b ObjectRef) int {
-		return strings.Compare(a.APIVersion+"\x00"+a.Kind+"\x00"+a.Name, b.APIVersion+"\x00"+b.Kind+"\x00"+b.Name)
-	})
-	return &c
+	slices.SortStableFunc(order, func(a, b int) int { return cmp(l[a], l[b]) })
+	return order
 }
 
-// contentsRecordOf is the contents field of a snapshot bundle: the CRDs whole (each one line
-// of canonical JSON: CRDs are machine data of hundreds of kB, which block style would make
-// several times larger and slower to write), the rest as OLM writes it in a CSV. crds is
-// always written, so that known-but-empty contents stay known.
+// permuted is l in the given order (nil stays nil).
+func permuted[E any](l []E, order []int) []E {
+	if l == nil {
+		return nil
+	}
+	out := make([]E, len(order))
+	for i, o := range order {
+		out[i] = l[o]
+	}
+	return out
+}
+
+// contentsRecordOf is the contents field of a snapshot bundle: the CRDs and the other
+// manifests whole (each one line of canonical JSON: CRDs are machine data of hundreds of kB,
+// which block style would make several times larger and slower to write), the install
+// strategy whole (its deployments' specs likewise), the rest as OLM writes it in a CSV. crds
+// is always written, so that known-but-empty contents stay known.
 func contentsRecordOf(c *Contents) (*contentsRecord[jsonFlow], error) {
-	r := &contentsRecord[jsonFlow]{CRDs: make([]jsonFlow, 0, len(c.CRDs)), Permissions: c.Permissions,
-		ClusterPermissions: c.ClusterPermissions, Deployments: c.Deployments}
-	for i, raw := range c.CRDs {
-		if !c.canonical { // a Contents made by a caller, not by Load
-			m, err := c.CRD(i)
-			if err == nil {
-				raw, err = canonicalJSON(m)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("CRD %d: %w", i, err)
-			}
+	if err := c.checkManifests(); err != nil {
+		return nil, err
+	}
+	r := &contentsRecord[jsonFlow]{Permissions: c.Permissions, ClusterPermissions: c.ClusterPermissions,
+		Deployments: c.Deployments}
+	var err error
+	if r.CRDs, err = flowTexts(c.CRDs, c.canonical, "CRD"); err != nil {
+		return nil, err
+	}
+	if r.Manifests, err = flowTexts(c.Manifests, c.canonical, "manifest"); err != nil {
+		return nil, err
+	}
+	if c.Install != nil {
+		if r.Install, err = installRecordOf(c.Install, c.canonical); err != nil {
+			return nil, err
 		}
-		r.CRDs = append(r.CRDs, jsonFlow(raw))
 	}
 	for _, x := range c.OwnedCRDs {
 		r.OwnedCRDs = append(r.OwnedCRDs, crdRefRecord(x))
@@ -245,6 +297,22 @@ func contentsRecordOf(c *Contents) (*contentsRecord[jsonFlow], error) {
 		r.Objects = append(r.Objects, objectRefRecord(o))
 	}
 	return r, nil
+}
+
+// flowTexts are manifests as a snapshot writes them; canonical tells that they are
+// canonicalJSON already (else they are made so: a Contents made by a caller, not by Load).
+func flowTexts(l []json.RawMessage, canonical bool, what string) ([]jsonFlow, error) {
+	out := make([]jsonFlow, 0, len(l))
+	for i, raw := range l {
+		if !canonical {
+			var err error
+			if raw, err = canonicalText(raw); err != nil {
+				return nil, fmt.Errorf("%s %d: %w", what, i, err)
+			}
+		}
+		out = append(out, jsonFlow(raw))
+	}
+	return out, nil
 }
 
 // decodeSnapshotContents reads the contents field of a snapshot bundle.
@@ -277,6 +345,23 @@ func decodeSnapshotContents(m map[string]any) (*Contents, error) {
 	}
 	for _, o := range r.Objects {
 		c.Objects = append(c.Objects, ObjectRef(o))
+	}
+	if r.Install != nil {
+		in, err := decodeInstallRecord(r.Install)
+		if err != nil {
+			return nil, fmt.Errorf("install: %w", err)
+		}
+		c.Install = in
+	}
+	for i, o := range r.Manifests {
+		raw, err := canonicalJSON(jsonValue(o))
+		if err != nil {
+			return nil, fmt.Errorf("manifests element %d: %w", i, err)
+		}
+		c.Manifests = append(c.Manifests, raw)
+	}
+	if err := c.checkManifests(); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -328,11 +413,13 @@ func ContentsFromManifests(files []ManifestFile) (*Contents, error) {
 	if cb.csv == nil {
 		return nil, errors.New("the manifests hold no ClusterServiceVersion")
 	}
-	return cb.contents(), nil
+	return cb.contents()
 }
 
 // UnmarshalJSON reads Contents as encoding/json writes them (a cache of pulled contents),
-// with the CRDs' names read once, as the other readers do.
+// with the CRDs' names read once and the install strategy's specs and the other manifests
+// as canonical JSON, as the other readers do. Contents written before the install strategy
+// was kept read with Install and Manifests nil.
 func (c *Contents) UnmarshalJSON(data []byte) error {
 	type plain Contents
 	var p plain
@@ -344,12 +431,22 @@ func (c *Contents) UnmarshalJSON(data []byte) error {
 	for i, raw := range c.CRDs {
 		c.crdNames[i] = objectHeadOf(raw).Metadata.Name
 	}
-	return nil
+	// encoding/json wrote them with its own escapes: canonical again, as the other readers
+	// give them
+	if err := c.canonicalizeInstall(); err != nil {
+		return err
+	}
+	return c.checkManifests()
 }
 
-// canonicalize rewrites the CRDs as canonicalJSON, once (Builder.Catalog, before anyone
-// reads them).
+// canonicalize unpacks the contents and rewrites the CRDs as canonicalJSON, once
+// (Builder.Catalog, before anyone reads them).
 func (c *Contents) canonicalize() error {
+	if c.packedInstall != nil {
+		if err := c.unpackInstall(); err != nil {
+			return err
+		}
+	}
 	if c.packed != nil {
 		c.CRDs = make([]json.RawMessage, len(c.packed))
 		for i, p := range c.packed {

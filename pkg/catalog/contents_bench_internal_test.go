@@ -72,5 +72,17 @@ func (c *Contents) heldBytes() int {
 	for _, raw := range c.CRDs {
 		n += len(raw)
 	}
+	n += len(c.packedInstall)
+	for _, raw := range c.Manifests {
+		n += len(raw)
+	}
+	if c.Install != nil {
+		for _, d := range c.Install.Deployments {
+			n += len(d.Spec)
+		}
+		for k, v := range c.Install.Annotations {
+			n += len(k) + len(v)
+		}
+	}
 	return n
 }

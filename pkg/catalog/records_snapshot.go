@@ -6,6 +6,7 @@ package catalog
 // its record has no field for.
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -84,37 +85,143 @@ type snapshotBundleRecord struct {
 	Contents         any                  `json:"contents"` // a *contentsRecord
 }
 
-// contentsRecord is the contents of a snapshot bundle: the CRDs whole, the rest as OLM
-// writes it in a CSV (see Contents). Read, a CRD is a tree (CRD is map[string]any);
-// written, it is one line of canonical JSON (CRD is jsonFlow).
-type contentsRecord[CRD any] struct {
-	CRDs               []CRD             `json:"crds" snapshot:"always"`
+// contentsRecord is the contents of a snapshot bundle: the CRDs and the other manifests
+// whole, the install strategy whole (install), the rest as OLM writes it in a CSV (see
+// Contents). Read, a CRD or manifest is a tree (J is map[string]any); written, it is one
+// line of canonical JSON (J is jsonFlow). A snapshot written before the install strategy
+// was kept has no install and no manifests.
+type contentsRecord[J any] struct {
+	CRDs               []J               `json:"crds" snapshot:"always"`
 	Permissions        permissionsRecord `json:"permissions"`
 	ClusterPermissions permissionsRecord `json:"clusterPermissions"`
 	Deployments        []string          `json:"deployments" snapshot:"flow"`
 	OwnedCRDs          []crdRefRecord    `json:"ownedCRDs" snapshot:"flow"`
 	RequiredCRDs       []crdRefRecord    `json:"requiredCRDs" snapshot:"flow"`
 	Objects            []objectRefRecord `json:"objects" snapshot:"flow"`
+	Install            any               `json:"install"`   // an *installRecord
+	Manifests          []J               `json:"manifests"` // objects whole, in the same order
 }
 
-// permissionsRecord is an install strategy's permissions or clusterPermissions, read as
-// OLM's type reads them (no unknown field).
-type permissionsRecord []v1alpha1.StrategyDeploymentPermissions
+// strictList is a list of one of OLM's types, read as OLM's type reads it (no unknown
+// field) and written as encoding/json writes it.
+type strictList[T any] []T
 
-func (p *permissionsRecord) fromTree(v any) error {
-	return strictJSON(v, (*[]v1alpha1.StrategyDeploymentPermissions)(p))
+func (l *strictList[T]) fromTree(v any) error {
+	return strictJSON(v, (*[]T)(l))
 }
 
-// snapshotValue is the permissions as a JSON tree (none: left out).
-func (p *permissionsRecord) snapshotValue() (any, error) {
-	if len(*p) == 0 {
+// snapshotValue is the list as a JSON tree (none: left out).
+func (l *strictList[T]) snapshotValue() (any, error) {
+	if len(*l) == 0 {
 		return nil, nil
 	}
-	tree, err := manifest.ToValue([]v1alpha1.StrategyDeploymentPermissions(*p))
+	tree, err := manifest.ToValue([]T(*l))
 	if err != nil {
 		return nil, err
 	}
 	return jsonNull{jsonValue(tree)}, nil
+}
+
+// permissionsRecord is an install strategy's permissions or clusterPermissions.
+type permissionsRecord = strictList[v1alpha1.StrategyDeploymentPermissions]
+
+// installRecord is an Install in a snapshot (read strictly, by decodeInstallRecord); a
+// deployment's spec is one line of canonical JSON.
+type installRecord struct {
+	CSVName     string                                  `json:"csvName" snapshot:"always"`
+	Annotations stringMap                               `json:"annotations"`
+	Deployments []installDeploymentRecord               `json:"deployments"`
+	Webhooks    strictList[v1alpha1.WebhookDescription] `json:"webhooks"`
+	APIServices []string                                `json:"apiServices" snapshot:"flow"`
+}
+
+// installDeploymentRecord is an InstallDeployment in a snapshot.
+type installDeploymentRecord struct {
+	Name  string     `json:"name"`
+	Label stringMap  `json:"label"`
+	Spec  objectText `json:"spec" snapshot:"always"`
+}
+
+func (*installDeploymentRecord) closed() {}
+
+// installRecordOf is the record of an Install; canonical tells that its deployments' specs
+// are canonicalJSON already.
+func installRecordOf(in *Install, canonical bool) (*installRecord, error) {
+	r := &installRecord{CSVName: in.CSVName, Annotations: in.Annotations, Webhooks: in.Webhooks,
+		APIServices: in.APIServices}
+	for _, d := range in.Deployments {
+		spec := d.Spec
+		if !canonical {
+			var err error
+			if spec, err = canonicalText(spec); err != nil {
+				return nil, fmt.Errorf("install deployment %q: spec: %w", d.Name, err)
+			}
+		}
+		r.Deployments = append(r.Deployments, installDeploymentRecord{Name: d.Name, Label: d.Label, Spec: objectText(spec)})
+	}
+	return r, nil
+}
+
+// decodeInstallRecord reads the install field of a snapshot's contents.
+func decodeInstallRecord(v any) (*Install, error) {
+	m, ok := asMap(v)
+	if !ok {
+		return nil, fmt.Errorf("expected a mapping, got %s", manifest.Describe(v))
+	}
+	var r installRecord
+	if err := decodeSnapshotRecord(m, &r); err != nil {
+		return nil, err
+	}
+	return r.install(), nil
+}
+
+// install is the Install the record describes.
+func (r *installRecord) install() *Install {
+	in := &Install{CSVName: r.CSVName, Annotations: nonEmptyMap(r.Annotations), Webhooks: nonEmpty(r.Webhooks),
+		APIServices: nonEmpty(r.APIServices)}
+	for _, d := range r.Deployments {
+		spec := json.RawMessage(d.Spec)
+		if spec == nil {
+			spec = json.RawMessage("null")
+		}
+		in.Deployments = append(in.Deployments, InstallDeployment{Name: d.Name, Label: nonEmptyMap(d.Label), Spec: spec})
+	}
+	return in
+}
+
+// stringMap is a mapping of strings (annotations, labels), written with its keys sorted,
+// an empty value as "".
+type stringMap map[string]string
+
+func (m *stringMap) snapshotValue() (any, error) {
+	var r record
+	for _, k := range slices.Sorted(maps.Keys(*m)) {
+		r = append(r, field{k, jsonNull{(*m)[k]}})
+	}
+	return r, nil
+}
+
+// objectText is a JSON object's canonical text (a deployment's spec): written on one line
+// as it is, read from a mapping.
+type objectText json.RawMessage
+
+func (t *objectText) snapshotValue() (any, error) {
+	if len(*t) == 0 {
+		return nil, nil
+	}
+	return jsonFlow(*t), nil
+}
+
+func (t *objectText) fromTree(v any) error {
+	if _, ok := asMap(v); !ok {
+		return fmt.Errorf("expected a mapping, got %s", manifest.Describe(v))
+	}
+	text, err := canonicalJSON(jsonValue(v))
+	if err != nil {
+		return err
+	}
+	*t = objectText(text)
+	return nil
 }
 
 // crdRefRecord is a CRDRef in a snapshot.

@@ -33,12 +33,23 @@ import (
 //	                almExamples, contents}],                           # sorted by name
 //	    deprecations: [{reference: {schema, name}, message}]
 //
+//	contents: {crds, permissions, clusterPermissions, deployments, ownedCRDs, requiredCRDs,
+//	           objects: [{apiVersion, kind, name}],                   # sorted
+//	           install: {csvName, annotations,
+//	                     deployments: [{name, label, spec}], webhooks, apiServices},
+//	           manifests}                                              # objects whole, same order
+//
 // almExamples is the parsed JSON array (a string only when the annotation
 // does not parse, so that the error stays the same); annotations hold OLM's
 // other CSV annotations (see snapshotAnnotation); properties the bundle
-// properties no other field holds.
+// properties no other field holds. contents, known for channel heads only,
+// are what the bundle installs (see Contents and contentsRecord): a CRD, a
+// manifest and a deployment's spec are each one line of canonical JSON;
+// install holds the CSV's install strategy whole, with all of the CSV's
+// annotations. A snapshot written before install was kept has neither
+// install nor manifests, and still loads.
 // Icons, descriptions, related images and the CSV metadata the renderer
-// does not read are left out. Loading a snapshot (Load, Builder.AddPath…:
+// does not read are left out (but for install's annotations). Loading a snapshot (Load, Builder.AddPath…:
 // the kind is detected) gives the same packages, channels, heads, bundles,
 // examples, install modes, GVKs and deprecations as the catalog it was
 // written from, and writing it again gives the same bytes.

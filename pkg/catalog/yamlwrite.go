@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+
 	"github.com/odlm-render/odlm-render/internal/yamlwrite"
 )
 
@@ -62,6 +64,9 @@ var (
 	_ snapshotWriter = (*examplesText)(nil)
 	_ snapshotWriter = (*snapshotAnnotations)(nil)
 	_ snapshotWriter = (*permissionsRecord)(nil)
+	_ snapshotWriter = (*strictList[v1alpha1.WebhookDescription])(nil)
+	_ snapshotWriter = (*stringMap)(nil)
+	_ snapshotWriter = (*objectText)(nil)
 )
 
 var (
