@@ -261,6 +261,15 @@ if run go; then
       for (i = 3; i < NF; i++) { if ($(i+1) == "ns/emitted") nne[n] = $i; if ($(i+1) == "emitted") nem[n] = $i }
       norder[++nk] = n
     }
+    /^BenchmarkRenderScale\/olm-v0=/ {
+      split($1, a, /[=-]/); n = a[3]
+      for (i = 3; i < NF; i++) { if ($(i+1) == "ns/emitted") v0e[n] = $i; if ($(i+1) == "emitted") v0m[n] = $i }
+      porder[++pk] = n
+    }
+    /^BenchmarkRenderScale\/olm-none=/ {
+      split($1, a, /[=-]/); n = a[3]
+      for (i = 3; i < NF; i++) { if ($(i+1) == "ns/emitted") pne[n] = $i; if ($(i+1) == "emitted") pnm[n] = $i }
+    }
     /^BenchmarkRenderScale\/validated=/ {
       split($1, a, /[=-]/); n = a[2]
       for (i = 3; i < NF; i++) { if ($(i+1) == "ns/op") vns[n] = $i }
@@ -279,6 +288,12 @@ if run go; then
         if (nne[10000] && ne[10000]) { r = nne[10000]/ne[10000]; printf "RATIO nested / flat, ns per emitted object at N=10000: %.2f  (target <= 1.3) %s\n", r, (r <= 1.3 ? "OK" : "FAIL") }
         if (ne[1000] && ne[10000]) { r = ne[10000]/ne[1000]; printf "RATIO flat fleet, ns per emitted object at N=10000 / at N=1000: %.2f  (target <= 1.1) %s\n", r, (r <= 1.1 ? "OK" : "FAIL") }
         if (nne[1000] && nne[10000]) { r = nne[10000]/nne[1000]; printf "RATIO nested fleet, ns per emitted object at N=10000 / at N=1000: %.2f  (target <= 1.1) %s\n\n", r, (r <= 1.1 ? "OK" : "FAIL") }
+      }
+      if (pk) {
+        printf "%-40s %14s %14s %14s %14s %10s\n", "--olm none vs OLM v0 (go test -bench)", "v0 emitted", "v0 ns/obj", "none emitted", "none ns/obj", "ratio"
+        for (j = 1; j <= pk; j++) { n = porder[j]
+          printf "%-40s %14d %14.0f %14d %14.0f %10.2f\n", "N=" n " requests", v0m[n], v0e[n], pnm[n], pne[n], pne[n]/v0e[n] }
+        if (pne[10000] && v0e[10000]) { r = pne[10000]/v0e[10000]; printf "RATIO --olm none / OLM v0, ns per emitted object at N=10000: %.2f  (target <= 1.3) %s\n\n", r, (r <= 1.3 ? "OK" : "FAIL") }
       }
       if (vk) {
         printf "%-40s %14s %14s %10s\n", "CRD checks (validated vs requests)", "requests ns/op", "validated ns/op", "ratio"

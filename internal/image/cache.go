@@ -22,7 +22,7 @@ import (
 // readable and writable by its owner only, and must not be shared with anyone less trusted.
 
 // cacheVersion is the format of the entries.
-const cacheVersion = 1
+const cacheVersion = 2 // 2: contents keep the install strategy and the other manifests whole
 
 type cacheEntry struct {
 	Version  int             `json:"version"`

@@ -17,13 +17,30 @@ import (
 // fleet is a registry, its config and n OperandRequests, each in its own namespace, asking
 // for every operator and defining one CR of its own.
 func fleet(t testing.TB, n int) []*manifest.Object {
+	return fleetOf(t, n, func(i int) string { return teamRequests(i, "") })
+}
+
+// bundledFleet is fleet(n) without the NVIDIA network operator: the fleet whose every
+// operator has a real bundle in testdata (withContents), which --olm none can install.
+func bundledFleet(t testing.TB, n int) []*manifest.Object {
+	return fleetOf(t, n, func(i int) string {
+		requests := teamRequests(i, "")
+		out := strings.Replace(requests, "    - name: network\n", "", 1)
+		require.NotEqual(t, requests, out)
+		return out
+	})
+}
+
+// fleetOf is the platform registry and config and n OperandRequests team-i, each in its own
+// namespace, with the spec requests(i).
+func fleetOf(t testing.TB, n int, requests func(i int) string) []*manifest.Object {
 	platform, err := os.ReadFile("../../testdata/bench/fleet-platform.yaml")
 	require.NoError(t, err)
 	var b strings.Builder
 	b.Write(platform)
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(&b, "---\napiVersion: operator.ibm.com/v1alpha1\nkind: OperandRequest\nmetadata: {name: team-%[1]d, namespace: team-%[1]d}\nspec:\n", i)
-		b.WriteString(teamRequests(i, ""))
+		b.WriteString(requests(i))
 	}
 	objs, err := manifest.Decode("fleet.yaml", []byte(b.String()))
 	require.NoError(t, err)

@@ -109,9 +109,10 @@ func (oi *olmInstall) deprecations(p *subscriptionPlan, pkg *catalog.Package, ch
 }
 
 // checkInstallModes compares the OperatorGroup a new Subscription lands in with the install
-// modes the CSV supports (OLM refuses the CSV otherwise).
+// modes the CSV supports (OLM refuses the CSV otherwise). Without OLM the plain install
+// checks them, as an error (plain.go).
 func (oi *olmInstall) checkInstallModes(p *subscriptionPlan, head *catalog.Bundle) {
-	if len(head.InstallModes) == 0 {
+	if len(head.InstallModes) == 0 || oi.r.opts.OLM == OLMNone {
 		return
 	}
 	mode, og := oi.installModeOf(p.namespace)

@@ -53,8 +53,8 @@ const (
 // copies do not depend on the OLM version. A bundle OLM v1 cannot install is an error
 // naming why. It returns the objects to emit and, for ordering, each Subscription's
 // ClusterExtension.
-func (v *olmV1) toOLMv1(generated []*manifest.Object) ([]*manifest.Object, map[*manifest.Object]*manifest.Object) {
-	extensionOf := map[*manifest.Object]*manifest.Object{}
+func (v *olmV1) toOLMv1(generated []*manifest.Object) ([]*manifest.Object, map[*manifest.Object][]*manifest.Object) {
+	extensionOf := map[*manifest.Object][]*manifest.Object{}
 	planOf := map[*manifest.Object]*subscriptionPlan{}
 	for _, p := range v.subscriptions {
 		if p.obj != nil && p.existing == nil {
@@ -83,7 +83,7 @@ func (v *olmV1) toOLMv1(generated []*manifest.Object) ([]*manifest.Object, map[*
 				continue
 			}
 			names[ce.Name()] = ce
-			extensionOf[o] = ce
+			extensionOf[o] = []*manifest.Object{ce}
 			out = append(out, ce)
 			for _, obj := range v.withInstaller(p, ce) {
 				v.installers[obj] = true

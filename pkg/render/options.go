@@ -57,8 +57,11 @@ type Options struct {
 	// CRDDefaults writes the defaults of their CRDs into the custom resources the render
 	// emits, as the API server stores them; without it the server applies them.
 	CRDDefaults bool `json:"crdDefaults,omitempty" flag:"crd-defaults" help:"write the defaults of their CRDs into the custom resources the render emits, as the API server stores them (by default the server applies them)"`
-	// OLM is OLMv0 (default) or OLMv1: what installs the operators.
-	OLM OLMVersion `json:"olm,omitempty" flag:"olm" enum:"v0,v1" default:"v0" help:"what installs the operators: v0 (Subscriptions, OperatorGroups, CatalogSources) or v1 (operator-controller's ClusterExtensions and catalogd's ClusterCatalogs)"`
+	// OLM is OLMv0 (default), OLMv1 or OLMNone: what installs the operators.
+	OLM OLMVersion `json:"olm,omitempty" flag:"olm" enum:"v0,v1,none" default:"v0" help:"what installs the operators: v0 (Subscriptions, OperatorGroups, CatalogSources), v1 (operator-controller's ClusterExtensions and catalogd's ClusterCatalogs) or none (the operators themselves, from their bundles: CRDs, RBAC, Deployments, webhooks, as OLM's install strategy creates them)"`
+	// WebhookCerts provides the serving certificates of the webhooks of operators installed
+	// with OLMNone; a bundle with webhooks needs it.
+	WebhookCerts WebhookCertsMode `json:"webhookCerts,omitempty" flag:"webhook-certs" enum:"cert-manager,service-ca,none" help:"with olm none: who provides the serving certificates of the operators' webhooks: cert-manager (an Issuer and Certificate per webhook Deployment, CA injected), service-ca (OpenShift's service CA annotations) or none (you supply the Secret the Deployment mounts)"`
 	// OLMv1ServiceAccount names an installer ServiceAccount in each ClusterExtension and
 	// writes the RBAC installing its bundle needs (operator-controller before v1.11).
 	OLMv1ServiceAccount bool `json:"olmV1ServiceAccount,omitempty" flag:"olm-v1-service-account" help:"with olm v1: name an installer ServiceAccount in each ClusterExtension and write the RBAC installing its bundle needs, derived from the bundle (operator-controller before v1.11 installs with it)"`
@@ -83,8 +86,12 @@ type BindInfoMode string
 // OrderingKpt ("" none).
 type OrderingMode string
 
-// OLMVersion is what installs the operators: OLMv0 or OLMv1.
+// OLMVersion is what installs the operators: OLMv0, OLMv1 or OLMNone.
 type OLMVersion string
+
+// WebhookCertsMode is who provides the serving certificates of the webhooks of operators
+// installed without OLM: "cert-manager", "service-ca" or "none" (bundleinstall.CertProvider).
+type WebhookCertsMode string
 
 // Bind-info Secret modes: what a copied Secret becomes.
 const (
@@ -103,6 +110,9 @@ const (
 	OLMv0 OLMVersion = "v0"
 	// OLMv1 writes operator-controller's ClusterExtensions and catalogd's ClusterCatalogs.
 	OLMv1 OLMVersion = "v1"
+	// OLMNone writes the operators themselves, as OLM's install strategy creates them from
+	// their bundles: CRDs, RBAC, Deployments, webhooks (internal/bundleinstall).
+	OLMNone OLMVersion = "none"
 )
 
 // Ordering styles for the rendered objects.
@@ -202,8 +212,11 @@ func (o Options) Validate() error {
 			errs = append(errs, optionError(f.field, "true", "goes with olm v1 (--olm v1): it configures ClusterExtensions"))
 		}
 	}
-	if o.OLM == OLMv1 && o.NoOLM {
-		errs = append(errs, optionError("OLM", string(o.OLM), "does not go with no-olm (--no-olm): that mode installs no operator through OLM"))
+	if o.WebhookCerts != "" && o.OLM != OLMNone {
+		errs = append(errs, optionError("WebhookCerts", string(o.WebhookCerts), "goes with olm none (--olm none): it configures the webhooks of operators the render installs"))
+	}
+	if (o.OLM == OLMv1 || o.OLM == OLMNone) && o.NoOLM {
+		errs = append(errs, optionError("OLM", string(o.OLM), "does not go with no-olm (--no-olm): no-olm renders what ODLM's no-OLM controller creates for operators deployed by other means"))
 	}
 	if o.DefaultNamespace != "" {
 		if msgs := apivalidation.ValidateNamespaceName(o.DefaultNamespace, false); len(msgs) > 0 {

@@ -30,10 +30,13 @@ func TestOptionsAreValidatedByTheEngine(t *testing.T) {
 		{"olm v1 options without olm v1", render.Options{OLMv1ServiceAccount: true, OLMv1WatchNamespace: true}, []string{
 			`option olmV1ServiceAccount (--olm-v1-service-account): goes with olm v1 (--olm v1): it configures ClusterExtensions`,
 			`option olmV1WatchNamespace (--olm-v1-watch-namespace): goes with olm v1 (--olm v1): it configures ClusterExtensions`}},
-		{"olm v1 with no-olm", render.Options{OLM: "v1", NoOLM: true}, []string{`option olm (--olm): does not go with no-olm (--no-olm): that mode installs no operator through OLM`}},
+		{"olm v1 with no-olm", render.Options{OLM: "v1", NoOLM: true}, []string{`option olm (--olm): does not go with no-olm (--no-olm): no-olm renders what ODLM's no-OLM controller creates for operators deployed by other means`}},
+		{"olm none with no-olm", render.Options{OLM: "none", NoOLM: true}, []string{`option olm (--olm): does not go with no-olm (--no-olm): no-olm renders what ODLM's no-OLM controller creates for operators deployed by other means`}},
+		{"webhook certs without olm none", render.Options{WebhookCerts: "cert-manager"}, []string{`option webhookCerts (--webhook-certs): goes with olm none (--olm none): it configures the webhooks of operators the render installs`}},
+		{"webhook certs typo", render.Options{OLM: "none", WebhookCerts: "certmanager"}, []string{`option webhookCerts (--webhook-certs): "certmanager" is not one of cert-manager, service-ca, none (did you mean "cert-manager"?)`}},
 		{"a namespace that leaves the folder", render.Options{DefaultNamespace: "../../etc"}, []string{`option namespace (--namespace): "../../etc" is not a namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`}},
 		{"a namespace with a newline", render.Options{DefaultNamespace: "bad\nns"}, []string{`option namespace (--namespace): "bad\nns" is not a namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`}},
-		{"olm typo", render.Options{OLM: "v2"}, []string{`option olm (--olm): "v2" is not one of v0, v1 (did you mean "v0"?)`}},
+		{"olm typo", render.Options{OLM: "v2"}, []string{`option olm (--olm): "v2" is not one of v0, v1, none (did you mean "v0"?)`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.opts.Validate()
@@ -57,7 +60,7 @@ func TestOptionsAreValidatedByTheEngine(t *testing.T) {
 // a flag and a description.
 func TestOptionListNamesEveryOption(t *testing.T) {
 	list := render.OptionList()
-	require.Len(t, list, 18)
+	require.Len(t, list, 19)
 	for _, o := range list {
 		assert.NotEmpty(t, o.JSON, o.Field)
 		assert.NotEmpty(t, o.Flag, o.Field)

@@ -32,9 +32,13 @@ type orderer struct {
 	installers    map[*manifest.Object]bool
 	copies        map[*manifest.Object]bool
 	operatorOf    map[*manifest.Object]*subscriptionPlan
-	extensionOf   map[*manifest.Object]*manifest.Object
+	installOf     map[*manifest.Object][]*manifest.Object
+	workloads     map[*manifest.Object]bool
 	providedKinds map[string]bool
 	servedKindOf  func(apiVersion, kind string) *servedKind
+	// definedHere are the kinds (group|kind) whose CRD is among the objects being ordered:
+	// Argo CD creates such a CRD first and skips the dry run of its resources by itself
+	definedHere map[string]bool
 }
 
 func (r *run) orderer() *orderer {
@@ -43,7 +47,8 @@ func (r *run) orderer() *orderer {
 		installers:    r.installers,
 		copies:        r.bind.copies,
 		operatorOf:    r.operatorOf,
-		extensionOf:   r.extensionOf,
+		installOf:     r.installOf,
+		workloads:     r.workloads,
 		providedKinds: r.kinds.providedKinds,
 		servedKindOf:  r.kinds.servedKindOf,
 	}
@@ -52,6 +57,14 @@ func (r *run) orderer() *orderer {
 // order decorates the generated objects for the ordering style; inputs that pass through
 // keep whatever ordering their author gave them.
 func (ord *orderer) order(objs []*manifest.Object, generated map[*manifest.Object]bool) {
+	ord.definedHere = map[string]bool{}
+	for _, o := range objs {
+		if o.Kind() == "CustomResourceDefinition" && o.Group() == "apiextensions.k8s.io" {
+			group, _ := manifest.Get(o.Map, "spec", "group").(string)
+			kind, _ := manifest.Get(o.Map, "spec", "names", "kind").(string)
+			ord.definedHere[group+"|"+kind] = true
+		}
+	}
 	switch ord.style {
 	case OrderingArgoCD:
 		for _, o := range objs {
@@ -75,7 +88,7 @@ func (ord *orderer) waveOf(o *manifest.Object) int {
 	case o.Group() == olmGroup && o.Kind() == "OperatorGroup", ord.installers[o]:
 		return waveOperatorGroup
 	case o.Group() == olmGroup && o.Kind() == "Subscription",
-		o.Group() == olmV1Group && o.Kind() == kindClusterExtension:
+		o.Group() == olmV1Group && o.Kind() == kindClusterExtension, ord.workloads[o]:
 		return waveSubscription
 	case ord.copies[o]:
 		return waveBindInfo
@@ -99,8 +112,12 @@ func (ord *orderer) argoCDWave(o *manifest.Object) {
 
 // crdFromOperator reports an object whose kind a bundle being installed provides (its CRD
 // does not exist until the operator is installed, so Argo CD's dry run would fail), or, when
-// the catalog does not say, any operand CR of a Subscription the render creates.
+// the catalog does not say, any operand CR of a Subscription the render creates; not when
+// the CRD is in the output itself (an operator installed without OLM).
 func (ord *orderer) crdFromOperator(o *manifest.Object) bool {
+	if ord.definedHere[o.Group()+"|"+o.Kind()] {
+		return false
+	}
 	if s := ord.servedKindOf(o.APIVersion(), o.Kind()); s != nil {
 		// known: exactly the kinds whose CRD arrives with an operator being installed
 		return s.fromBundle
@@ -138,8 +155,10 @@ func (ord *orderer) kptDependsOn(o *manifest.Object, objs []*manifest.Object) {
 		}
 	case waveOperand:
 		if sub, ok := ord.operatorOf[o]; ok && sub.obj != nil {
-			if ce, ok := ord.extensionOf[sub.obj]; ok {
-				deps = append(deps, dependsOnRef(ce))
+			if installs, ok := ord.installOf[sub.obj]; ok {
+				for _, d := range installs {
+					deps = append(deps, dependsOnRef(d))
+				}
 			} else {
 				deps = append(deps, dependsOnRef(sub.obj))
 			}

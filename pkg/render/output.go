@@ -39,8 +39,12 @@ func (r *run) output() Output {
 			generated = append(generated, o)
 		}
 	}
-	if r.opts.OLM == OLMv1 && !r.opts.NoOLM {
-		generated, r.extensionOf = r.olmV1().toOLMv1(generated)
+	switch {
+	case r.opts.NoOLM:
+	case r.opts.OLM == OLMv1:
+		generated, r.installOf = r.olmV1().toOLMv1(generated)
+	case r.opts.OLM == OLMNone:
+		generated, r.installOf = r.plainInstall().toPlain(generated)
 	}
 	for _, o := range generated {
 		out.Generated[o] = true

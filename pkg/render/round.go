@@ -151,7 +151,7 @@ func (r *run) installer() installer {
 func (r *run) carry(out Output) *carried {
 	c := &carried{byKey: map[string]*manifest.Object{}, controller: map[string]bool{}, producers: map[string]producer{}, references: r.references, odlmSet: map[*manifest.Object]bool{}}
 	for _, o := range out.Objects {
-		if !out.Generated[o] {
+		if !out.Generated[o] || r.plainInstalled(o) {
 			continue
 		}
 		k := o.Ref().Key()
@@ -169,6 +169,14 @@ func (r *run) carry(out Output) *carried {
 		}
 	}
 	return c
+}
+
+// plainInstalled reports an object of an operator the render installs without OLM
+// (plain.go): the next round reads the cluster as with OLM, where such objects are OLM's
+// doing, not the render's (its CRDs, above all, are the installed bundles', which the render
+// knows already).
+func (r *run) plainInstalled(o *manifest.Object) bool {
+	return r.opts.OLM == OLMNone && (r.installers[o] || r.workloads[o])
 }
 
 // sameODLM reports whether a round emitted the ODLM objects it was given (none, in the

@@ -24,19 +24,28 @@ const scaleOperators = 3
 // BenchmarkRenderScale/nested=N is the same fleet one level deeper (nestedFleet): each
 // request's operands come from an OperandRequest that an OperandConfig resource creates, so
 // the render takes two rounds. Both report ns per emitted object, to compare.
+//
+// BenchmarkRenderScale/olm-v0=N and /olm-none=N render the fleet whose installed operators
+// all have real bundles (bundledFleet, withContents) for OLM v0 and with --olm none (the
+// operators' own objects instead of Subscriptions), per emitted object.
 func BenchmarkRenderScale(b *testing.B) {
 	cat, err := catalog.Load("../../testdata/catalogs")
 	require.NoError(b, err)
 	validated, err := catalog.Load("../../testdata/catalogs")
 	require.NoError(b, err)
 	withContents(b, validated)
+	plain := render.Options{OLM: render.OLMNone, WebhookCerts: "cert-manager"}
 	for _, v := range []struct {
 		name  string
 		cat   *catalog.Catalog
 		fleet func(testing.TB, int) []*manifest.Object
-	}{{"requests", cat, fleet}, {"nested", cat, nestedFleet}, {"validated", validated, fleet}} {
+		opts  render.Options
+	}{
+		{"requests", cat, fleet, render.Options{}}, {"nested", cat, nestedFleet, render.Options{}}, {"validated", validated, fleet, render.Options{}},
+		{"olm-v0", validated, bundledFleet, render.Options{}}, {"olm-none", validated, bundledFleet, plain},
+	} {
 		for _, n := range []int{10, 100, 1000, 10000} {
-			benchScale(b, v.cat, v.name, n, v.fleet)
+			benchScale(b, v.cat, v.name, n, v.fleet, v.opts)
 		}
 	}
 }
@@ -58,7 +67,7 @@ func withContents(tb testing.TB, cat *catalog.Catalog) {
 	}
 }
 
-func benchScale(b *testing.B, cat *catalog.Catalog, name string, n int, makeFleet func(testing.TB, int) []*manifest.Object) {
+func benchScale(b *testing.B, cat *catalog.Catalog, name string, n int, makeFleet func(testing.TB, int) []*manifest.Object, opts render.Options) {
 	{
 		b.Run(fmt.Sprintf("%s=%d", name, n), func(b *testing.B) {
 			objs := makeFleet(b, n)
@@ -66,7 +75,7 @@ func benchScale(b *testing.B, cat *catalog.Catalog, name string, n int, makeFlee
 			b.ResetTimer()
 			var out render.Output
 			for i := 0; i < b.N; i++ {
-				out = render.Render(render.Inputs{Objects: objs, Catalog: cat}, render.Options{})
+				out = render.Render(render.Inputs{Objects: objs, Catalog: cat}, opts)
 			}
 			b.StopTimer()
 			require.False(b, out.Results.HasErrors(), "%v", out.Results)

@@ -120,10 +120,14 @@ type installs struct {
 	// updatedElsewhere are objects ODLM updates that exist in a snapshot or the live
 	// cluster, or that the previous round emitted: they are emitted
 	updatedElsewhere []*manifest.Object
-	// extensionOf is the ClusterExtension each Subscription became, and installers the
-	// objects that grant its installer ServiceAccount what it needs (olmv1.go)
-	extensionOf map[*manifest.Object]*manifest.Object
-	installers  map[*manifest.Object]bool
+	// installOf is what each Subscription became when OLM v0 does not install it: its
+	// ClusterExtension (olmv1.go), or the operator's Deployments (plain.go); operands wait
+	// for them. installers are what the install needs first (an OLM v1 installer's RBAC,
+	// a plain install's CRDs, RBAC and other prerequisites); workloads the plain install's
+	// Deployments and webhook configurations
+	installOf  map[*manifest.Object][]*manifest.Object
+	installers map[*manifest.Object]bool
+	workloads  map[*manifest.Object]bool
 }
 
 // servedIndex is what serves each kind (schemas.go, templating.go): the bundles the

@@ -1,0 +1,290 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/blang/semver/v4"
+
+	"github.com/odlm-render/odlm-render/internal/bundleinstall"
+	"github.com/odlm-render/odlm-render/internal/crd"
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/merge"
+	"github.com/odlm-render/odlm-render/internal/suggest"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+)
+
+// plainInstall turns the OLM v0 install objects of a round into the operators themselves
+// (--olm none): each Subscription the render creates becomes what OLM's install strategy
+// creates from the bundle it installs (internal/bundleinstall), in the Subscription's
+// namespace, watching what the namespace's OperatorGroup targets, with the Subscription's
+// config applied. OperatorGroups and CatalogSources, which only OLM reads, are left out.
+type plainInstall struct {
+	opts           Options
+	subscriptions  []*subscriptionPlan
+	operatorGroups []*manifest.Object
+	installed      []installedBundle
+	existing       func(apiVersion, kind, namespace string) []*manifest.Object
+	servedKindOf   func(apiVersion, kind string) *servedKind
+	installers     map[*manifest.Object]bool
+	workloads      map[*manifest.Object]bool
+	add            func(diag.Result)
+}
+
+func (r *run) plainInstall() *plainInstall {
+	if r.installers == nil {
+		r.installers = map[*manifest.Object]bool{}
+	}
+	r.workloads = map[*manifest.Object]bool{}
+	return &plainInstall{
+		opts: r.opts, subscriptions: r.subscriptions, operatorGroups: r.operatorGroups, installed: r.kinds.installed,
+		existing: r.existing, servedKindOf: r.kinds.servedKindOf, installers: r.installers, workloads: r.workloads, add: r.add,
+	}
+}
+
+// toPlain returns the objects to emit and, for ordering, each Subscription's Deployments.
+func (pi *plainInstall) toPlain(generated []*manifest.Object) ([]*manifest.Object, map[*manifest.Object][]*manifest.Object) {
+	planOf := map[*manifest.Object]*subscriptionPlan{}
+	for _, p := range pi.subscriptions {
+		if p.obj != nil && p.existing == nil {
+			planOf[p.obj] = p
+		}
+	}
+	installOf := map[*manifest.Object][]*manifest.Object{}
+	written := map[string]*manifest.Object{}
+	var out []*manifest.Object
+	dropped := map[string]int{}
+	for _, o := range generated {
+		p, created := planOf[o]
+		switch {
+		case created:
+			objs := pi.install(p)
+			for _, obj := range objs {
+				if pi.duplicate(p, written, obj) {
+					continue
+				}
+				out = append(out, obj)
+				if pi.workloads[obj] && obj.Kind() == "Deployment" {
+					installOf[o] = append(installOf[o], obj)
+				}
+			}
+		case o.Group() == olmGroup && (o.Kind() == "OperatorGroup" || o.Kind() == "CatalogSource"):
+			dropped[o.Kind()]++
+		default:
+			out = append(out, o)
+		}
+	}
+	for _, kind := range []string{"OperatorGroup", "CatalogSource"} {
+		if n := dropped[kind]; n > 0 {
+			pi.add(diag.Infof(nil, "", "without OLM nothing reads %ss: the %d the render would write for OLM v0 are left out", kind, n))
+		}
+	}
+	return out, installOf
+}
+
+// duplicate reports an object another operator's install already wrote: the same object is
+// written once; a different one under the same name is an error.
+func (pi *plainInstall) duplicate(p *subscriptionPlan, written map[string]*manifest.Object, obj *manifest.Object) bool {
+	k := obj.Ref().Key()
+	prev, ok := written[k]
+	if !ok {
+		written[k] = obj
+		return false
+	}
+	if !merge.Equal(prev.Map, obj.Map) {
+		about, field := p.about()
+		pi.add(diag.Errorf(about, field, "installing package %s writes %s, which another operator's install writes differently", p.obj.String("spec", "name"), obj.Ref()))
+	}
+	return true
+}
+
+// install is what one Subscription becomes, or nothing after an error.
+func (pi *plainInstall) install(p *subscriptionPlan) []*manifest.Object {
+	sub := p.obj
+	about, field := p.about()
+	b := pi.installedBundleOf(p)
+	if b == nil {
+		pi.add(diag.Errorf(about, field, "package %s: the catalog does not say which bundle Subscription %s/%s installs, so it cannot be installed without OLM", sub.String("spec", "name"), sub.Namespace(), sub.Name()))
+		return nil
+	}
+	if b.Contents == nil || b.Contents.Install == nil {
+		pi.add(diag.Errorf(about, field, "installing bundle %s without OLM needs its contents (CSV install strategy, CRDs, manifests): write a catalog snapshot that holds them (odlm-render catalog extract --bundle-contents pull), or give a catalog whose bundles carry olm.bundle.object", b.Name))
+		return nil
+	}
+	if !pi.dependenciesMet(p, b) {
+		return nil
+	}
+	config, _ := manifest.Get(sub.Map, "spec", "config").(map[string]any)
+	if config["selector"] != nil {
+		pi.add(diag.Warnf(about, field, "Subscription %s/%s: OLM does not apply a subscription config's selector to the operator's Deployments, and neither does the render", sub.Namespace(), sub.Name()))
+	}
+	res, err := bundleinstall.Render(bundleinstall.Bundle{Name: b.Name, Package: b.Package, InstallModes: b.InstallModes, Contents: b.Contents},
+		bundleinstall.Options{InstallNamespace: sub.Namespace(), TargetNamespaces: pi.targetsOf(sub.Namespace()), Config: config, Certs: bundleinstall.CertProvider(pi.opts.WebhookCerts)})
+	if err != nil {
+		for _, msg := range strings.Split(err.Error(), "\n") {
+			pi.add(diag.Errorf(about, field, "cannot install without OLM: %s", msg))
+		}
+		return nil
+	}
+	for _, w := range res.Warnings {
+		pi.add(diag.Warnf(about, field, "%s", w))
+	}
+	out := make([]*manifest.Object, 0, len(res.Objects))
+	for _, o := range res.Objects {
+		o.Source = sub.Source
+		pi.checkCustomResource(p, b, o.Object)
+		pi.checkDefinition(p, b, o.Object)
+		if o.Role == bundleinstall.Workload {
+			pi.workloads[o.Object] = true
+		} else {
+			pi.installers[o.Object] = true
+		}
+		out = append(out, o.Object)
+	}
+	return out
+}
+
+func (pi *plainInstall) installedBundleOf(p *subscriptionPlan) *catalog.Bundle {
+	for _, ib := range pi.installed {
+		if ib.plan == p {
+			return ib.bundle
+		}
+	}
+	return nil
+}
+
+// targetsOf are the namespaces the OperatorGroup of a namespace targets, as OLM resolves
+// them: its targetNamespaces, [""] (all) when it has neither those nor a selector, and none
+// for a selector (only OLM can resolve it).
+func (pi *plainInstall) targetsOf(namespace string) []string {
+	groups := slices.Clone(pi.operatorGroups)
+	groups = append(groups, pi.existing(operatorGroupAPIVersion, "OperatorGroup", namespace)...)
+	for _, og := range groups {
+		if og.Namespace() != namespace {
+			continue
+		}
+		if manifest.Get(og.Map, "spec", "selector") != nil {
+			return nil
+		}
+		var targets []string
+		for _, t := range list(manifest.Get(og.Map, "spec", "targetNamespaces")) {
+			if s, ok := t.(string); ok {
+				targets = append(targets, s)
+			}
+		}
+		if len(targets) == 0 {
+			return []string{""}
+		}
+		return targets
+	}
+	return []string{""}
+}
+
+func list(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// dependenciesMet reports a bundle whose dependencies the operators the render installs
+// satisfy: OLM resolves them from the catalog, a plain install cannot.
+func (pi *plainInstall) dependenciesMet(p *subscriptionPlan, b *catalog.Bundle) bool {
+	about, field := p.about()
+	var why []string
+	for _, q := range b.RequiredPackages {
+		if !pi.providesPackage(q) {
+			why = append(why, fmt.Sprintf("package %s %s (olm.package.required)", q.PackageName, q.VersionRange))
+		}
+	}
+	for _, g := range b.RequiredGVKs {
+		if !pi.providesGVK(g) {
+			why = append(why, fmt.Sprintf("%s/%s %s (olm.gvk.required)", g.Group, g.Version, g.Kind))
+		}
+	}
+	for _, prop := range b.Properties {
+		if prop.Type == "olm.constraint" {
+			why = append(why, "an olm.constraint (only OLM's resolver evaluates it)")
+		}
+	}
+	if len(why) == 0 {
+		return true
+	}
+	pi.add(diag.Errorf(about, field, "bundle %s has dependencies no operator the render installs satisfies, and without OLM nothing resolves them: %s (add the operators that provide them to the requests, or install with OLM)", b.Name, strings.Join(why, "; ")))
+	return false
+}
+
+func (pi *plainInstall) providesPackage(q catalog.PackageRequirement) bool {
+	var r semver.Range
+	if q.VersionRange != "" {
+		var err error
+		if r, err = semver.ParseRange(q.VersionRange); err != nil {
+			return false
+		}
+	}
+	for _, ib := range pi.installed {
+		if ib.bundle == nil || ib.bundle.Package != q.PackageName {
+			continue
+		}
+		if r == nil {
+			return true
+		}
+		if v, err := semver.ParseTolerant(ib.bundle.Version); err == nil && r(v) {
+			return true
+		}
+	}
+	return false
+}
+
+func (pi *plainInstall) providesGVK(g catalog.GVK) bool {
+	for _, ib := range pi.installed {
+		if ib.bundle != nil && slices.Contains(ib.bundle.ProvidedGVKs, g) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkCustomResource runs the API server's checks on a custom resource among a bundle's
+// manifests, against its CRD (as schemas.go does for operands): fields the CRD does not know
+// are pruned with a warning, values it refuses are errors. OLM creates such objects without
+// strict field validation, so the pruned fields are what OLM's install drops too.
+func (pi *plainInstall) checkCustomResource(p *subscriptionPlan, b *catalog.Bundle, o *manifest.Object) {
+	s := pi.servedKindOf(o.APIVersion(), o.Kind())
+	if s == nil || s.def == nil {
+		return
+	}
+	about, field := p.about()
+	check := s.def.Check
+	if pi.opts.CRDDefaults {
+		check = s.def.CheckDefaulted
+	}
+	res, err := check(o.Map)
+	if err != nil {
+		pi.add(diag.Warnf(about, field, "bundle %s: %s is not validated: CRD %s: %v", b.Name, o.Ref(), s.def.Name, err))
+		return
+	}
+	for _, path := range res.Pruned {
+		pi.add(diag.Warnf(about, field, "bundle %s: manifest %s: field %s is not in CRD %s: the API server drops it, so it is left out%s",
+			b.Name, o.Ref(), path, s.def.Name, suggest.DidYouMean(lastField(path), s.def.FieldsAt(o.APIVersion(), path))))
+	}
+	o.Map = res.Object
+	for _, prob := range res.Problems {
+		pi.add(diag.Errorf(about, field, "bundle %s: manifest %s: %s: %s (CRD %s): the API server refuses it", b.Name, o.Ref(), prob.Field, prob.Reason, s.def.Name))
+	}
+}
+
+// checkDefinition reads a CRD the install writes as the API server's CRD code reads it
+// (structural schema, versions, defaults): one it cannot read is refused by the server. The
+// server's other checks of a CRD object (internal/crd/definition) are not linked into the
+// engine, which the KRM function starts for every render; a test creates the real bundles'
+// CRDs on a real kube-apiserver.
+func (pi *plainInstall) checkDefinition(p *subscriptionPlan, b *catalog.Bundle, o *manifest.Object) {
+	if o.Kind() != "CustomResourceDefinition" || o.Group() != "apiextensions.k8s.io" {
+		return
+	}
+	if _, err := crd.Parse(o.Map); err != nil {
+		about, field := p.about()
+		pi.add(diag.Errorf(about, field, "bundle %s: CRD %s: %v: the API server refuses it", b.Name, o.Name(), err))
+	}
+}
