@@ -178,10 +178,15 @@ func isManifestFile(name string) bool {
 // inputs (FBC blobs and CatalogSnapshots, see IsCatalogBlob). It returns nil when there is
 // neither.
 func LoadCatalog(paths []string, blobs []*manifest.Object) (*catalog.Catalog, error) {
+	return LoadCatalogWith(catalog.LoadOptions{}, paths, blobs)
+}
+
+// LoadCatalogWith is LoadCatalog with load options (the mirror command keeps relatedImages).
+func LoadCatalogWith(opts catalog.LoadOptions, paths []string, blobs []*manifest.Object) (*catalog.Catalog, error) {
 	if len(paths) == 0 && len(blobs) == 0 {
 		return nil, nil
 	}
-	b := catalog.NewBuilder(catalog.LoadOptions{})
+	b := catalog.NewBuilder(opts)
 	// the same catalog given twice is one catalog: the same path (spelt differently, or a
 	// file inside a folder given too), a file with the same bytes as one already read, and
 	// blobs among the PATHs from a file that a --catalog path covers

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/odlm-render/odlm-render/internal/cluster"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
@@ -19,6 +20,8 @@ type Request struct {
 	Stdin io.Reader
 	// Catalogs are catalog files and folders, read with the catalog data among the documents.
 	Catalogs []string
+	// CatalogOptions tune the catalog's load (the mirror command keeps relatedImages).
+	CatalogOptions catalog.LoadOptions
 	// Snapshots are files and folders of objects exported from a cluster.
 	Snapshots []string
 	// Live, when not nil, opens a live cluster, read after the snapshots. It is the CLI's
@@ -42,7 +45,7 @@ func Load(req Request) (render.Inputs, cluster.Chain, error) {
 	if err != nil {
 		return render.Inputs{}, nil, named(req.Names.Paths, err)
 	}
-	cat, err := LoadCatalog(req.Catalogs, set.CatalogBlobs)
+	cat, err := LoadCatalogWith(req.CatalogOptions, req.Catalogs, set.CatalogBlobs)
 	if err != nil {
 		return render.Inputs{}, nil, err
 	}

@@ -32,4 +32,6 @@ type Output struct {
 	// Generated reports, for each object in Objects, whether the render made it.
 	Generated map[*manifest.Object]bool
 	Results   diag.Results
+	// Installs are the operators the render installs through OLM (installs.go).
+	Installs []Install
 }

@@ -108,6 +108,7 @@ func Render(in Inputs, opts Options) Output {
 // (secrets.go).
 func (r *run) finish(meta *metaRun, out Output) Output {
 	r.orderer().order(out.Objects, out.Generated)
+	out.Installs = r.installList()
 	out = r.finishMeta(meta, out)
 	out.Results = redactSecrets(out.Results, r.secretTexts)
 	return out

@@ -1,0 +1,179 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/inputs"
+	"github.com/odlm-render/odlm-render/internal/mirror"
+	"github.com/odlm-render/odlm-render/internal/output"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+)
+
+// mirrorFlags are the render's flags (the same Subscriptions are decided) and where the
+// mirror's files go.
+type mirrorFlags struct {
+	renderFlags
+	dir, to, format string
+}
+
+func newMirrorCmd(stdin io.Reader, stdout, stderr io.Writer, eng engine) *cobra.Command {
+	var f mirrorFlags
+	cmd := &cobra.Command{
+		Use:   "mirror [flags] PATH... -o DIR",
+		Short: "List exactly the images the render installs, for a disconnected cluster",
+		Long: `Mirror renders PATH... as render does (the same flags decide the same Subscriptions:
+channels, fallback channels, --pin, nested OperandRequests, --olm) and writes into DIR what a
+disconnected cluster needs copied, and nothing more:
+
+  images.txt             each catalog image the Subscriptions use, each installed bundle's
+                         image and its relatedImages; sorted, each once (--format json:
+                         images.json, with the installs that need each image)
+  imageset-config.yaml   an oc-mirror v2 ImageSetConfiguration: each catalog with each
+                         installed package at exactly its channel and installed version
+  mirror-sets.yaml       with --to REGISTRY[/PREFIX]: an ImageDigestMirrorSet and an
+                         ImageTagMirrorSet mapping every listed repository to the mirror
+
+A summary on stderr gives, per operator, its bundle and image count, and what mirroring its
+whole channel would copy. The catalogs must keep relatedImages: an FBC does; a snapshot
+does when catalog extract wrote them.
+
+Exit status: 0 success, 1 when any error was found (nothing is written then), 2 for wrong
+usage.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{errors.New("mirror needs at least one PATH (\"-\" for stdin)")}
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			if err := f.check(); err != nil {
+				return err
+			}
+			return runMirror(f, args, stdin, output.Stream{Stdout: stdout, Stderr: stderr, Verbose: f.verbose}, eng)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringArrayVar(&f.catalogs, "catalog", nil, "an OLM file-based catalog or a CatalogSnapshot (repeatable), as for render")
+	fs.StringArrayVar(&f.snapshots, "snapshot", nil, "objects exported from a cluster, as for render (repeatable)")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "also print info results")
+	fs.StringVarP(&f.dir, "output", "o", "", "the folder to write the mirror's files into (created if missing)")
+	fs.StringVar(&f.to, "to", "", "the mirror registry, REGISTRY[/PREFIX]: also write mirror-sets.yaml")
+	fs.StringVar(&f.format, "format", "text", "the image list: text (images.txt) or json (images.json, with what needs each image)")
+	f.output = "yaml"
+	f.opts.KubeVersion = os.Getenv("KUBE_VERSION")
+	bindOptionFlags(fs, &f.opts)
+	f.live.bind(fs, liveHelp{
+		live:     "also read the cluster of the kubeconfig, read-only, as for render",
+		deadline: "timeout of all --live requests together",
+	})
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	return cmd
+}
+
+func (f mirrorFlags) check() error {
+	if f.dir == "" {
+		return usageError{errors.New("mirror needs -o DIR, the folder to write into")}
+	}
+	if f.format != "text" && f.format != "json" {
+		return usageError{fmt.Errorf("--format %q: text or json", f.format)}
+	}
+	return f.renderFlags.check()
+}
+
+// mirrorFiles are the files a plan writes, by name.
+func mirrorFiles(f mirrorFlags, plan mirror.Plan) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	if f.format == "json" {
+		b, err := plan.ImagesJSON()
+		if err != nil {
+			return nil, err
+		}
+		files["images.json"] = b
+	} else {
+		files["images.txt"] = plan.ImagesText()
+	}
+	isc, err := plan.ImageSetConfiguration()
+	if err != nil {
+		return nil, err
+	}
+	files["imageset-config.yaml"] = isc
+	if f.to != "" {
+		sets, err := plan.MirrorSets(f.to)
+		if err != nil {
+			return nil, err
+		}
+		files["mirror-sets.yaml"] = sets
+	}
+	return files, nil
+}
+
+func runMirror(f mirrorFlags, paths []string, stdin io.Reader, out output.Stream, eng engine) error {
+	in, sources, err := inputs.Load(inputs.Request{Paths: paths, Stdin: stdin, Catalogs: f.catalogs, Snapshots: f.snapshots,
+		CatalogOptions: catalog.LoadOptions{RelatedImages: true},
+		Live:           f.live.reader(f.refuseCredentialPlugins), Names: inputs.Names{Snapshots: "--snapshot"}})
+	if err != nil {
+		return err
+	}
+	opts := f.opts
+	opts.Sources = sources
+	answer := eng(in, opts)
+	plan := mirror.New(answer.Installs, in.Catalog)
+	results := answer.Results
+	for _, w := range plan.Warnings {
+		results = append(results, diag.Warnf(w.About, w.Field, "%s", w.Msg))
+	}
+	if out.Results(results.Sort()) {
+		return errReported
+	}
+	files, err := mirrorFiles(f, plan)
+	if err != nil {
+		return err
+	}
+	if err := writeFiles(f.dir, files); err != nil {
+		return err
+	}
+	_, err = io.WriteString(out.Stderr, plan.Summary())
+	return err
+}
+
+// writeFiles writes every file into dir, or none: each is written beside its place first and
+// renamed into it once all are written.
+func writeFiles(dir string, files map[string][]byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp := map[string]string{}
+	defer func() {
+		for _, t := range tmp {
+			_ = os.Remove(t)
+		}
+	}()
+	for name, data := range files {
+		f, err := os.CreateTemp(dir, "."+name+".*")
+		if err != nil {
+			return err
+		}
+		tmp[name] = f.Name()
+		if _, err := f.Write(data); err != nil {
+			_ = f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	for name, t := range tmp {
+		if err := os.Rename(t, filepath.Join(dir, name)); err != nil {
+			return err
+		}
+		delete(tmp, name)
+	}
+	return nil
+}

@@ -1,0 +1,267 @@
+// Package mirror owns what a disconnected cluster needs copied for a render, and nothing
+// more: the images of the catalogs the render's Subscriptions use, of the bundles they
+// install, and of those bundles' relatedImages (the images the operators and their operands
+// run); an oc-mirror v2 ImageSetConfiguration that copies exactly those bundles; and the
+// ImageDigestMirrorSet and ImageTagMirrorSet that send a cluster's pulls to the mirror.
+package mirror
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/pkg/render"
+)
+
+// Need says why an image is listed: which operator's install needs it and as what.
+type Need struct {
+	// Operator is the Subscription's "namespace/name"
+	Operator string `json:"operator"`
+	// Bundle is the bundle installed ("" for a catalog image)
+	Bundle string `json:"bundle,omitempty"`
+	// As is what the image is to the install: "catalog", "bundle", "related <name>", or
+	// "container <deployment>/<container>" (a bundle without relatedImages)
+	As string `json:"as"`
+}
+
+// Image is one image to mirror and what needs it.
+type Image struct {
+	Image string `json:"image"`
+	Needs []Need `json:"needs"`
+}
+
+// Package is one installed package of a catalog, at exactly the installed version.
+type Package struct {
+	Name, Channel, Version, Bundle string
+}
+
+// Catalog is a catalog image and the packages installed from it.
+type Catalog struct {
+	Image    string
+	Packages []Package
+}
+
+// Operator sums up one install: its bundle, the images it needs, and what mirroring its
+// whole channel would copy instead.
+type Operator struct {
+	Operator, Bundle   string
+	Images             int
+	ChannelImages      int
+	ChannelImagesKnown bool
+}
+
+// Warning is something a user must know about the list, anchored where the render anchors
+// the install (its registry entry).
+type Warning struct {
+	About *manifest.Object
+	Field string
+	Msg   string
+}
+
+// Plan is what to mirror for a render.
+type Plan struct {
+	Images   []Image   // sorted by image, each once
+	Catalogs []Catalog // sorted by image
+	// Additional are images that come from outside any known catalog image (so oc-mirror's
+	// catalog filtering does not copy them): the installs whose CatalogSource image is not
+	// known, and the container images of bundles without relatedImages
+	Additional []string
+	Operators  []Operator
+	// ChannelTotal is how many distinct images mirroring each installed package's whole
+	// channel would copy (bundles and their relatedImages, plus the catalog images)
+	ChannelTotal int
+	Warnings     []Warning
+}
+
+// New plans the mirror of what installs installs. A bundle the catalog does not know, or
+// whose relatedImages the catalog does not list, is a warning; for the latter the images of
+// its Deployments' containers are listed instead when its contents are known.
+func New(installs []render.Install, cat *catalog.Catalog) Plan {
+	b := &builder{images: map[string][]Need{}, catalogs: map[string]map[string]Package{}, additional: map[string]bool{}, channel: map[string]bool{}}
+	for _, in := range installs {
+		b.add(in, cat)
+	}
+	return b.plan()
+}
+
+type builder struct {
+	images     map[string][]Need
+	catalogs   map[string]map[string]Package
+	additional map[string]bool
+	channel    map[string]bool
+	operators  []Operator
+	warnings   []Warning
+}
+
+func (b *builder) need(image string, n Need) {
+	if image == "" {
+		return
+	}
+	if !slices.Contains(b.images[image], n) {
+		b.images[image] = append(b.images[image], n)
+	}
+}
+
+func (b *builder) warn(in render.Install, format string, args ...any) {
+	b.warnings = append(b.warnings, Warning{About: in.About, Field: in.Field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// add lists what one install needs.
+func (b *builder) add(in render.Install, cat *catalog.Catalog) {
+	op := in.Namespace + "/" + in.Name
+	if in.Bundle == nil {
+		b.warn(in, "Subscription %s: the catalog does not say which bundle of package %s it installs, so its images are not listed", op, in.Package)
+		return
+	}
+	bundle := in.Bundle
+	count := map[string]bool{}
+	needs := func(image string, n Need) {
+		b.need(image, n)
+		if image != "" {
+			count[image] = true
+		}
+	}
+	if in.CatalogImage != "" {
+		needs(in.CatalogImage, Need{Operator: op, As: "catalog"})
+		pkgs := b.catalogs[in.CatalogImage]
+		if pkgs == nil {
+			pkgs = map[string]Package{}
+			b.catalogs[in.CatalogImage] = pkgs
+		}
+		pkgs[in.Package+"|"+in.Channel] = Package{Name: in.Package, Channel: b.channelName(in, cat), Version: bundle.Version, Bundle: bundle.Name}
+	} else {
+		b.warn(in, "Subscription %s: CatalogSource %s is not among the inputs or snapshots, so its image is not known: the bundle's images are listed as additional images, and the catalog image must be mirrored by hand", op, in.CatalogSource)
+	}
+	outside := in.CatalogImage == ""
+	needs(bundle.Image, Need{Operator: op, Bundle: bundle.Name, As: "bundle"})
+	if outside {
+		b.additional[bundle.Image] = true
+	}
+	switch {
+	case len(bundle.RelatedImages) > 0:
+		for _, ri := range bundle.RelatedImages {
+			if ri.Image == bundle.Image {
+				continue // catalogs list the bundle among its own relatedImages, unnamed
+			}
+			needs(ri.Image, Need{Operator: op, Bundle: bundle.Name, As: strings.TrimSpace("related " + ri.Name)})
+			if outside {
+				b.additional[ri.Image] = true
+			}
+		}
+	default:
+		for _, c := range containerImages(bundle) {
+			needs(c.image, Need{Operator: op, Bundle: bundle.Name, As: "container " + c.where})
+			b.additional[c.image] = true
+		}
+		if bundle.Contents == nil || bundle.Contents.Install == nil {
+			b.warn(in, "bundle %s lists no relatedImages and its contents are not known: the images its operator and operands run are not listed (catalog extract --bundle-contents pull reads its Deployments)", bundle.Name)
+		} else {
+			b.warn(in, "bundle %s lists no relatedImages: the images of its Deployments' containers are listed instead, and the images its operator starts for its operands are not known", bundle.Name)
+		}
+	}
+	o := Operator{Operator: op, Bundle: bundle.Name, Images: len(count)}
+	o.ChannelImages, o.ChannelImagesKnown = b.wholeChannel(in, cat)
+	b.operators = append(b.operators, o)
+}
+
+// channelName is the channel the install follows: its own, or the package's default.
+func (b *builder) channelName(in render.Install, cat *catalog.Catalog) string {
+	if in.Channel != "" || cat == nil {
+		return in.Channel
+	}
+	if p, ok := cat.Package(in.Package); ok {
+		return p.DefaultChannel
+	}
+	return ""
+}
+
+// wholeChannel counts what mirroring the install's whole channel would copy (every bundle of
+// the channel, its relatedImages, and the catalog image), and adds it to the channel total.
+func (b *builder) wholeChannel(in render.Install, cat *catalog.Catalog) (int, bool) {
+	if cat == nil {
+		return 0, false
+	}
+	p, ok := cat.Package(in.Package)
+	if !ok {
+		return 0, false
+	}
+	ch, ok := p.Channels[p.ChannelOrDefault(in.Channel)]
+	if !ok {
+		return 0, false
+	}
+	images := map[string]bool{}
+	if in.CatalogImage != "" {
+		images[in.CatalogImage] = true
+	}
+	for _, e := range ch.Entries {
+		bundle, ok := p.Bundles[e.Name]
+		if !ok {
+			continue
+		}
+		images[bundle.Image] = true
+		for _, ri := range bundle.RelatedImages {
+			images[ri.Image] = true
+		}
+	}
+	delete(images, "")
+	for im := range images {
+		b.channel[im] = true
+	}
+	return len(images), true
+}
+
+func (b *builder) plan() Plan {
+	var p Plan
+	for _, image := range slices.Sorted(maps.Keys(b.images)) {
+		needs := b.images[image]
+		slices.SortFunc(needs, func(x, y Need) int {
+			return strings.Compare(x.Operator+"\x00"+x.Bundle+"\x00"+x.As, y.Operator+"\x00"+y.Bundle+"\x00"+y.As)
+		})
+		p.Images = append(p.Images, Image{Image: image, Needs: needs})
+	}
+	for _, image := range slices.Sorted(maps.Keys(b.catalogs)) {
+		c := Catalog{Image: image}
+		for _, k := range slices.Sorted(maps.Keys(b.catalogs[image])) {
+			c.Packages = append(c.Packages, b.catalogs[image][k])
+		}
+		p.Catalogs = append(p.Catalogs, c)
+	}
+	delete(b.additional, "")
+	p.Additional = slices.Sorted(maps.Keys(b.additional))
+	p.Operators = b.operators
+	p.ChannelTotal = len(b.channel)
+	p.Warnings = b.warnings
+	return p
+}
+
+// container is an image a Deployment of a bundle's install strategy runs.
+type container struct{ image, where string }
+
+// containerImages lists the images of the containers (and init containers) of a bundle's
+// install strategy Deployments, when its contents are known.
+func containerImages(b *catalog.Bundle) []container {
+	if b.Contents == nil || b.Contents.Install == nil {
+		return nil
+	}
+	var out []container
+	for i, d := range b.Contents.Install.Deployments {
+		spec, err := b.Contents.DeploymentSpec(i)
+		if err != nil {
+			continue
+		}
+		for _, list := range []string{"initContainers", "containers"} {
+			cs, _ := manifest.Get(spec, "template", "spec", list).([]any)
+			for _, c := range cs {
+				image, _ := manifest.Get(c, "image").(string)
+				name, _ := manifest.Get(c, "name").(string)
+				if image != "" {
+					out = append(out, container{image: image, where: d.Name + "/" + name})
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,161 @@
+package mirror
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/odlm-render/odlm-render/internal/manifest"
+)
+
+// ImagesText is images.txt: one image per line, sorted, each once.
+func (p Plan) ImagesText() []byte {
+	var b strings.Builder
+	for _, im := range p.Images {
+		b.WriteString(im.Image)
+		b.WriteByte('\n')
+	}
+	return []byte(b.String())
+}
+
+// ImagesJSON is images.json: each image with the installs that need it.
+func (p Plan) ImagesJSON() ([]byte, error) {
+	images := p.Images
+	if images == nil {
+		images = []Image{}
+	}
+	out, err := json.MarshalIndent(map[string]any{"images": images}, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '\n'), nil
+}
+
+// ImageSetConfiguration is oc-mirror v2's configuration that copies what the plan lists:
+// each catalog image with, under it, each installed package with exactly its channel and
+// the installed version as both minVersion and maxVersion, and the images from outside the
+// catalogs as additionalImages.
+func (p Plan) ImageSetConfiguration() ([]byte, error) {
+	var operators []any
+	for _, c := range p.Catalogs {
+		byName := map[string][]any{}
+		for _, pkg := range c.Packages {
+			ch := map[string]any{"name": pkg.Channel}
+			if pkg.Version != "" {
+				ch["minVersion"] = pkg.Version
+				ch["maxVersion"] = pkg.Version
+			}
+			byName[pkg.Name] = append(byName[pkg.Name], ch)
+		}
+		var packages []any
+		for _, name := range slices.Sorted(maps.Keys(byName)) {
+			packages = append(packages, map[string]any{"name": name, "channels": byName[name]})
+		}
+		operators = append(operators, map[string]any{"catalog": c.Image, "packages": packages})
+	}
+	mirror := map[string]any{}
+	if len(operators) > 0 {
+		mirror["operators"] = operators
+	}
+	if len(p.Additional) > 0 {
+		var extra []any
+		for _, im := range p.Additional {
+			extra = append(extra, map[string]any{"name": im})
+		}
+		mirror["additionalImages"] = extra
+	}
+	return manifest.MarshalYAML(map[string]any{
+		"apiVersion": "mirror.openshift.io/v2alpha1",
+		"kind":       "ImageSetConfiguration",
+		"mirror":     mirror,
+	})
+}
+
+// source is an image's repository as written (registry host and path, without tag or
+// digest) and whether the image names a digest.
+func source(image string) (repo string, byDigest bool) {
+	if i := strings.Index(image, "@"); i >= 0 {
+		return image[:i], true
+	}
+	slash := strings.LastIndex(image, "/")
+	if colon := strings.LastIndex(image, ":"); colon > slash {
+		return image[:colon], false
+	}
+	return image, false
+}
+
+// mirrorOf is where oc-mirror puts a repository under a mirror: REGISTRY[/PREFIX] followed by
+// the repository's path without its registry host.
+func mirrorOf(repo, to string) string {
+	path := repo
+	if first, rest, ok := strings.Cut(repo, "/"); ok && (strings.ContainsAny(first, ".:") || first == "localhost") {
+		path = rest
+	}
+	return strings.TrimSuffix(to, "/") + "/" + path
+}
+
+// MirrorSets is mirror-sets.yaml: an ImageDigestMirrorSet for the repositories of images
+// named by digest and an ImageTagMirrorSet for those named by tag, each repository mapped to
+// the same path under to (REGISTRY[/PREFIX]). A set with no entry is left out.
+func (p Plan) MirrorSets(to string) ([]byte, error) {
+	if to == "" {
+		return nil, fmt.Errorf("no mirror registry given")
+	}
+	digests, tags := map[string]bool{}, map[string]bool{}
+	for _, im := range p.Images {
+		repo, byDigest := source(im.Image)
+		if byDigest {
+			digests[repo] = true
+		} else {
+			tags[repo] = true
+		}
+	}
+	var docs [][]byte
+	for _, set := range []struct {
+		kind, field string
+		repos       map[string]bool
+	}{{"ImageDigestMirrorSet", "imageDigestMirrors", digests}, {"ImageTagMirrorSet", "imageTagMirrors", tags}} {
+		if len(set.repos) == 0 {
+			continue
+		}
+		var entries []any
+		for _, repo := range slices.Sorted(maps.Keys(set.repos)) {
+			entries = append(entries, map[string]any{"source": repo, "mirrors": []any{mirrorOf(repo, to)}})
+		}
+		doc, err := manifest.MarshalYAML(map[string]any{
+			"apiVersion": "config.openshift.io/v1",
+			"kind":       set.kind,
+			"metadata":   map[string]any{"name": "odlm-render-mirror"},
+			"spec":       map[string]any{set.field: entries},
+		})
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, doc)
+	}
+	var b strings.Builder
+	for i, d := range docs {
+		if i > 0 {
+			b.WriteString("---\n")
+		}
+		b.Write(d)
+	}
+	return []byte(b.String()), nil
+}
+
+// Summary is the per-operator account printed on stderr: each install's bundle and image
+// count, the total, and what mirroring each whole channel would copy.
+func (p Plan) Summary() string {
+	var b strings.Builder
+	for _, o := range p.Operators {
+		channel := "unknown"
+		if o.ChannelImagesKnown {
+			channel = fmt.Sprint(o.ChannelImages)
+		}
+		fmt.Fprintf(&b, "%s: bundle %s, %d images (its whole channel: %s)\n", o.Operator, o.Bundle, o.Images, channel)
+	}
+	fmt.Fprintf(&b, "total: %d images to mirror; mirroring each installed package's whole channel would copy %d\n", len(p.Images), p.ChannelTotal)
+	return b.String()
+}

@@ -1,0 +1,60 @@
+package render
+
+import (
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+)
+
+// Install is an operator the render installs through OLM: a Subscription its output holds
+// (created, or updated under ODLM's label), the bundle that Subscription installs once
+// converged, and the catalog it comes from. Whatever the output format (OLM v0, OLM v1, or the
+// operator itself with OLMNone), these are what a cluster pulls.
+type Install struct {
+	// Namespace and Name are the Subscription's (an OLM v1 ClusterExtension has its name)
+	Namespace, Name string
+	// Package and Channel are what it installs from ("" channel: the package's default)
+	Package, Channel string
+	// Bundle is the bundle installed once converged (the channel head, or the pin); nil when
+	// the catalog does not know it
+	Bundle *catalog.Bundle
+	// CatalogSource is the "namespace/name" of the CatalogSource the Subscription names, and
+	// CatalogImage its image (olm.catalogImageTemplate resolved for Options.KubeVersion, else
+	// spec.image); "" when that CatalogSource is not among the inputs, snapshots or cluster
+	CatalogSource, CatalogImage string
+	// About and Field anchor diagnostics about the install: the registry entry that asks for it
+	About *manifest.Object
+	Field string
+}
+
+// installList lists what the settled round installs, in the order of its Subscriptions.
+func (r *run) installList() []Install {
+	images := map[string]string{}
+	for _, cs := range r.olm.catalogSources() {
+		obj := manifest.New(cs.obj)
+		image := obj.String("spec", "image")
+		if tmpl := obj.Annotations()[catalogImageTemplateAnnotation]; tmpl != "" {
+			if resolved, ok := resolveImageTemplate(tmpl, r.opts.KubeVersion); ok {
+				image = resolved
+			}
+		}
+		images[cs.namespace+"/"+cs.name] = image
+	}
+	var out []Install
+	for _, p := range r.subscriptions {
+		if p.obj == nil {
+			continue
+		}
+		sub := p.obj
+		in := Install{Namespace: sub.Namespace(), Name: sub.Name(), Package: sub.String("spec", "name"), Channel: sub.String("spec", "channel"),
+			CatalogSource: sub.String("spec", "sourceNamespace") + "/" + sub.String("spec", "source")}
+		in.CatalogImage = images[in.CatalogSource]
+		in.About, in.Field = p.about()
+		for _, ib := range r.kinds.installed {
+			if ib.plan == p {
+				in.Bundle = ib.bundle
+			}
+		}
+		out = append(out, in)
+	}
+	return out
+}
