@@ -29,9 +29,17 @@ type Bundle struct {
 	ProvidedGVKs     []GVK
 	RequiredGVKs     []GVK
 	RequiredPackages []PackageRequirement
-	// RelatedImages are the images the bundle deploys; kept only with
-	// LoadOptions.RelatedImages (rendering does not need them).
+	// RelatedImages are the images the bundle deploys, in the catalog's order, images as
+	// given (digests kept); kept only with LoadOptions.RelatedImages (rendering does not
+	// need them). Nil when the catalog lists none.
 	RelatedImages []RelatedImage
+	// RelatedImagesKnown tells "none listed" from "not kept": it is true when the load kept
+	// related images and the bundle's source records them: every olm.bundle blob (one
+	// without relatedImages lists none), and a CatalogSnapshot bundle written since snapshots
+	// keep them (its relatedImages field, [] for none). It is false without
+	// LoadOptions.RelatedImages, and for a snapshot written before they were kept (extract
+	// it again to have them).
+	RelatedImagesKnown bool
 	// SkipRange comes from the olm.skipRange annotation.
 	SkipRange string
 	// Annotations are OLM's CSV annotations (from olm.csv.metadata, or from
@@ -70,11 +78,9 @@ type PackageRequirement struct {
 	VersionRange string `json:"versionRange"`
 }
 
-// RelatedImage is an entry of a bundle's relatedImages.
-type RelatedImage struct {
-	Name  string `json:"name"`
-	Image string `json:"image"`
-}
+// RelatedImage is an entry of a bundle's relatedImages: OLM's type (a CSV's
+// spec.relatedImages, which FBC copies), its image as the catalog gives it, by tag or digest.
+type RelatedImage = v1alpha1.RelatedImage
 
 // Property is a bundle property kept as decoded.
 type Property struct {
@@ -104,8 +110,8 @@ func decodeBundle(src Source, pkg string, blob map[string]any, relatedImages boo
 		return nil, fail(err)
 	}
 	bb := bundleBuild{b: &Bundle{Name: r.Name, Package: pkg, Source: src, CSVName: r.Name, Image: r.Image}}
-	if relatedImages && r.RelatedImages != nil {
-		if err := decodeField(r.RelatedImages, reflect.ValueOf(&bb.b.RelatedImages).Elem(), "relatedImages"); err != nil {
+	if relatedImages {
+		if err := bb.relatedImages(r.RelatedImages); err != nil {
 			return nil, fail(err)
 		}
 	}
@@ -126,6 +132,21 @@ type bundleBuild struct {
 	b                       *Bundle
 	sawPackage, sawMetadata bool
 	objects                 *contentsBuilder
+}
+
+// relatedImages reads an olm.bundle's relatedImages (v: absent or null when it lists none).
+func (bb *bundleBuild) relatedImages(v any) error {
+	bb.b.RelatedImagesKnown = true
+	if v == nil {
+		return nil
+	}
+	if err := decodeField(v, reflect.ValueOf(&bb.b.RelatedImages).Elem(), "relatedImages"); err != nil {
+		return err
+	}
+	if len(bb.b.RelatedImages) == 0 {
+		bb.b.RelatedImages = nil // relatedImages: [] lists none, as an absent field does
+	}
+	return nil
 }
 
 // propertyReaders read the property types a Bundle interprets; the others are kept in

@@ -43,9 +43,11 @@ type LoadOptions struct {
 	// memory at once, and are not validated (so a package defined twice
 	// elsewhere in the tree is no error when it is not asked for).
 	Packages []string
-	// RelatedImages keeps each bundle's relatedImages (Bundle.RelatedImages).
-	// Rendering does not need them, so they are dropped by default: they
-	// are a fifth of what a loaded catalog would otherwise hold.
+	// RelatedImages keeps each bundle's relatedImages (Bundle.RelatedImages
+	// and RelatedImagesKnown), from an FBC or a CatalogSnapshot, so that a
+	// snapshot written from the catalog carries them. Rendering does not
+	// need them, so they are dropped by default: they are a fifth of what a
+	// loaded catalog would otherwise hold. A snapshot's are checked either way.
 	RelatedImages bool
 }
 

@@ -25,8 +25,9 @@
 //   - import pkg/render or know anything about ODLM custom resources: it only
 //     answers questions about catalog data;
 //   - panic on any input (the decoders are fuzzed);
-//   - keep icons, descriptions, related images (unless asked) or whole blobs
-//     in memory after decoding, or hold more than a few documents of a
+//   - keep icons, descriptions, related images (unless asked:
+//     LoadOptions.RelatedImages, which catalog extract sets so that
+//     snapshots carry them) or whole blobs in memory after decoding, or hold more than a few documents of a
 //     stream at once: only the fields the renderer and a snapshot need are
 //     kept, so that a 33 MB catalog costs about 8 MB loaded;
 //   - follow symlinked folders (a loop would never end) or touch the network

@@ -15,8 +15,8 @@ import (
 // referenceLoad is the plain way to read a catalog file: the whole stream
 // through the YAML (or JSON) decoder, every document converted and decoded,
 // no peek, no pruning, no workers. The streaming decoder must agree with it.
-func referenceLoad(name string, data []byte, keep []string) (*Catalog, error) {
-	b := NewBuilder(LoadOptions{Packages: keep})
+func referenceLoad(name string, data []byte, opts LoadOptions) (*Catalog, error) {
+	b := NewBuilder(opts)
 	if formatOf(name) == "json" {
 		dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))))
 		dec.UseNumber()
@@ -81,7 +81,8 @@ func snapshotText(c *Catalog) string {
 
 // FuzzStreamingMatchesReference: whatever the plain reading accepts, the
 // streaming decoder (splitter, peek, pruning, workers) accepts too, with the
-// same result, with and without a package filter. (The converse does not
+// same result, with and without a package filter, with and without related
+// images (pruning cuts them out when they are not kept). (The converse does not
 // hold: a filtered load does not parse the blobs it drops, and pruning
 // skips the text of fields no Bundle field comes from.)
 func FuzzStreamingMatchesReference(f *testing.F) {
@@ -100,7 +101,7 @@ func FuzzStreamingMatchesReference(f *testing.F) {
 		`{"schema":"olm.bundle","package":"p","name":"p.v1","properties":[{"type":"olm.package","value":{"packageName":"p","version":"1"}}]}`), true, false)
 	f.Add([]byte(`{"schema":"olm.package","name":"q"} {"schema":"olm.package","name":"p"}`), true, true)
 	var snap bytes.Buffer
-	if c, err := referenceLoad("x.yaml", []byte(pkg+ch+bundle("p.v1", "1.0.0")+bundle("p.v2", "2.0.0")+other), nil); err == nil {
+	if c, err := referenceLoad("x.yaml", []byte(pkg+ch+bundle("p.v1", "1.0.0")+bundle("p.v2", "2.0.0")+other), LoadOptions{RelatedImages: true}); err == nil {
 		_ = c.WriteSnapshot(&snap, SnapshotMeta{})
 		f.Add(snap.Bytes(), false, false)
 		f.Add(snap.Bytes(), false, true)
@@ -115,21 +116,30 @@ func FuzzStreamingMatchesReference(f *testing.F) {
 		if filter {
 			keep = []string{"p"}
 		}
-		want, werr := referenceLoad(name, data, keep)
-		b := NewBuilder(LoadOptions{Packages: keep})
-		err := b.AddReader(name, bytes.NewReader(data))
-		var got *Catalog
-		if err == nil {
-			got, err = b.Catalog()
-		}
-		if werr != nil {
-			return // the streaming decoder may accept what it never parses
-		}
-		if err != nil {
-			t.Fatalf("the reference accepts it, the streaming decoder says: %v", err)
-		}
-		if w, g := snapshotText(want), snapshotText(got); w != g {
-			t.Fatalf("different catalogs:\n%s\n---- streaming:\n%s", w, g)
+		for _, related := range []bool{false, true} {
+			streamingMatchesReference(t, name, data, LoadOptions{Packages: keep, RelatedImages: related})
 		}
 	})
+}
+
+// streamingMatchesReference fails t when the reference load accepts data and the streaming
+// load does not, or gives another catalog.
+func streamingMatchesReference(t *testing.T, name string, data []byte, opts LoadOptions) {
+	t.Helper()
+	want, werr := referenceLoad(name, data, opts)
+	b := NewBuilder(opts)
+	err := b.AddReader(name, bytes.NewReader(data))
+	var got *Catalog
+	if err == nil {
+		got, err = b.Catalog()
+	}
+	if werr != nil {
+		return // the streaming decoder may accept what it never parses
+	}
+	if err != nil {
+		t.Fatalf("%+v: the reference accepts it, the streaming decoder says: %v", opts, err)
+	}
+	if w, g := snapshotText(want), snapshotText(got); w != g {
+		t.Fatalf("%+v: different catalogs:\n%s\n---- streaming:\n%s", opts, w, g)
+	}
 }

@@ -49,6 +49,7 @@ func facts(t testing.TB, c *catalog.Catalog) string {
 			fmt.Fprintf(&b, "  bundle %s pkg=%s version=%q image=%q csv=%q display=%q skipRange=%q\n",
 				bu.Name, bu.Package, bu.Version, bu.Image, bu.CSVName, bu.DisplayName, bu.SkipRange)
 			fmt.Fprintf(&b, "    modes=%v provided=%v required=%v packages=%v\n", bu.InstallModes, bu.ProvidedGVKs, bu.RequiredGVKs, bu.RequiredPackages)
+			fmt.Fprintf(&b, "    relatedImages known=%v %q\n", bu.RelatedImagesKnown, bu.RelatedImages)
 			for _, pr := range bu.Properties {
 				v, err := json.Marshal(pr.Value)
 				require.NoError(t, err)
@@ -93,15 +94,15 @@ func snapshotOf(t testing.TB, c *catalog.Catalog) []byte {
 	return buf.Bytes()
 }
 
-// roundTrip writes c's snapshot to a file, loads it, and checks that the
-// loaded catalog has the same facts and writes the same bytes. It returns
-// the snapshot.
+// roundTrip writes c's snapshot to a file, loads it (keeping related images), and checks
+// that the loaded catalog has the same facts and writes the same bytes. It returns the
+// snapshot.
 func roundTrip(t *testing.T, c *catalog.Catalog) []byte {
 	t.Helper()
 	snap := snapshotOf(t, c)
 	path := filepath.Join(t.TempDir(), "snapshot.yaml")
 	require.NoError(t, os.WriteFile(path, snap, 0o644))
-	back, err := catalog.Load(path)
+	back, err := catalog.LoadWith(catalog.LoadOptions{RelatedImages: true}, path)
 	require.NoError(t, err, "%s", snap)
 	require.Equal(t, facts(t, c), facts(t, back))
 	require.Equal(t, string(snap), string(snapshotOf(t, back)), "writing a loaded snapshot again gives the same bytes")

@@ -11,7 +11,8 @@ import (
 // FuzzLoad feeds one file's bytes, as YAML or as JSON, through the whole
 // path a renderer takes: decode, validate, heads, head bundles, examples,
 // deprecations; and its documents, decoded as a render's inputs are,
-// through AddSnapshotObject. Nothing may panic; errors are fine. Run it with
+// through AddSnapshotObject, keeping related images as catalog extract does.
+// Nothing may panic; errors are fine. Run it with
 //
 //	go test ./pkg/catalog -run '^$' -fuzz FuzzLoad -fuzztime 60s
 func FuzzLoad(f *testing.F) {
@@ -41,6 +42,11 @@ func FuzzLoad(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(snapshotOf(f, c), false) // a CatalogSnapshot
+	withImages, err := catalog.LoadWith(catalog.LoadOptions{RelatedImages: true}, writeTree(f, map[string]string{"c.yaml": deprecated}))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(snapshotOf(f, withImages), false) // with relatedImages
 	f.Add([]byte(jsonCatalog), true)
 	f.Add([]byte(`{"schema":"olm.package","name":"a"}{"schema":"olm.package","name":"a"}`), true)
 	f.Add([]byte(`[1] {"schema": 3}`), true)
@@ -88,13 +94,13 @@ func FuzzLoad(f *testing.F) {
 }
 
 // addSnapshotObjects adds every document of data, decoded as a render's
-// inputs are, with AddSnapshotObject.
+// inputs are, with AddSnapshotObject, keeping related images.
 func addSnapshotObjects(name string, data []byte) {
 	objs, err := manifest.Decode(name, data)
 	if err != nil {
 		return
 	}
-	b := catalog.NewBuilder(catalog.LoadOptions{})
+	b := catalog.NewBuilder(catalog.LoadOptions{RelatedImages: true})
 	for _, o := range objs {
 		src := catalog.Source{File: name, Index: o.Source.Index, Line: o.Source.Line}
 		if err := b.AddSnapshotObject(src, o.Map, o.Source.LineOf); err != nil {

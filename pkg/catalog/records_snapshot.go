@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
@@ -82,7 +83,69 @@ type snapshotBundleRecord struct {
 	Properties       []snapshotProperty   `json:"properties"`
 	Annotations      snapshotAnnotations  `json:"annotations"`
 	AlmExamples      examplesText         `json:"almExamples"`
+	RelatedImages    relatedImagesRecord  `json:"relatedImages"`
 	Contents         any                  `json:"contents"` // a *contentsRecord
+}
+
+// relatedImagesRecord is the relatedImages of a snapshot bundle: written when the bundle's
+// related images are known (Bundle.RelatedImagesKnown), [] when the catalog lists none, so
+// that a reader tells "none listed" from "not kept" (a snapshot written before they were
+// kept has no such field); each element on one line, in the catalog's order.
+type relatedImagesRecord struct {
+	list  []relatedImageRecord
+	known bool
+}
+
+// relatedImageRecord is a RelatedImage in a snapshot, read strictly (no other key).
+type relatedImageRecord struct {
+	Name  string `json:"name"`
+	Image string `json:"image"`
+}
+
+func (*relatedImageRecord) closed() {}
+
+func (*relatedImageRecord) label(i int) string { return fmt.Sprintf("element %d", i) }
+
+// relatedImagesRecordOf is the record of a bundle's related images.
+func relatedImagesRecordOf(b *Bundle) relatedImagesRecord {
+	r := relatedImagesRecord{known: b.RelatedImagesKnown}
+	if r.known && len(b.RelatedImages) > 0 {
+		r.list = make([]relatedImageRecord, len(b.RelatedImages))
+		for i, ri := range b.RelatedImages {
+			r.list[i] = relatedImageRecord(ri)
+		}
+	}
+	return r
+}
+
+func (r *relatedImagesRecord) snapshotValue() (any, error) {
+	if !r.known {
+		return nil, nil
+	}
+	if len(r.list) == 0 {
+		return []any{}, nil
+	}
+	return listValue(reflect.ValueOf(r.list), true)
+}
+
+func (r *relatedImagesRecord) fromTree(v any) error {
+	if err := decodeList(v, reflect.ValueOf(&r.list).Elem(), "relatedImages"); err != nil {
+		return err
+	}
+	r.known = true
+	return nil
+}
+
+// relatedImages are the RelatedImages the record describes (nil for none).
+func (r *relatedImagesRecord) relatedImages() []RelatedImage {
+	if len(r.list) == 0 {
+		return nil
+	}
+	out := make([]RelatedImage, len(r.list))
+	for i, ri := range r.list {
+		out[i] = RelatedImage(ri)
+	}
+	return out
 }
 
 // contentsRecord is the contents of a snapshot bundle: the CRDs and the other manifests
@@ -294,13 +357,17 @@ func (e *examplesText) fromTree(v any) error {
 	return nil
 }
 
-// bundle returns the Bundle the record describes.
-func (r *snapshotBundleRecord) bundle(src Source, pkg string) (*Bundle, error) {
+// bundle returns the Bundle the record describes; its related images only when
+// relatedImages asks for them (LoadOptions.RelatedImages).
+func (r *snapshotBundleRecord) bundle(src Source, pkg string, relatedImages bool) (*Bundle, error) {
 	b := &Bundle{Name: r.Name, Package: pkg, Source: src, CSVName: r.Name, Version: r.Version, Image: r.Image,
 		DisplayName: r.DisplayName, SkipRange: r.SkipRange, InstallModes: installModes(r.InstallModes),
 		ProvidedGVKs: r.ProvidedAPIs, RequiredGVKs: r.RequiredAPIs, RequiredPackages: r.RequiredPackages}
 	if r.CSVName != "" {
 		b.CSVName = r.CSVName
+	}
+	if relatedImages && r.RelatedImages.known {
+		b.RelatedImages, b.RelatedImagesKnown = r.RelatedImages.relatedImages(), true
 	}
 	for _, p := range r.Properties {
 		b.Properties = append(b.Properties, Property(p))

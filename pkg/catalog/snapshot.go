@@ -30,7 +30,7 @@ import (
 //	    channels: [{name, head | headError, entries: [{name, replaces, skips, skipRange}]}],  # sorted; entries in catalog order
 //	    bundles:  [{name, version, image, csvName, displayName, skipRange, installModes,
 //	                providedAPIs, requiredAPIs, requiredPackages, properties, annotations,
-//	                almExamples, contents}],                           # sorted by name
+//	                almExamples, relatedImages: [{name, image}], contents}],  # sorted by name
 //	    deprecations: [{reference: {schema, name}, message}]
 //
 //	contents: {crds, permissions, clusterPermissions, deployments, ownedCRDs, requiredCRDs,
@@ -48,11 +48,18 @@ import (
 // install holds the CSV's install strategy whole, with all of the CSV's
 // annotations. A snapshot written before install was kept has neither
 // install nor manifests, and still loads.
-// Icons, descriptions, related images and the CSV metadata the renderer
-// does not read are left out (but for install's annotations). Loading a snapshot (Load, Builder.AddPath…:
-// the kind is detected) gives the same packages, channels, heads, bundles,
-// examples, install modes, GVKs and deprecations as the catalog it was
-// written from, and writing it again gives the same bytes.
+// relatedImages are the bundle's, as the catalog lists them (its order,
+// images as given, digests kept; an empty name left out), written when the
+// catalog was loaded with LoadOptions.RelatedImages (catalog extract does):
+// [] when the catalog lists none, no field when they were not kept (as in a
+// snapshot written before they were). Bundle.RelatedImagesKnown tells the two
+// apart; a reader keeps them only with LoadOptions.RelatedImages.
+// Icons, descriptions and the CSV metadata the renderer does not read are
+// left out (but for install's annotations). Loading a snapshot (Load,
+// Builder.AddPath…: the kind is detected) gives the same packages, channels,
+// heads, bundles, examples, install modes, GVKs, related images and
+// deprecations as the catalog it was written from, and writing it again
+// gives the same bytes.
 const (
 	// SnapshotAPIVersion is the apiVersion of a CatalogSnapshot.
 	SnapshotAPIVersion = "odlm-render.io/v1alpha1"
@@ -237,7 +244,8 @@ func deprecationRecords(ds []Deprecation) []deprecationEntry {
 func bundleRecordOf(b *Bundle) (*snapshotBundleRecord, error) {
 	r := &snapshotBundleRecord{Name: b.Name, Version: b.Version, Image: b.Image, DisplayName: b.DisplayName,
 		SkipRange: b.SkipRange, ProvidedAPIs: b.ProvidedGVKs, RequiredAPIs: b.RequiredGVKs,
-		RequiredPackages: b.RequiredPackages, Annotations: snapshotAnnotations(b.Annotations)}
+		RequiredPackages: b.RequiredPackages, Annotations: snapshotAnnotations(b.Annotations),
+		RelatedImages: relatedImagesRecordOf(b)}
 	if b.CSVName != b.Name {
 		r.CSVName = b.CSVName
 	}
@@ -468,7 +476,7 @@ func (d *decoder) decodeSnapshotPackage(src Source, m map[string]any) ([]item, e
 		out = append(out, item{kind: itemChannel, src: src, pkg: name, channel: ch})
 	}
 	for _, bm := range r.Bundles {
-		bu, err := decodeSnapshotBundle(src, name, bm)
+		bu, err := decodeSnapshotBundle(src, name, bm, d.relatedImages)
 		if err != nil {
 			return nil, err
 		}
@@ -524,7 +532,9 @@ func mustList(m map[string]any, key string) []map[string]any {
 	return l
 }
 
-func decodeSnapshotBundle(src Source, pkg string, m map[string]any) (*Bundle, error) {
+// decodeSnapshotBundle reads a bundle of a snapshot package; relatedImages keeps its related
+// images (LoadOptions.RelatedImages), which are checked either way.
+func decodeSnapshotBundle(src Source, pkg string, m map[string]any, relatedImages bool) (*Bundle, error) {
 	name, err := reqString(m, "name")
 	if err != nil {
 		return nil, &Error{Source: src, Package: pkg, Err: fmt.Errorf(SnapshotKind+": bundle: %w", err)}
@@ -533,7 +543,7 @@ func decodeSnapshotBundle(src Source, pkg string, m map[string]any) (*Bundle, er
 	err = decodeSnapshotRecord(m, &r)
 	var b *Bundle
 	if err == nil {
-		b, err = r.bundle(src, pkg)
+		b, err = r.bundle(src, pkg, relatedImages)
 	}
 	if err != nil {
 		return nil, &Error{Source: src, Package: pkg, Bundle: name, Err: fmt.Errorf(SnapshotKind+": %w", err)}

@@ -21,9 +21,10 @@ import (
 
 // TestSnapshotRealCatalogs: every package of the project's real catalogs
 // survives the snapshot (same facts, same bytes written again), and the
-// snapshot matches the reviewed golden file.
+// snapshot, its related images kept as catalog extract keeps them, matches
+// the reviewed golden file.
 func TestSnapshotRealCatalogs(t *testing.T) {
-	c, err := catalog.Load(realCatalogs)
+	c, err := catalog.LoadWith(catalog.LoadOptions{RelatedImages: true}, realCatalogs)
 	require.NoError(t, err)
 	snap := roundTrip(t, c)
 
@@ -36,9 +37,12 @@ func TestSnapshotRealCatalogs(t *testing.T) {
 	assert.Equal(t, string(b), string(snap), "go test ./pkg/catalog -run TestSnapshotRealCatalogs -update rewrites it")
 
 	// What the snapshot leaves out.
-	for _, s := range []string{"base64data", "crdDescriptions", "relatedImages", "capabilities:", "createdAt", "description"} {
+	for _, s := range []string{"base64data", "crdDescriptions", "capabilities:", "createdAt", "description"} {
 		assert.NotContains(t, string(snap), s)
 	}
+	// Related images are kept, in the catalog's order, digests and all.
+	assert.Contains(t, string(snap), "      relatedImages:\n      - {image: 'docker.io/kubegreen/kube-green:0.7.1'}\n"+
+		"      - {image: 'quay.io/community-operator-pipeline-prod/kube-green@sha256:6a3babd5a11f00ce3786a1a2c7f7543ee72b4fe41d10a4e184a566da36b75bd0'}\n")
 	// alm-examples are parsed, not a string.
 	assert.Contains(t, string(snap), "      almExamples:\n      - apiVersion: kube-green.com/v1alpha1\n")
 	assert.Less(t, len(snap), int(treeBytes(t, realCatalogs))/3, "a snapshot is compact")
@@ -298,7 +302,7 @@ func TestSnapshotErrors(t *testing.T) {
 		{"apiVersion", "odlm-render.io/v1alpha1", "odlm-render.io/v9", []string{"CatalogSnapshot", `apiVersion "odlm-render.io/v9" is not supported`}},
 		{"unknown spec field", "  source:\n", "  extra: 1\n  source:\n", []string{`spec: unknown field "extra"`}},
 		{"unknown package field", "    defaultChannel: stable\n", "    defaultChannel: stable\n    icon: x\n", []string{`package "foo"`, `unknown field "icon"`}},
-		{"unknown bundle field", "      version: 1.0.0\n", "      version: 1.0.0\n      relatedImages: []\n", []string{`bundle "foo.v1.0.0"`, `unknown field "relatedImages"`}},
+		{"unknown bundle field", "      version: 1.0.0\n", "      version: 1.0.0\n      icon: x\n", []string{`bundle "foo.v1.0.0"`, `unknown field "icon"`}},
 		{"unknown entry field", "      - name: foo.v1.0.0\n", "      - name: foo.v1.0.0\n        weight: 3\n", []string{`channel "stable"`, `unknown field "weight"`}},
 		{"head mismatch", "head: foo.v1.2.0", "head: foo.v1.1.0", []string{`channel "stable"`, `the head recorded ("foo.v1.1.0") is not the head of the entries ("foo.v1.2.0")`}},
 		{"examples type", snap, "apiVersion: odlm-render.io/v1alpha1\nkind: CatalogSnapshot\nmetadata: {name: x}\nspec:\n  packages:\n  - name: foo\n    bundles:\n    - name: foo.v1\n      almExamples: {kind: X}\n",

@@ -29,10 +29,12 @@ func TestLoadSimple(t *testing.T) {
 	assert.Equal(t, "Example", b.DisplayName)
 	assert.Equal(t, []catalog.GVK{{Group: "example.com", Version: "v1", Kind: "Widget"}}, b.ProvidedGVKs)
 	assert.Empty(t, b.RelatedImages, "kept only with LoadOptions.RelatedImages")
+	assert.False(t, b.RelatedImagesKnown)
 	withImages, err := catalog.LoadWith(catalog.LoadOptions{RelatedImages: true}, dir)
 	require.NoError(t, err)
 	wp, _ := withImages.Package("foo")
 	assert.Equal(t, []catalog.RelatedImage{{Name: "operator", Image: "quay.io/example/operator:1.2.0"}}, wp.Bundles["foo.v1.2.0"].RelatedImages)
+	assert.True(t, wp.Bundles["foo.v1.2.0"].RelatedImagesKnown)
 	assert.Equal(t, []catalog.Property{{Type: "olm.maxOpenShiftVersion", Value: "4.20"}}, b.Properties)
 	assert.Equal(t, []catalog.InstallMode{{Type: "OwnNamespace", Supported: true}, {Type: "AllNamespaces"}}, b.InstallModes)
 

@@ -67,6 +67,7 @@ var (
 	_ snapshotWriter = (*strictList[v1alpha1.WebhookDescription])(nil)
 	_ snapshotWriter = (*stringMap)(nil)
 	_ snapshotWriter = (*objectText)(nil)
+	_ snapshotWriter = (*relatedImagesRecord)(nil)
 )
 
 var (
