@@ -131,7 +131,8 @@ func (b *builder) add(in render.Install, cat *catalog.Catalog) {
 			pkgs = map[string]Package{}
 			b.catalogs[in.CatalogImage] = pkgs
 		}
-		pkgs[in.Package+"|"+in.Channel] = Package{Name: in.Package, Channel: b.channelName(in, cat), Version: bundle.Version, Bundle: bundle.Name}
+		channel := b.channelName(in, cat)
+		pkgs[in.Package+"|"+channel] = Package{Name: in.Package, Channel: channel, Version: bundle.Version, Bundle: bundle.Name}
 	} else {
 		b.warn(in, "Subscription %s: CatalogSource %s is not among the inputs or snapshots, so its image is not known: the bundle's images are listed as additional images, and the catalog image must be mirrored by hand", op, in.CatalogSource)
 	}

@@ -103,25 +103,76 @@ func TestPlanWarns(t *testing.T) {
 
 // TestMirrorSets maps each repository to the same path under the mirror: digests in the
 // ImageDigestMirrorSet, tags in the ImageTagMirrorSet, the source registry's host dropped.
+// A source is the repository a cluster matches: without the tag of a "repo:tag@digest"
+// reference (real catalogs list some: ecr-secret-operator, shipwright-operator), and with
+// Docker Hub's host and library/ namespace for a name that has none, as container runtimes
+// read it.
 func TestMirrorSets(t *testing.T) {
 	t.Parallel()
-	plan := mirror.Plan{Images: []mirror.Image{
-		{Image: "quay.io/org/op@sha256:0123456789012345678901234567890123456789012345678901234567890123"},
-		{Image: "docker.io/lib/app:1.0"},
-		{Image: "localhost:5000/dev/tool:latest"},
-		{Image: "plain"},
-	}}
-	sets, err := plan.MirrorSets("mirror.example.com:5000/prefix")
-	require.NoError(t, err)
-	text := string(sets)
-	for _, want := range []string{
-		"kind: ImageDigestMirrorSet", "source: quay.io/org/op", "- mirror.example.com:5000/prefix/org/op",
-		"kind: ImageTagMirrorSet", "source: docker.io/lib/app", "- mirror.example.com:5000/prefix/lib/app",
-		"source: localhost:5000/dev/tool", "- mirror.example.com:5000/prefix/dev/tool",
-		"source: plain", "- mirror.example.com:5000/prefix/plain",
+	const digest = "sha256:0123456789012345678901234567890123456789012345678901234567890123"
+	const to = "mirror.example.com:5000/prefix"
+	for _, tc := range []struct {
+		image, kind, source, mirror string
+	}{
+		{"quay.io/org/op@" + digest, "ImageDigestMirrorSet", "quay.io/org/op", to + "/org/op"},
+		{"quay.io/brancz/kube-rbac-proxy:v0.21.0@" + digest, "ImageDigestMirrorSet", "quay.io/brancz/kube-rbac-proxy", to + "/brancz/kube-rbac-proxy"},
+		{"docker.io/lib/app:1.0", "ImageTagMirrorSet", "docker.io/lib/app", to + "/lib/app"},
+		{"localhost:5000/dev/tool:latest", "ImageTagMirrorSet", "localhost:5000/dev/tool", to + "/dev/tool"},
+		{"localhost/dev/tool:1", "ImageTagMirrorSet", "localhost/dev/tool", to + "/dev/tool"},
+		{"kubegreen/kube-green:0.3.0", "ImageTagMirrorSet", "docker.io/kubegreen/kube-green", to + "/kubegreen/kube-green"},
+		{"plain", "ImageTagMirrorSet", "docker.io/library/plain", to + "/library/plain"},
+		{"docker.io/busybox@" + digest, "ImageDigestMirrorSet", "docker.io/library/busybox", to + "/library/busybox"},
 	} {
-		assert.Contains(t, text, want)
+		t.Run(tc.image, func(t *testing.T) {
+			t.Parallel()
+			plan := mirror.Plan{Images: []mirror.Image{{Image: tc.image}}}
+			sets, err := plan.MirrorSets(to + "/")
+			require.NoError(t, err)
+			want := "kind: " + tc.kind + "\nmetadata:\n  name: odlm-render-mirror\nspec:\n  " +
+				map[string]string{"ImageDigestMirrorSet": "imageDigestMirrors", "ImageTagMirrorSet": "imageTagMirrors"}[tc.kind] +
+				":\n  - mirrors:\n    - " + tc.mirror + "\n    source: " + tc.source + "\n"
+			assert.Contains(t, string(sets), want)
+			assert.NotContains(t, string(sets), "---", "one set only")
+		})
 	}
-	_, err = plan.MirrorSets("")
+	_, err := mirror.Plan{}.MirrorSets("")
 	require.Error(t, err)
+}
+
+// TestImageSetConfigurationListsAChannelOnce: a Subscription on the package's default
+// channel by name and one with channel "" (the default channel) install the same bundle from
+// the same channel, which the ImageSetConfiguration lists once; another channel of the same
+// package is listed beside it.
+func TestImageSetConfigurationListsAChannelOnce(t *testing.T) {
+	t.Parallel()
+	c := load(t, "../../testdata/catalogs/certified/eda-openshift-operator")
+	latest, older := head(t, c, "eda-k8s-operator", "6.0"), head(t, c, "eda-k8s-operator", "stable")
+	const index = "registry.redhat.io/redhat/certified-operator-index:v4.20"
+	plan := mirror.New([]render.Install{
+		{Namespace: "a", Name: "eda", Package: "eda-k8s-operator", Channel: "6.0", Bundle: latest, CatalogImage: index},
+		{Namespace: "b", Name: "eda", Package: "eda-k8s-operator", Bundle: latest, CatalogImage: index},
+		{Namespace: "c", Name: "eda", Package: "eda-k8s-operator", Channel: "stable", Bundle: older, CatalogImage: index},
+	}, c)
+	require.Len(t, plan.Catalogs, 1)
+	assert.Equal(t, []mirror.Package{
+		{Name: "eda-k8s-operator", Channel: "6.0", Version: "6.0.1", Bundle: "eda-openshift-operator.v6.0.1"},
+		{Name: "eda-k8s-operator", Channel: "stable", Version: "6.0.0", Bundle: "eda-openshift-operator.v6.0.0"},
+	}, plan.Catalogs[0].Packages)
+	isc, err := plan.ImageSetConfiguration()
+	require.NoError(t, err)
+	assert.Equal(t, `apiVersion: mirror.openshift.io/v2alpha1
+kind: ImageSetConfiguration
+mirror:
+  operators:
+  - catalog: registry.redhat.io/redhat/certified-operator-index:v4.20
+    packages:
+    - channels:
+      - maxVersion: 6.0.1
+        minVersion: 6.0.1
+        name: "6.0"
+      - maxVersion: 6.0.0
+        minVersion: 6.0.0
+        name: stable
+      name: eda-k8s-operator
+`, string(isc))
 }

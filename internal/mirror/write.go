@@ -73,26 +73,51 @@ func (p Plan) ImageSetConfiguration() ([]byte, error) {
 	})
 }
 
-// source is an image's repository as written (registry host and path, without tag or
-// digest) and whether the image names a digest.
+// source is the repository a cluster matches an image against a mirror set's sources (registry
+// host and path, without tag or digest, as qualified names), and whether the image names a
+// digest (then the tag of a "repo:tag@digest" reference plays no part in the pull).
 func source(image string) (repo string, byDigest bool) {
+	ref := image
 	if i := strings.Index(image, "@"); i >= 0 {
-		return image[:i], true
+		ref, byDigest = image[:i], true
 	}
-	slash := strings.LastIndex(image, "/")
-	if colon := strings.LastIndex(image, ":"); colon > slash {
-		return image[:colon], false
+	slash := strings.LastIndex(ref, "/")
+	if colon := strings.LastIndex(ref, ":"); colon > slash {
+		ref = ref[:colon]
 	}
-	return image, false
+	return qualified(ref), byDigest
 }
 
-// mirrorOf is where oc-mirror puts a repository under a mirror: REGISTRY[/PREFIX] followed by
-// the repository's path without its registry host.
-func mirrorOf(repo, to string) string {
-	path := repo
-	if first, rest, ok := strings.Cut(repo, "/"); ok && (strings.ContainsAny(first, ".:") || first == "localhost") {
-		path = rest
+// dockerHub is the registry of a name without a registry host, as container runtimes read it.
+const dockerHub = "docker.io"
+
+// splitHost splits a repository into its registry host ("" when the first component is not
+// one: no dot, no port, not localhost) and its path.
+func splitHost(repo string) (host, path string) {
+	first, rest, ok := strings.Cut(repo, "/")
+	if ok && (strings.ContainsAny(first, ".:") || first == "localhost") {
+		return first, rest
 	}
+	return "", repo
+}
+
+// qualified is a repository as a container runtime resolves it: a name without a registry
+// host is Docker Hub's, and a Docker Hub name of one component is in its library/ namespace.
+func qualified(repo string) string {
+	host, path := splitHost(repo)
+	if host == "" {
+		host = dockerHub
+	}
+	if host == dockerHub && !strings.Contains(path, "/") {
+		path = "library/" + path
+	}
+	return host + "/" + path
+}
+
+// mirrorOf is where oc-mirror puts a repository (qualified) under a mirror: REGISTRY[/PREFIX]
+// followed by the repository's path without its registry host.
+func mirrorOf(repo, to string) string {
+	_, path := splitHost(repo)
 	return strings.TrimSuffix(to, "/") + "/" + path
 }
 
