@@ -36,6 +36,8 @@ type Image struct {
 // Package is one installed package of a catalog, at exactly the installed version.
 type Package struct {
 	Name, Channel, Version, Bundle string
+	// DefaultChannel is the package's default channel in the catalog ("" when not known)
+	DefaultChannel string
 }
 
 // Catalog is a catalog image and the packages installed from it.
@@ -131,8 +133,12 @@ func (b *builder) add(in render.Install, cat *catalog.Catalog) {
 			pkgs = map[string]Package{}
 			b.catalogs[in.CatalogImage] = pkgs
 		}
-		channel := b.channelName(in, cat)
-		pkgs[in.Package+"|"+channel] = Package{Name: in.Package, Channel: channel, Version: bundle.Version, Bundle: bundle.Name}
+		def := defaultChannel(in.Package, cat)
+		channel := in.Channel
+		if channel == "" {
+			channel = def
+		}
+		pkgs[in.Package+"|"+channel] = Package{Name: in.Package, Channel: channel, Version: bundle.Version, Bundle: bundle.Name, DefaultChannel: def}
 	} else {
 		b.warn(in, "Subscription %s: CatalogSource %s is not among the inputs or snapshots, so its image is not known: the bundle's images are listed as additional images, and the catalog image must be mirrored by hand", op, in.CatalogSource)
 	}
@@ -168,12 +174,12 @@ func (b *builder) add(in render.Install, cat *catalog.Catalog) {
 	b.operators = append(b.operators, o)
 }
 
-// channelName is the channel the install follows: its own, or the package's default.
-func (b *builder) channelName(in render.Install, cat *catalog.Catalog) string {
-	if in.Channel != "" || cat == nil {
-		return in.Channel
+// defaultChannel is a package's default channel in the catalog ("" when not known).
+func defaultChannel(pkg string, cat *catalog.Catalog) string {
+	if cat == nil {
+		return ""
 	}
-	if p, ok := cat.Package(in.Package); ok {
+	if p, ok := cat.Package(pkg); ok {
 		return p.DefaultChannel
 	}
 	return ""

@@ -64,8 +64,8 @@ func TestPlanListsWhatIsInstalledOnce(t *testing.T) {
 	}
 	require.Len(t, plan.Catalogs, 1)
 	assert.Equal(t, []mirror.Package{
-		{Name: "kube-green", Channel: "alpha", Version: kg.Version, Bundle: kg.Name},
-		{Name: "nfs-provisioner-operator", Channel: "alpha", Version: nfs.Version, Bundle: nfs.Name},
+		{Name: "kube-green", Channel: "alpha", Version: kg.Version, Bundle: kg.Name, DefaultChannel: "alpha"},
+		{Name: "nfs-provisioner-operator", Channel: "alpha", Version: nfs.Version, Bundle: nfs.Name, DefaultChannel: "alpha"},
 	}, plan.Catalogs[0].Packages)
 	assert.Empty(t, plan.Additional, "everything comes from the catalog")
 	assert.Greater(t, plan.ChannelTotal, len(plan.Images), "whole channels copy more")
@@ -155,8 +155,8 @@ func TestImageSetConfigurationListsAChannelOnce(t *testing.T) {
 	}, c)
 	require.Len(t, plan.Catalogs, 1)
 	assert.Equal(t, []mirror.Package{
-		{Name: "eda-k8s-operator", Channel: "6.0", Version: "6.0.1", Bundle: "eda-openshift-operator.v6.0.1"},
-		{Name: "eda-k8s-operator", Channel: "stable", Version: "6.0.0", Bundle: "eda-openshift-operator.v6.0.0"},
+		{Name: "eda-k8s-operator", Channel: "6.0", Version: "6.0.1", Bundle: "eda-openshift-operator.v6.0.1", DefaultChannel: "6.0"},
+		{Name: "eda-k8s-operator", Channel: "stable", Version: "6.0.0", Bundle: "eda-openshift-operator.v6.0.0", DefaultChannel: "6.0"},
 	}, plan.Catalogs[0].Packages)
 	isc, err := plan.ImageSetConfiguration()
 	require.NoError(t, err)
@@ -175,4 +175,41 @@ mirror:
         name: stable
       name: eda-k8s-operator
 `, string(isc))
+}
+
+// TestImageSetConfigurationNamesADefaultChannel: oc-mirror v2 filters a catalog with the
+// packages and channels listed, and refuses a package whose default channel is filtered out
+// unless the package names a new one ("the default channel %q was filtered out, a new default
+// channel must be configured for this package": catalog-filter's mirror filter, which
+// oc-mirror v2's catalog_handler.go calls with the package's defaultChannel). A package
+// installed only from channels other than its default one names the first of them.
+func TestImageSetConfigurationNamesADefaultChannel(t *testing.T) {
+	t.Parallel()
+	c := load(t, "../../testdata/catalogs/certified/eda-openshift-operator", "../../testdata/catalogs/community/kube-green")
+	older, kg := head(t, c, "eda-k8s-operator", "stable"), head(t, c, "kube-green", "alpha")
+	const index = "registry.redhat.io/redhat/certified-operator-index:v4.20"
+	plan := mirror.New([]render.Install{
+		{Namespace: "a", Name: "eda", Package: "eda-k8s-operator", Channel: "stable", Bundle: older, CatalogImage: index},
+		{Namespace: "a", Name: "kube-green", Package: "kube-green", Channel: "alpha", Bundle: kg, CatalogImage: index},
+	}, c)
+	isc, err := plan.ImageSetConfiguration()
+	require.NoError(t, err)
+	assert.Equal(t, `apiVersion: mirror.openshift.io/v2alpha1
+kind: ImageSetConfiguration
+mirror:
+  operators:
+  - catalog: registry.redhat.io/redhat/certified-operator-index:v4.20
+    packages:
+    - channels:
+      - maxVersion: 6.0.0
+        minVersion: 6.0.0
+        name: stable
+      defaultChannel: stable
+      name: eda-k8s-operator
+    - channels:
+      - maxVersion: 0.7.1
+        minVersion: 0.7.1
+        name: alpha
+      name: kube-green
+`, string(isc), "kube-green's channel is its default channel")
 }

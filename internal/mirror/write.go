@@ -40,20 +40,7 @@ func (p Plan) ImagesJSON() ([]byte, error) {
 func (p Plan) ImageSetConfiguration() ([]byte, error) {
 	var operators []any
 	for _, c := range p.Catalogs {
-		byName := map[string][]any{}
-		for _, pkg := range c.Packages {
-			ch := map[string]any{"name": pkg.Channel}
-			if pkg.Version != "" {
-				ch["minVersion"] = pkg.Version
-				ch["maxVersion"] = pkg.Version
-			}
-			byName[pkg.Name] = append(byName[pkg.Name], ch)
-		}
-		var packages []any
-		for _, name := range slices.Sorted(maps.Keys(byName)) {
-			packages = append(packages, map[string]any{"name": name, "channels": byName[name]})
-		}
-		operators = append(operators, map[string]any{"catalog": c.Image, "packages": packages})
+		operators = append(operators, map[string]any{"catalog": c.Image, "packages": iscPackages(c.Packages)})
 	}
 	mirror := map[string]any{}
 	if len(operators) > 0 {
@@ -71,6 +58,34 @@ func (p Plan) ImageSetConfiguration() ([]byte, error) {
 		"kind":       "ImageSetConfiguration",
 		"mirror":     mirror,
 	})
+}
+
+// iscPackages are a catalog's packages as an ImageSetConfiguration lists them, by name, each
+// with its channels. oc-mirror refuses to filter out a package's default channel unless the
+// package names another (catalog-filter's mirror filter: "the default channel %q was filtered
+// out, a new default channel must be configured for this package"), so a package installed
+// only from other channels names the first of them.
+func iscPackages(pkgs []Package) []any {
+	channels, keepsDefault, defaults := map[string][]any{}, map[string]bool{}, map[string]string{}
+	for _, pkg := range pkgs {
+		ch := map[string]any{"name": pkg.Channel}
+		if pkg.Version != "" {
+			ch["minVersion"] = pkg.Version
+			ch["maxVersion"] = pkg.Version
+		}
+		channels[pkg.Name] = append(channels[pkg.Name], ch)
+		defaults[pkg.Name] = pkg.DefaultChannel
+		keepsDefault[pkg.Name] = keepsDefault[pkg.Name] || pkg.DefaultChannel == "" || pkg.Channel == pkg.DefaultChannel
+	}
+	var out []any
+	for _, name := range slices.Sorted(maps.Keys(channels)) {
+		entry := map[string]any{"name": name, "channels": channels[name]}
+		if !keepsDefault[name] {
+			entry["defaultChannel"] = channels[name][0].(map[string]any)["name"]
+		}
+		out = append(out, entry)
+	}
+	return out
 }
 
 // source is the repository a cluster matches an image against a mirror set's sources (registry
