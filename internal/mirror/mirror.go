@@ -170,7 +170,7 @@ func (b *builder) add(in render.Install, cat *catalog.Catalog) {
 		}
 	}
 	o := Operator{Operator: op, Bundle: bundle.Name, Images: len(count)}
-	o.ChannelImages, o.ChannelImagesKnown = b.wholeChannel(in, cat)
+	o.ChannelImages, o.ChannelImagesKnown = b.wholeChannel(in, cat, count)
 	b.operators = append(b.operators, o)
 }
 
@@ -186,8 +186,10 @@ func defaultChannel(pkg string, cat *catalog.Catalog) string {
 }
 
 // wholeChannel counts what mirroring the install's whole channel would copy (every bundle of
-// the channel, its relatedImages, and the catalog image), and adds it to the channel total.
-func (b *builder) wholeChannel(in render.Install, cat *catalog.Catalog) (int, bool) {
+// the channel, its relatedImages, the catalog image, and what the install itself needs: the
+// container images listed for a bundle without relatedImages), and adds it to the channel
+// total.
+func (b *builder) wholeChannel(in render.Install, cat *catalog.Catalog, installed map[string]bool) (int, bool) {
 	if cat == nil {
 		return 0, false
 	}
@@ -199,10 +201,7 @@ func (b *builder) wholeChannel(in render.Install, cat *catalog.Catalog) (int, bo
 	if !ok {
 		return 0, false
 	}
-	images := map[string]bool{}
-	if in.CatalogImage != "" {
-		images[in.CatalogImage] = true
-	}
+	images := maps.Clone(installed)
 	for _, e := range ch.Entries {
 		bundle, ok := p.Bundles[e.Name]
 		if !ok {

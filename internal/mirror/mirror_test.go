@@ -1,6 +1,7 @@
 package mirror_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -212,4 +213,34 @@ mirror:
         name: alpha
       name: kube-green
 `, string(isc), "kube-green's channel is its default channel")
+}
+
+// TestWholeChannelCountsWhatTheInstallNeeds: a bundle without relatedImages whose contents are
+// known lists its Deployments' container images, and mirroring its whole channel copies them
+// too: the summary's channel figure counts every bundle of the channel with its
+// relatedImages, the catalog image and the install's own images, never fewer than the install.
+func TestWholeChannelCountsWhatTheInstallNeeds(t *testing.T) {
+	t.Parallel()
+	c := load(t, "../../testdata/catalogs/community/kube-green")
+	bare := *head(t, c, "kube-green", "alpha")
+	bare.RelatedImages = nil
+	bare.Contents = &catalog.Contents{Install: &catalog.Install{Deployments: []catalog.InstallDeployment{{Name: "manager",
+		Spec: json.RawMessage(`{"template":{"spec":{"initContainers":[{"name":"init","image":"example.com/team/init:1"}],"containers":[{"name":"manager","image":"example.com/team/manager:1"}]}}}`)}}}}
+	const index = "x/index:1"
+	plan := mirror.New([]render.Install{{Namespace: "a", Name: "kg", Package: "kube-green", Channel: "alpha", Bundle: &bare, CatalogImage: index}}, c)
+	assert.Equal(t, []string{"example.com/team/init:1", "example.com/team/manager:1"}, plan.Additional)
+	require.Len(t, plan.Operators, 1)
+	o := plan.Operators[0]
+	assert.Equal(t, 4, o.Images, "catalog, bundle and two container images")
+	channel := map[string]bool{index: true, "example.com/team/init:1": true, "example.com/team/manager:1": true}
+	p, _ := c.Package("kube-green")
+	for _, e := range p.Channels["alpha"].Entries {
+		channel[p.Bundles[e.Name].Image] = true
+		for _, ri := range p.Bundles[e.Name].RelatedImages {
+			channel[ri.Image] = true
+		}
+	}
+	require.True(t, o.ChannelImagesKnown)
+	assert.Equal(t, len(channel), o.ChannelImages)
+	assert.Equal(t, len(channel), plan.ChannelTotal)
 }
