@@ -81,7 +81,8 @@ var defaultProgress = progressTiming{after: time.Second, every: 5 * time.Second}
 const extractLong = `Extract reads an OLM catalog and writes the packages a render needs as one YAML document of
 kind CatalogSnapshot (apiVersion odlm-render.io/v1alpha1): every channel with its entries and
 head, every bundle with its version, image, skipRange, install modes, provided and required
-APIs, alm-examples (parsed) and annotations, and the deprecations; no icons, no descriptions.
+APIs, alm-examples (parsed), annotations and related images (as the catalog lists them, for
+mirroring), and the deprecations; no icons, no descriptions.
 The output depends only on the catalog's content: the same catalog in any file order gives
 the same bytes. "render --catalog" reads it like a file-based catalog.
 
@@ -257,10 +258,10 @@ func checkExtractFlags(f extractFlags) ([]image.Rewrite, error) {
 	return rewrites, nil
 }
 
-// loadSource reads one catalog, keeping the named packages (nil: all), with a progress line
-// when it takes long.
+// loadSource reads one catalog, keeping the named packages (nil: all) and their bundles'
+// related images (the snapshot carries them), with a progress line when it takes long.
 func loadSource(ctx context.Context, f extractFlags, source string, packages []string, stderr io.Writer, warn func(string)) (*catalog.Catalog, image.Info, error) {
-	b := catalog.NewBuilder(catalog.LoadOptions{Packages: packages})
+	b := catalog.NewBuilder(catalog.LoadOptions{Packages: packages, RelatedImages: true})
 	var layerBytes atomic.Int64
 	stop := startProgress(stderr, source, f.progress, func() string {
 		st := b.Stats()
