@@ -1,0 +1,177 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
+
+	"github.com/odlm-render/odlm-render/internal/cli"
+	"github.com/odlm-render/odlm-render/internal/golden"
+)
+
+const (
+	// testdataRoot is what a mirror case's paths are relative to, and what stderr.txt's
+	// paths are written relative to
+	testdataRoot = "../../testdata"
+	mirrorData   = testdataRoot + "/mirror"
+)
+
+// mirrorCase is testdata/mirror/<case>/case.yaml: what `odlm-render mirror` is given besides
+// the case's own input/ folder. Paths are relative to testdata/.
+type mirrorCase struct {
+	// Inputs are more PATHs after input/ (another case's input folder)
+	Inputs []string `json:"inputs,omitempty"`
+	// Catalogs and Snapshots are --catalog and --snapshot PATHs
+	Catalogs  []string `json:"catalogs,omitempty"`
+	Snapshots []string `json:"snapshots,omitempty"`
+	// Args are the other flags, as written on a command line (-o is the test's)
+	Args []string `json:"args,omitempty"`
+}
+
+// loadMirrorCase reads dir/case.yaml strictly.
+func loadMirrorCase(t *testing.T, dir string) mirrorCase {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "case.yaml"))
+	require.NoError(t, err)
+	var c mirrorCase
+	require.NoError(t, yaml.UnmarshalStrict(b, &c), "%s/case.yaml", dir)
+	return c
+}
+
+// args is the command line of the case in dir, writing into out.
+func (c mirrorCase) args(dir, out string) []string {
+	args := []string{"mirror", filepath.Join(dir, "input")}
+	for _, p := range c.Inputs {
+		args = append(args, filepath.Join(testdataRoot, p))
+	}
+	for _, p := range c.Catalogs {
+		args = append(args, "--catalog", filepath.Join(testdataRoot, p))
+	}
+	for _, p := range c.Snapshots {
+		args = append(args, "--snapshot", filepath.Join(testdataRoot, p))
+	}
+	return append(append(args, c.Args...), "-o", out)
+}
+
+// readFiles is every file in dir by name.
+func readFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	files := map[string]string{}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		require.NoError(t, err)
+		files[e.Name()] = string(b)
+	}
+	return files
+}
+
+// mirrorCaseDirs lists the case folders of testdata/mirror.
+func mirrorCaseDirs(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir(mirrorData)
+	require.NoError(t, err)
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() {
+			dirs = append(dirs, filepath.Join(mirrorData, e.Name()))
+		}
+	}
+	return dirs
+}
+
+// TestMirrorGoldenCases runs every testdata/mirror/<case> through the command line: exit 0,
+// nothing on stdout, and expected/ holds every file the command writes into -o DIR (no
+// other: no temporary file is left) and stderr.txt, the warnings and the summary, with paths
+// relative to testdata's parent. `go test ./internal/cli -run TestMirrorGoldenCases -update`
+// rewrites expected/ (read the diff).
+func TestMirrorGoldenCases(t *testing.T) {
+	t.Parallel()
+	dirs := mirrorCaseDirs(t)
+	require.GreaterOrEqual(t, len(dirs), 5)
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			t.Parallel()
+			c := loadMirrorCase(t, dir)
+			out := filepath.Join(t.TempDir(), "mirror")
+			code, stdout, stderr := run(t, "", c.args(dir, out)...)
+			require.Equal(t, cli.ExitOK, code, stderr)
+			assert.Empty(t, stdout)
+			files := readFiles(t, out)
+			assert.Contains(t, files, "imageset-config.yaml")
+			files["stderr.txt"] = strings.ReplaceAll(stderr, "../../", "")
+			golden.Compare(t, filepath.Join(dir, "expected"), files)
+		})
+	}
+}
+
+// TestMirrorUsage: wrong usage exits 2 and writes nothing.
+func TestMirrorUsage(t *testing.T) {
+	t.Parallel()
+	input := filepath.Join(mirrorData, "pin-and-older-channel", "input")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no path", []string{"-o", "OUT"}, "mirror needs at least one PATH"},
+		{"no output folder", []string{input}, "mirror needs -o DIR"},
+		{"unknown format", []string{input, "-o", "OUT", "--format", "yaml"}, `--format "yaml": text or json`},
+		{"unknown flag", []string{input, "-o", "OUT", "--mirror-to", "x"}, "unknown flag: --mirror-to"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "mirror")
+			args := append([]string{"mirror"}, tc.args...)
+			for i, a := range args {
+				if a == "OUT" {
+					args[i] = out
+				}
+			}
+			code, stdout, stderr := run(t, "", args...)
+			assert.Equal(t, cli.ExitUsage, code)
+			assert.Empty(t, stdout)
+			assert.Contains(t, stderr, tc.want)
+			assert.NoDirExists(t, out)
+		})
+	}
+}
+
+// TestMirrorErrorsWriteNothing: a render with errors exits 1 and writes no file, not even
+// the folder.
+func TestMirrorErrorsWriteNothing(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "mirror")
+	code, stdout, stderr := run(t, "", "mirror", filepath.Join(testdataRoot, "render", "duplicate-operator-names-is-an-error", "input"),
+		"--catalog", filepath.Join(testdataRoot, "catalogs", "community"), "-o", out)
+	assert.Equal(t, cli.ExitErrors, code)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, "error")
+	assert.NoDirExists(t, out)
+}
+
+// TestMirrorRewritesItsFiles: a second run into the same folder replaces the files it
+// writes and leaves the folder's other files alone.
+func TestMirrorRewritesItsFiles(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(mirrorData, "catalogsource-among-inputs-and-one-missing")
+	c := loadMirrorCase(t, dir)
+	out := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(out, "images.txt"), []byte("stale\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(out, "notes.md"), []byte("mine\n"), 0o644))
+	for range 2 {
+		code, _, stderr := run(t, "", c.args(dir, out)...)
+		require.Equal(t, cli.ExitOK, code, stderr)
+	}
+	files := readFiles(t, out)
+	want := readFiles(t, filepath.Join(dir, "expected"))
+	delete(want, "stderr.txt")
+	want["notes.md"] = "mine\n"
+	assert.Equal(t, want, files)
+}
