@@ -25,7 +25,7 @@ func TestREADMEConfigTable(t *testing.T) {
 	rows := 0
 	for _, f := range reflect.VisibleFields(reflect.TypeOf(config{})) {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if f.Anonymous || name == "" || name == "-" || f.Type.Kind() != reflect.Slice {
+		if len(f.Index) > 1 || f.Anonymous || name == "" || name == "-" || f.Type.Kind() != reflect.Slice {
 			continue
 		}
 		help := f.Tag.Get("help")
@@ -43,6 +43,8 @@ func TestREADMEConfigTable(t *testing.T) {
 			value = "`" + strings.Join(o.Enum, "|") + "`"
 		case f.Type.Kind() == reflect.Bool:
 			value = "`true` or `false`"
+		case f.Type.Kind() == reflect.Slice:
+			value = "list (ConfigMap: comma-separated)"
 		}
 		if o.Default != "" {
 			value += fmt.Sprintf(" (default `%s`)", o.Default)

@@ -57,6 +57,10 @@ func optionFlags(opts render.Options) []string {
 			}
 		case reflect.String:
 			args = append(args, "--"+o.Flag+"="+f.String())
+		case reflect.Slice:
+			for i := 0; i < f.Len(); i++ {
+				args = append(args, "--"+o.Flag+"="+f.Index(i).String())
+			}
 		}
 	}
 	return args

@@ -212,6 +212,8 @@ func bindOptionFlags(fs *pflag.FlagSet, o *render.Options) {
 		switch field.Kind() {
 		case reflect.Bool:
 			fs.BoolVar(field.Addr().Interface().(*bool), opt.Flag, false, opt.Help)
+		case reflect.Slice:
+			fs.StringArrayVar(field.Addr().Interface().(*[]string), opt.Flag, nil, opt.Help)
 		case reflect.String:
 			ptr := field.Addr().Convert(reflect.TypeFor[*string]()).Interface().(*string)
 			def := *ptr

@@ -25,6 +25,7 @@ var flagValueNames = map[string]string{
 	"live-timeout":  "DURATION",
 	"live-deadline": "DURATION",
 	"kube-version":  "X.Y.Z",
+	"image-mirror":  "FROM=TO",
 }
 
 // TestREADMEFlagTable keeps the README's table of render flags what the command declares

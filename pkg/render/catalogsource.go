@@ -281,6 +281,7 @@ func (oi *olmInstall) emitCatalogSources() {
 				continue
 			}
 		}
+		oi.mirrorCatalogImage(obj)
 		oi.r.madeAsController(obj)
 		if cs.input != nil {
 			obj.Source = cs.input.Source
@@ -304,4 +305,20 @@ func cleanClusterFields(m map[string]any) map[string]any {
 		}
 	}
 	return m
+}
+
+// mirrorCatalogImage points an emitted CatalogSource at the mirror (Options.ImageMirrors):
+// its image, and its olm.catalogImageTemplate, which OLM would otherwise use to set the
+// image back to the source registry.
+func (oi *olmInstall) mirrorCatalogImage(obj *manifest.Object) {
+	mirrors := oi.r.opts.ImageMirrors
+	if len(mirrors) == 0 {
+		return
+	}
+	if image := obj.String("spec", "image"); image != "" {
+		manifest.EnsureMap(obj.Map, "spec")["image"] = MirrorImage(image, mirrors)
+	}
+	if tmpl := obj.Annotations()[catalogImageTemplateAnnotation]; tmpl != "" {
+		obj.SetMetadataString("annotations", catalogImageTemplateAnnotation, MirrorImage(tmpl, mirrors))
+	}
 }

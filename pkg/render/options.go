@@ -47,6 +47,10 @@ type Options struct {
 	// EmitCatalogSources writes the CatalogSources the Subscriptions use (from the inputs or
 	// snapshots), their olm.catalogImageTemplate resolved for KubeVersion.
 	EmitCatalogSources bool `json:"emitCatalogSources,omitempty" flag:"emit-catalogsources" help:"emit the CatalogSources the Subscriptions use (from the inputs or a snapshot), olm.catalogImageTemplate resolved for the Kubernetes version"`
+	// ImageMirrors rewrite the images of the CatalogSources and ClusterCatalogs the render
+	// emits: each "FROM=TO" replaces a leading FROM (a registry, or a repository prefix) with
+	// TO; the longest FROM that matches wins.
+	ImageMirrors []string `json:"imageMirrors,omitempty" flag:"image-mirror" help:"FROM=TO: emitted CatalogSources and ClusterCatalogs pull their catalog image from the mirror TO instead of FROM (a registry or repository prefix; repeatable, the longest match wins)"`
 	// KubeVersion is the cluster's Kubernetes version (1.28.3), for image templates.
 	KubeVersion string `json:"kubeVersion,omitempty" flag:"kube-version" help:"the cluster's Kubernetes version (1.28.3), for olm.catalogImageTemplate"`
 	// Ordering is "" (none), OrderingArgoCD or OrderingKpt.
@@ -218,6 +222,15 @@ func (o Options) Validate() error {
 	if (o.OLM == OLMv1 || o.OLM == OLMNone) && o.NoOLM {
 		errs = append(errs, optionError("OLM", string(o.OLM), "does not go with no-olm (--no-olm): no-olm renders what ODLM's no-OLM controller creates for operators deployed by other means"))
 	}
+	if len(o.ImageMirrors) > 0 && !o.EmitCatalogSources {
+		errs = append(errs, optionError("ImageMirrors", strings.Join(o.ImageMirrors, ","), "goes with emit-catalogsources (--emit-catalogsources): it rewrites the images of the CatalogSources the render emits"))
+	}
+	for _, m := range o.ImageMirrors {
+		from, to, ok := strings.Cut(m, "=")
+		if !ok || strings.TrimSpace(from) == "" || strings.TrimSpace(to) == "" || strings.ContainsAny(m, " \t\n") {
+			errs = append(errs, optionError("ImageMirrors", m, fmt.Sprintf("%q is not FROM=TO (a registry or repository prefix, then its mirror)", m)))
+		}
+	}
 	if o.DefaultNamespace != "" {
 		if msgs := apivalidation.ValidateNamespaceName(o.DefaultNamespace, false); len(msgs) > 0 {
 			errs = append(errs, optionError("DefaultNamespace", o.DefaultNamespace, fmt.Sprintf("%q is not a namespace name: %s", o.DefaultNamespace, strings.Join(msgs, "; "))))
@@ -248,4 +261,25 @@ func OptionErrors(err error) []*OptionError {
 		}
 	}
 	return out
+}
+
+// MirrorImage is image with the longest matching FROM of mirrors ("FROM=TO") replaced by its
+// TO: a FROM matches a whole registry or repository path prefix (followed by "/", ":", "@" or
+// the end), never part of a name.
+func MirrorImage(image string, mirrors []string) string {
+	best, bestTo := "", ""
+	for _, m := range mirrors {
+		from, to, ok := strings.Cut(m, "=")
+		if !ok || len(from) <= len(best) || !strings.HasPrefix(image, from) {
+			continue
+		}
+		if rest := image[len(from):]; rest != "" && !strings.ContainsAny(rest[:1], "/:@") {
+			continue
+		}
+		best, bestTo = from, to
+	}
+	if best == "" {
+		return image
+	}
+	return bestTo + image[len(best):]
 }

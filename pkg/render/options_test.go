@@ -36,6 +36,11 @@ func TestOptionsAreValidatedByTheEngine(t *testing.T) {
 		{"webhook certs typo", render.Options{OLM: "none", WebhookCerts: "certmanager"}, []string{`option webhookCerts (--webhook-certs): "certmanager" is not one of cert-manager, service-ca, none (did you mean "cert-manager"?)`}},
 		{"a namespace that leaves the folder", render.Options{DefaultNamespace: "../../etc"}, []string{`option namespace (--namespace): "../../etc" is not a namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`}},
 		{"a namespace with a newline", render.Options{DefaultNamespace: "bad\nns"}, []string{`option namespace (--namespace): "bad\nns" is not a namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`}},
+		{"image mirror without emitted CatalogSources", render.Options{ImageMirrors: []string{"quay.io=mirror.local"}}, []string{`option imageMirrors (--image-mirror): goes with emit-catalogsources (--emit-catalogsources): it rewrites the images of the CatalogSources the render emits`}},
+		{"image mirror not FROM=TO", render.Options{EmitCatalogSources: true, ImageMirrors: []string{"quay.io", "=x", "a=b c"}}, []string{
+			`option imageMirrors (--image-mirror): "quay.io" is not FROM=TO (a registry or repository prefix, then its mirror)`,
+			`option imageMirrors (--image-mirror): "=x" is not FROM=TO (a registry or repository prefix, then its mirror)`,
+			`option imageMirrors (--image-mirror): "a=b c" is not FROM=TO (a registry or repository prefix, then its mirror)`}},
 		{"olm typo", render.Options{OLM: "v2"}, []string{`option olm (--olm): "v2" is not one of v0, v1, none (did you mean "v0"?)`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -60,10 +65,27 @@ func TestOptionsAreValidatedByTheEngine(t *testing.T) {
 // a flag and a description.
 func TestOptionListNamesEveryOption(t *testing.T) {
 	list := render.OptionList()
-	require.Len(t, list, 19)
+	require.Len(t, list, 20)
 	for _, o := range list {
 		assert.NotEmpty(t, o.JSON, o.Field)
 		assert.NotEmpty(t, o.Flag, o.Field)
 		assert.NotEmpty(t, o.Help, o.Field)
+	}
+}
+
+func TestMirrorImage(t *testing.T) {
+	t.Parallel()
+	mirrors := []string{"quay.io=mirror.local:5000/quay", "quay.io/org/index=mirror.local:5000/index", "registry.redhat.io/redhat=mirror.local/rh"}
+	for _, tc := range []struct{ in, want string }{
+		{"quay.io/org/other:v1", "mirror.local:5000/quay/org/other:v1"},
+		{"quay.io/org/index:v4.16", "mirror.local:5000/index:v4.16"},
+		{"quay.io/org/index@sha256:abc", "mirror.local:5000/index@sha256:abc"},
+		{"quay.io/org/indexer:v1", "mirror.local:5000/quay/org/indexer:v1"},
+		{"registry.redhat.io/redhat/redhat-operator-index:v4.16", "mirror.local/rh/redhat-operator-index:v4.16"},
+		{"registry.redhat.io/redhatx/index:1", "registry.redhat.io/redhatx/index:1"},
+		{"quay.iox/a:1", "quay.iox/a:1"},
+		{"docker.io/library/busybox", "docker.io/library/busybox"},
+	} {
+		assert.Equal(t, tc.want, render.MirrorImage(tc.in, mirrors), tc.in)
 	}
 }
