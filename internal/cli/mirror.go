@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -144,10 +146,17 @@ func runMirror(f mirrorFlags, paths []string, stdin io.Reader, out output.Stream
 }
 
 // writeFiles writes every file into dir, or none: each is written beside its place first and
-// renamed into it once all are written.
+// renamed into it once all are written, in name order, after checking that no place is a
+// folder (a rename onto one fails, after the files before it were replaced).
 func writeFiles(dir string, files map[string][]byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
+	}
+	names := slices.Sorted(maps.Keys(files))
+	for _, name := range names {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.IsDir() {
+			return fmt.Errorf("%s is a folder, not a file: nothing is written", filepath.Join(dir, name))
+		}
 	}
 	tmp := map[string]string{}
 	defer func() {
@@ -155,7 +164,8 @@ func writeFiles(dir string, files map[string][]byte) error {
 			_ = os.Remove(t)
 		}
 	}()
-	for name, data := range files {
+	for _, name := range names {
+		data := files[name]
 		f, err := os.CreateTemp(dir, "."+name+".*")
 		if err != nil {
 			return err
@@ -169,8 +179,8 @@ func writeFiles(dir string, files map[string][]byte) error {
 			return err
 		}
 	}
-	for name, t := range tmp {
-		if err := os.Rename(t, filepath.Join(dir, name)); err != nil {
+	for _, name := range names {
+		if err := os.Rename(tmp[name], filepath.Join(dir, name)); err != nil {
 			return err
 		}
 		delete(tmp, name)

@@ -175,3 +175,21 @@ func TestMirrorRewritesItsFiles(t *testing.T) {
 	want["notes.md"] = "mine\n"
 	assert.Equal(t, want, files)
 }
+
+// TestMirrorWritesEveryFileOrNone: a file the command writes that cannot be replaced (a
+// folder of its name) is an error naming it, and no other file is written.
+func TestMirrorWritesEveryFileOrNone(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(mirrorData, "catalogsource-among-inputs-and-one-missing")
+	c := loadMirrorCase(t, dir)
+	out := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(out, "mirror-sets.yaml"), 0o755))
+	code, stdout, stderr := run(t, "", c.args(dir, out)...)
+	assert.Equal(t, cli.ExitErrors, code)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, filepath.Join(out, "mirror-sets.yaml")+" is a folder")
+	entries, err := os.ReadDir(out)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "nothing but the folder")
+	assert.Equal(t, "mirror-sets.yaml", entries[0].Name())
+}
