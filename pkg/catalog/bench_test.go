@@ -1,6 +1,7 @@
 package catalog_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,6 +53,44 @@ func BenchmarkLoad(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkExtract is what catalog extract does with a catalog (load, then write its
+// snapshot), with and without the related images it keeps, on the project's testdata and the
+// shared catalogs; snapshot-B is the snapshot's size.
+func BenchmarkExtract(b *testing.B) {
+	for _, dir := range []string{realCatalogs, filepath.Join(sharedCatalogs, "community-v4.20"), filepath.Join(sharedCatalogs, "certified-v4.20")} {
+		for _, related := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/relatedImages=%v", filepath.Base(dir), related), func(b *testing.B) {
+				size, err := treeSize(dir)
+				if err != nil {
+					b.Skipf("%s absent: %v", dir, err)
+				}
+				b.SetBytes(size)
+				b.ReportAllocs()
+				var out countingWriter
+				for b.Loop() {
+					out = 0
+					c, err := catalog.LoadWith(catalog.LoadOptions{RelatedImages: related}, dir)
+					if err == nil {
+						err = c.WriteSnapshot(&out, catalog.SnapshotMeta{})
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(out), "snapshot-B")
+			})
+		}
+	}
+}
+
+// countingWriter counts the bytes written to it.
+type countingWriter int64
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	*w += countingWriter(len(p))
+	return len(p), nil
 }
 
 func treeSize(root string) (int64, error) {
