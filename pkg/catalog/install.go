@@ -21,6 +21,9 @@ type Install struct {
 	Deployments []InstallDeployment           `json:"deployments"`           // spec.install.spec.deployments, in CSV order
 	Webhooks    []v1alpha1.WebhookDescription `json:"webhooks,omitempty"`    // spec.webhookdefinitions, in CSV order
 	APIServices []string                      `json:"apiServices,omitempty"` // spec.apiservicedefinitions.owned, each "<version>.<group>" (OLM's APIService name), sorted
+	// InstallModes are the CSV's spec.installModes, which OLM checks an OperatorGroup against
+	// (a catalog's olm.csv.metadata copies them; a hand-written catalog may not)
+	InstallModes []InstallMode `json:"installModes,omitempty"`
 }
 
 // InstallDeployment is one deployment of the install strategy.
@@ -124,7 +127,7 @@ type csvDeployment struct {
 func installOf(csv *csvObject, packing bool) (*Install, error) {
 	spec := &csv.Spec
 	in := &Install{CSVName: csv.Metadata.Name, Annotations: nonEmptyMap(csv.Metadata.Annotations),
-		Webhooks: nonEmpty(spec.WebhookDefinitions)}
+		Webhooks: nonEmpty(spec.WebhookDefinitions), InstallModes: nonEmpty(spec.InstallModes)}
 	for _, d := range spec.Install.Spec.Deployments {
 		text, err := manifestText(d.Spec, packing)
 		if err == nil && !isJSONObject(text) && string(text) != "null" {

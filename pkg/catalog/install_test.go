@@ -171,6 +171,11 @@ func TestInstallFromBundleFolders(t *testing.T) {
 			assert.Equal(t, tc.permissionsFor, c.Permissions[0].ServiceAccountName)
 			assert.Equal(t, tc.webhooks, in.Webhooks)
 			assert.Nil(t, in.APIServices, "apiservicedefinitions: {}")
+			var modes []any
+			for _, m := range in.InstallModes {
+				modes = append(modes, map[string]any{"type": string(m.Type), "supported": m.Supported})
+			}
+			assert.Equal(t, at(csv, "spec", "installModes"), any(modes), "the CSV's install modes")
 
 			assert.Equal(t, tc.objects, c.Objects)
 			require.Len(t, c.Manifests, len(others))

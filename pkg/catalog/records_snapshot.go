@@ -191,11 +191,12 @@ type permissionsRecord = strictList[v1alpha1.StrategyDeploymentPermissions]
 // installRecord is an Install in a snapshot (read strictly, by decodeInstallRecord); a
 // deployment's spec is one line of canonical JSON.
 type installRecord struct {
-	CSVName     string                                  `json:"csvName" snapshot:"always"`
-	Annotations stringMap                               `json:"annotations"`
-	Deployments []installDeploymentRecord               `json:"deployments"`
-	Webhooks    strictList[v1alpha1.WebhookDescription] `json:"webhooks"`
-	APIServices []string                                `json:"apiServices" snapshot:"flow"`
+	CSVName      string                                  `json:"csvName" snapshot:"always"`
+	Annotations  stringMap                               `json:"annotations"`
+	Deployments  []installDeploymentRecord               `json:"deployments"`
+	Webhooks     strictList[v1alpha1.WebhookDescription] `json:"webhooks"`
+	APIServices  []string                                `json:"apiServices" snapshot:"flow"`
+	InstallModes []installMode                           `json:"installModes" snapshot:"flow"`
 }
 
 // installDeploymentRecord is an InstallDeployment in a snapshot.
@@ -212,6 +213,9 @@ func (*installDeploymentRecord) closed() {}
 func installRecordOf(in *Install, canonical bool) (*installRecord, error) {
 	r := &installRecord{CSVName: in.CSVName, Annotations: in.Annotations, Webhooks: in.Webhooks,
 		APIServices: in.APIServices}
+	for _, m := range in.InstallModes {
+		r.InstallModes = append(r.InstallModes, installMode{Type: string(m.Type), Supported: m.Supported})
+	}
 	for _, d := range in.Deployments {
 		spec := d.Spec
 		if !canonical {
@@ -241,7 +245,7 @@ func decodeInstallRecord(v any) (*Install, error) {
 // install is the Install the record describes.
 func (r *installRecord) install() *Install {
 	in := &Install{CSVName: r.CSVName, Annotations: nonEmptyMap(r.Annotations), Webhooks: nonEmpty(r.Webhooks),
-		APIServices: nonEmpty(r.APIServices)}
+		APIServices: nonEmpty(r.APIServices), InstallModes: installModes(nonEmpty(r.InstallModes))}
 	for _, d := range r.Deployments {
 		spec := json.RawMessage(d.Spec)
 		if spec == nil {

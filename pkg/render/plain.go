@@ -120,7 +120,7 @@ func (pi *plainInstall) install(p *subscriptionPlan) []*manifest.Object {
 	if config["selector"] != nil {
 		pi.add(diag.Warnf(about, field, "Subscription %s/%s: OLM does not apply a subscription config's selector to the operator's Deployments, and neither does the render", sub.Namespace(), sub.Name()))
 	}
-	res, err := bundleinstall.Render(bundleinstall.Bundle{Name: b.Name, Package: b.Package, InstallModes: b.InstallModes, Contents: b.Contents},
+	res, err := bundleinstall.Render(bundleinstall.Bundle{Name: b.Name, Package: b.Package, InstallModes: pi.installModes(p, b), Contents: b.Contents},
 		bundleinstall.Options{InstallNamespace: sub.Namespace(), TargetNamespaces: pi.targetsOf(sub.Namespace()), Config: config, Certs: bundleinstall.CertProvider(pi.opts.WebhookCerts)})
 	if err != nil {
 		for _, msg := range strings.Split(err.Error(), "\n") {
@@ -287,4 +287,31 @@ func (pi *plainInstall) checkDefinition(p *subscriptionPlan, b *catalog.Bundle, 
 		about, field := p.about()
 		pi.add(diag.Errorf(about, field, "bundle %s: CRD %s: %v: the API server refuses it", b.Name, o.Name(), err))
 	}
+}
+
+// installModes are the install modes OLM checks the OperatorGroup against: the CSV's own
+// (from the bundle's contents), else the catalog's copy of them. A catalog that disagrees
+// with its CSV is a warning.
+func (pi *plainInstall) installModes(p *subscriptionPlan, b *catalog.Bundle) []catalog.InstallMode {
+	csv := b.Contents.Install.InstallModes
+	if len(csv) == 0 {
+		return b.InstallModes
+	}
+	if len(b.InstallModes) > 0 && !slices.Equal(supportedModes(csv), supportedModes(b.InstallModes)) {
+		about, field := p.about()
+		pi.add(diag.Warnf(about, field, "bundle %s: the catalog gives install modes %v, its CSV %v: OLM checks the CSV's", b.Name, supportedModes(b.InstallModes), supportedModes(csv)))
+	}
+	return csv
+}
+
+// supportedModes are the supported install modes' names, sorted.
+func supportedModes(modes []catalog.InstallMode) []string {
+	var out []string
+	for _, m := range modes {
+		if m.Supported {
+			out = append(out, string(m.Type))
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -20,23 +20,25 @@ import (
 
 // plainInstallCases are the golden cases of --olm none whose render succeeds: each install
 // mode and each certificate provider, with the real bundles of kube-green and
-// openstack-lightspeed-operator.
-var plainInstallCases = []struct{ dir, pkg string }{
-	{"olm-none-all-namespaces-webhooks-cert-manager", "kube-green"},
-	{"olm-none-webhooks-service-ca", "kube-green"},
-	{"olm-none-webhooks-certs-none", "kube-green"},
-	{"olm-none-own-namespace", "openstack-lightspeed-operator"},
-	{"olm-none-single-namespace", "openstack-lightspeed-operator"},
-	{"olm-none-multi-namespace", "openstack-lightspeed-operator"},
+// openstack-lightspeed-operator, and IBM's foundational services (IM, common UI, EDB and
+// Keycloak's real bundles).
+var plainInstallCases = []string{
+	"olm-none-all-namespaces-webhooks-cert-manager",
+	"olm-none-webhooks-service-ca",
+	"olm-none-webhooks-certs-none",
+	"olm-none-own-namespace",
+	"olm-none-single-namespace",
+	"olm-none-multi-namespace",
+	"real-foundational-services-olm-none",
 }
 
 // TestPlainInstallOnTheAPIServer creates what --olm none writes on the real kube-apiserver
 // the tests run: the CRDs for real (with cert-manager's, for its Issuer and Certificate),
 // then every other object in a server-side dry run with strict field validation; then the
 // ServiceAccounts and RBAC for real, and asks the server (SubjectAccessReviews, the
-// operator's ServiceAccount impersonated) for every permission the CSV asks for: allowed in
-// each namespace the install mode targets, cluster-wide for clusterPermissions, and not in
-// a namespace the operator does not watch.
+// operator's ServiceAccount impersonated) for every permission each installed CSV asks for:
+// allowed in each namespace its install mode targets, cluster-wide for clusterPermissions,
+// and not in a namespace the operator does not watch.
 func TestPlainInstallOnTheAPIServer(t *testing.T) {
 	c := testcluster.Start(t)
 	for _, f := range []string{"certificates", "issuers"} {
@@ -44,31 +46,45 @@ func TestPlainInstallOnTheAPIServer(t *testing.T) {
 		require.NoError(t, err)
 		c.Apply(t, string(crd))
 	}
-	for _, tc := range plainInstallCases { // one after the other: they share cluster-scoped names
-		t.Run(tc.dir, func(t *testing.T) { plainInstallOnTheAPIServer(t, c, tc.dir, tc.pkg) })
+	for _, dir := range plainInstallCases { // one after the other: they share cluster-scoped names
+		t.Run(dir, func(t *testing.T) { plainInstallOnTheAPIServer(t, c, dir) })
 	}
 }
 
-func plainInstallOnTheAPIServer(t *testing.T, c *testcluster.Cluster, dir, pkgName string) {
+// installKinds are the kinds an install without OLM writes (the operands and OperandConfig
+// resources of IBM's configuration, checked by the render against their CRDs, include ODLM's
+// own kinds, which this API server does not serve, and values that exist only at run time).
+var installKinds = map[string]bool{
+	"ServiceAccount": true, "Role": true, "RoleBinding": true, "ClusterRole": true, "ClusterRoleBinding": true,
+	"Deployment": true, "Service": true, "ConfigMap": true, "Secret": true, "Issuer": true, "Certificate": true,
+	"ValidatingWebhookConfiguration": true, "MutatingWebhookConfiguration": true,
+}
+
+// elsewhere is a namespace no operator of the cases watches.
+const elsewhere = "not-watched"
+
+func plainInstallOnTheAPIServer(t *testing.T, c *testcluster.Cluster, dir string) {
 	in, opts := loadCase(t, casesDir+"/"+dir)
 	out := render.Render(in, opts)
 	require.False(t, out.Results.HasErrors(), "%v", out.Results)
-	const elsewhere = "not-watched"
+	require.NotEmpty(t, out.Installs)
 	namespaces := []string{elsewhere}
-	var deployment *manifest.Object
-	for _, o := range out.Objects {
-		if o.Namespace() != "" && !slices.Contains(namespaces, o.Namespace()) {
-			namespaces = append(namespaces, o.Namespace())
-		}
-		if o.Kind() == "Deployment" {
-			deployment = o
-		}
-	}
-	require.NotNil(t, deployment)
-	targets := strings.Split(deployment.String("spec", "template", "metadata", "annotations", "olm.targetNamespaces"), ",")
-	for _, ns := range targets {
+	addNamespace := func(ns string) {
 		if ns != "" && !slices.Contains(namespaces, ns) {
 			namespaces = append(namespaces, ns)
+		}
+	}
+	for _, o := range out.Objects {
+		addNamespace(o.Namespace())
+	}
+	targetsOf := map[string][]string{} // install namespace → what its Deployments watch
+	for _, o := range out.Objects {
+		if o.Kind() == "Deployment" {
+			targets := strings.Split(o.String("spec", "template", "metadata", "annotations", "olm.targetNamespaces"), ",")
+			targetsOf[o.Namespace()] = targets
+			for _, ns := range targets {
+				addNamespace(ns)
+			}
 		}
 	}
 	for _, ns := range namespaces {
@@ -76,9 +92,10 @@ func plainInstallOnTheAPIServer(t *testing.T, c *testcluster.Cluster, dir, pkgNa
 	}
 	var rest []*manifest.Object
 	for _, o := range out.Objects {
-		if o.Kind() == "CustomResourceDefinition" {
+		switch {
+		case o.Kind() == "CustomResourceDefinition":
 			apply(t, c, o.Map)
-		} else {
+		case installKinds[o.Kind()]:
 			rest = append(rest, o)
 		}
 	}
@@ -92,64 +109,25 @@ func plainInstallOnTheAPIServer(t *testing.T, c *testcluster.Cluster, dir, pkgNa
 			t.Cleanup(func() { c.Delete(t, o.APIVersion(), o.Kind(), o.Namespace(), o.Name()) }) // the next case creates them again
 		}
 	}
-
-	pkg, ok := in.Catalog.Package(pkgName)
-	require.True(t, ok)
-	head, err := pkg.HeadBundle("alpha")
-	require.NoError(t, err)
-	install := deployment.Namespace()
-	all := len(targets) == 1 && targets[0] == ""
-	var users []string
-	userOf := func(p v1alpha1.StrategyDeploymentPermissions) string {
-		sa := p.ServiceAccountName
-		if sa == "" {
-			sa = "default"
-		}
-		user := testcluster.ServiceAccountUser(install, sa)
-		if !slices.Contains(users, user) {
-			users = append(users, user)
-		}
-		return user
-	}
-	type grant struct {
-		user   string
-		access testcluster.Access
-	}
 	var grants, denials []grant
-	for _, p := range head.Contents.ClusterPermissions {
-		for _, a := range accessesOf(p, "") {
-			grants = append(grants, grant{userOf(p), a})
-		}
-	}
-	for _, p := range head.Contents.Permissions {
-		watched := targets
-		if all {
-			watched = []string{""}
-		}
-		for _, ns := range watched {
-			for _, a := range accessesOf(p, ns) {
-				grants = append(grants, grant{userOf(p), a})
-			}
-		}
-		if !all {
-			for _, a := range accessesOf(p, elsewhere) {
-				denials = append(denials, grant{userOf(p), a})
-			}
-		}
+	for _, inst := range out.Installs {
+		require.NotNil(t, inst.Bundle, inst.Package)
+		g, d := permissionsOf(inst.Bundle.Contents, inst.Namespace, targetsOf[inst.Namespace])
+		grants, denials = append(grants, g...), append(denials, d...)
 	}
 	require.NotEmpty(t, grants)
 	check := func() (missing, extra []string) {
 		for _, g := range grants {
-			ok, err := c.Allowed(g.user, serviceAccountGroups(install), g.access)
+			ok, err := c.Allowed(g.user, serviceAccountGroups(g.namespace), g.access)
 			require.NoError(t, err)
 			if !ok {
 				missing = append(missing, g.user+": "+g.access.String())
 			}
 		}
 		for _, g := range denials {
-			ok, err := c.Allowed(g.user, serviceAccountGroups(install), g.access)
+			ok, err := c.Allowed(g.user, serviceAccountGroups(g.namespace), g.access)
 			require.NoError(t, err)
-			if ok && !grantedClusterWide(head.Contents, g.access) {
+			if ok && !g.clusterWide {
 				extra = append(extra, g.user+": "+g.access.String())
 			}
 		}
@@ -159,12 +137,52 @@ func plainInstallOnTheAPIServer(t *testing.T, c *testcluster.Cluster, dir, pkgNa
 	for {
 		missing, extra := check()
 		if (len(missing) == 0 && len(extra) == 0) || time.Now().After(deadline) {
-			assert.Empty(t, missing, "what the CSV asks for is allowed where the install mode says")
+			assert.Empty(t, missing, "what the CSVs ask for is allowed where the install modes say")
 			assert.Empty(t, extra, "and nowhere else")
 			break
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// grant is a request an operator's ServiceAccount makes; clusterWide marks a denial that a
+// cluster permission of the same CSV grants anyway.
+type grant struct {
+	user, namespace string
+	access          testcluster.Access
+	clusterWide     bool
+}
+
+// permissionsOf lists what a CSV installed in namespace, watching targets ([""]: all), must
+// be allowed, and what it must not be (its namespaced permissions in a namespace it does not
+// watch).
+func permissionsOf(ct *catalog.Contents, namespace string, targets []string) (grants, denials []grant) {
+	userOf := func(p v1alpha1.StrategyDeploymentPermissions) string {
+		sa := p.ServiceAccountName
+		if sa == "" {
+			sa = "default"
+		}
+		return testcluster.ServiceAccountUser(namespace, sa)
+	}
+	for _, p := range ct.ClusterPermissions {
+		for _, a := range accessesOf(p, "") {
+			grants = append(grants, grant{userOf(p), namespace, a, false})
+		}
+	}
+	all := len(targets) == 1 && targets[0] == ""
+	for _, p := range ct.Permissions {
+		for _, ns := range targets {
+			for _, a := range accessesOf(p, ns) {
+				grants = append(grants, grant{userOf(p), namespace, a, false})
+			}
+		}
+		if !all {
+			for _, a := range accessesOf(p, elsewhere) {
+				denials = append(denials, grant{userOf(p), namespace, a, grantedClusterWide(ct, a)})
+			}
+		}
+	}
+	return grants, denials
 }
 
 // accessesOf lists the requests a permission's rules allow, in a namespace ("" cluster-wide):
