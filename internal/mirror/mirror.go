@@ -163,15 +163,25 @@ func (b *builder) add(in render.Install, cat *catalog.Catalog) {
 			needs(c.image, Need{Operator: op, Bundle: bundle.Name, As: "container " + c.where})
 			b.additional[c.image] = true
 		}
+		none := noRelatedImages(bundle)
 		if bundle.Contents == nil || bundle.Contents.Install == nil {
-			b.warn(in, "bundle %s lists no relatedImages and its contents are not known: the images its operator and operands run are not listed (catalog extract --bundle-contents pull reads its Deployments)", bundle.Name)
+			b.warn(in, "%s and its contents are not known: the images its operator and operands run are not listed (catalog extract --bundle-contents pull reads its Deployments)", none)
 		} else {
-			b.warn(in, "bundle %s lists no relatedImages: the images of its Deployments' containers are listed instead, and the images its operator starts for its operands are not known", bundle.Name)
+			b.warn(in, "%s: the images of its Deployments' containers are listed instead, and the images its operator starts for its operands are not known", none)
 		}
 	}
 	o := Operator{Operator: op, Bundle: bundle.Name, Images: len(count)}
 	o.ChannelImages, o.ChannelImagesKnown = b.wholeChannel(in, cat, count)
 	b.operators = append(b.operators, o)
+}
+
+// noRelatedImages says why a bundle has no relatedImages: its catalog lists none, or the
+// catalog snapshot it comes from was written before snapshots kept them.
+func noRelatedImages(bundle *catalog.Bundle) string {
+	if bundle.RelatedImagesKnown {
+		return "bundle " + bundle.Name + " lists no relatedImages"
+	}
+	return "bundle " + bundle.Name + ": the catalog snapshot does not keep its relatedImages (written before catalog extract kept them: extract it again)"
 }
 
 // defaultChannel is a package's default channel in the catalog ("" when not known).

@@ -82,6 +82,8 @@ func TestPlanWarns(t *testing.T) {
 	kg := head(t, c, "kube-green", "alpha")
 	bare := *kg
 	bare.RelatedImages = nil
+	notKept := bare
+	notKept.RelatedImagesKnown = false
 	for _, tc := range []struct {
 		name    string
 		install render.Install
@@ -89,6 +91,8 @@ func TestPlanWarns(t *testing.T) {
 	}{
 		{"catalog image unknown", render.Install{Namespace: "a", Name: "kg", Package: "kube-green", Bundle: kg, CatalogSource: "olm/community"}, "CatalogSource olm/community is not among the inputs"},
 		{"no relatedImages, contents unknown", render.Install{Namespace: "a", Name: "kg", Package: "kube-green", Bundle: &bare, CatalogImage: "x/index:1"}, "lists no relatedImages and its contents are not known"},
+		{"relatedImages not kept by an older snapshot", render.Install{Namespace: "a", Name: "kg", Package: "kube-green", Bundle: &notKept, CatalogImage: "x/index:1"},
+			"bundle kube-green.v0.7.1: the catalog snapshot does not keep its relatedImages (written before catalog extract kept them: extract it again) and its contents are not known"},
 		{"bundle unknown", render.Install{Namespace: "a", Name: "kg", Package: "kube-green"}, "does not say which bundle"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
