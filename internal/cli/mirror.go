@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -138,7 +139,7 @@ func runMirror(f mirrorFlags, paths []string, stdin io.Reader, out output.Stream
 	if err != nil {
 		return err
 	}
-	if err := writeFiles(f.dir, files); err != nil {
+	if err := writeFiles(f.dir, files, mirrorFileNames); err != nil {
 		return err
 	}
 	_, err = io.WriteString(out.Stderr, plan.Summary())
@@ -148,7 +149,7 @@ func runMirror(f mirrorFlags, paths []string, stdin io.Reader, out output.Stream
 // writeFiles writes every file into dir, or none: each is written beside its place first and
 // renamed into it once all are written, in name order, after checking that no place is a
 // folder (a rename onto one fails, after the files before it were replaced).
-func writeFiles(dir string, files map[string][]byte) error {
+func writeFiles(dir string, files map[string][]byte, owned []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -185,5 +186,18 @@ func writeFiles(dir string, files map[string][]byte) error {
 		}
 		delete(tmp, name)
 	}
+	// a file of an earlier run that this one does not write (mirror-sets.yaml of a run with
+	// --to, images.json of one with --format json) would be taken for this run's
+	for _, name := range owned {
+		path := filepath.Join(dir, name)
+		if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && files[name] == nil {
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
 	return nil
 }
+
+// mirrorFileNames are every file the mirror command may write into its folder.
+var mirrorFileNames = []string{"images.txt", "images.json", "imageset-config.yaml", "mirror-sets.yaml"}

@@ -157,7 +157,8 @@ func TestMirrorErrorsWriteNothing(t *testing.T) {
 }
 
 // TestMirrorRewritesItsFiles: a second run into the same folder replaces the files it
-// writes and leaves the folder's other files alone.
+// writes, removes those of its kind it does not write now (an earlier run's images.json),
+// and leaves the folder's other files alone.
 func TestMirrorRewritesItsFiles(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(mirrorData, "catalogsource-among-inputs-and-one-missing")
@@ -165,6 +166,7 @@ func TestMirrorRewritesItsFiles(t *testing.T) {
 	out := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(out, "images.txt"), []byte("stale\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(out, "notes.md"), []byte("mine\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(out, "images.json"), []byte("{}\n"), 0o644))
 	for range 2 {
 		code, _, stderr := run(t, "", c.args(dir, out)...)
 		require.Equal(t, cli.ExitOK, code, stderr)
