@@ -36,7 +36,6 @@ const (
 // Bundle is what Render reads of a bundle.
 type Bundle struct {
 	Name         string // the bundle's name, for messages
-	Package      string
 	InstallModes []v1alpha1.InstallMode
 	Contents     *catalog.Contents
 }

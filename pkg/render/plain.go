@@ -120,7 +120,7 @@ func (pi *plainInstall) install(p *subscriptionPlan) []*manifest.Object {
 	if config["selector"] != nil {
 		pi.add(diag.Warnf(about, field, "Subscription %s/%s: OLM does not apply a subscription config's selector to the operator's Deployments, and neither does the render", sub.Namespace(), sub.Name()))
 	}
-	res, err := bundleinstall.Render(bundleinstall.Bundle{Name: b.Name, Package: b.Package, InstallModes: pi.installModes(p, b), Contents: b.Contents},
+	res, err := bundleinstall.Render(bundleinstall.Bundle{Name: b.Name, InstallModes: pi.installModes(p, b), Contents: b.Contents},
 		bundleinstall.Options{InstallNamespace: sub.Namespace(), TargetNamespaces: pi.targetsOf(sub.Namespace()), Config: config, Certs: bundleinstall.CertProvider(pi.opts.WebhookCerts)})
 	if err != nil {
 		for _, msg := range strings.Split(err.Error(), "\n") {
