@@ -118,61 +118,88 @@ func (b *builder) add(in render.Install, cat *catalog.Catalog) {
 		b.warn(in, "Subscription %s: the catalog does not say which bundle of package %s it installs, so its images are not listed", op, in.Package)
 		return
 	}
-	bundle := in.Bundle
-	count := map[string]bool{}
-	needs := func(image string, n Need) {
-		b.need(image, n)
-		if image != "" {
-			count[image] = true
-		}
-	}
+	images := &installImages{b: b, op: op, bundle: in.Bundle, outside: in.CatalogImage == "", count: map[string]bool{}}
 	if in.CatalogImage != "" {
-		needs(in.CatalogImage, Need{Operator: op, As: "catalog"})
-		pkgs := b.catalogs[in.CatalogImage]
-		if pkgs == nil {
-			pkgs = map[string]Package{}
-			b.catalogs[in.CatalogImage] = pkgs
-		}
-		def := defaultChannel(in.Package, cat)
-		channel := in.Channel
-		if channel == "" {
-			channel = def
-		}
-		pkgs[in.Package+"|"+channel] = Package{Name: in.Package, Channel: channel, Version: bundle.Version, Bundle: bundle.Name, DefaultChannel: def}
+		images.need(in.CatalogImage, "catalog")
+		b.addPackage(in, cat)
 	} else {
 		b.warn(in, "Subscription %s: CatalogSource %s is not among the inputs or snapshots, so its image is not known: the bundle's images are listed as additional images, and the catalog image must be mirrored by hand", op, in.CatalogSource)
 	}
-	outside := in.CatalogImage == ""
-	needs(bundle.Image, Need{Operator: op, Bundle: bundle.Name, As: "bundle"})
-	if outside {
-		b.additional[bundle.Image] = true
+	images.need(in.Bundle.Image, "bundle")
+	if !images.related() {
+		images.containers(in)
 	}
-	switch {
-	case len(bundle.RelatedImages) > 0:
-		for _, ri := range bundle.RelatedImages {
-			if ri.Image == bundle.Image {
-				continue // catalogs list the bundle among its own relatedImages, unnamed
-			}
-			needs(ri.Image, Need{Operator: op, Bundle: bundle.Name, As: strings.TrimSpace("related " + ri.Name)})
-			if outside {
-				b.additional[ri.Image] = true
-			}
-		}
-	default:
-		for _, c := range containerImages(bundle) {
-			needs(c.image, Need{Operator: op, Bundle: bundle.Name, As: "container " + c.where})
-			b.additional[c.image] = true
-		}
-		none := noRelatedImages(bundle)
-		if bundle.Contents == nil || bundle.Contents.Install == nil {
-			b.warn(in, "%s and its contents are not known: the images its operator and operands run are not listed (catalog extract --bundle-contents pull reads its Deployments)", none)
-		} else {
-			b.warn(in, "%s: the images of its Deployments' containers are listed instead, and the images its operator starts for its operands are not known", none)
-		}
-	}
-	o := Operator{Operator: op, Bundle: bundle.Name, Images: len(count)}
-	o.ChannelImages, o.ChannelImagesKnown = b.wholeChannel(in, cat, count)
+	o := Operator{Operator: op, Bundle: in.Bundle.Name, Images: len(images.count)}
+	o.ChannelImages, o.ChannelImagesKnown = b.wholeChannel(in, cat, images.count)
 	b.operators = append(b.operators, o)
+}
+
+// addPackage lists an install's package under its catalog image, at its channel (the
+// package's default when it gives none) and installed version.
+func (b *builder) addPackage(in render.Install, cat *catalog.Catalog) {
+	pkgs := b.catalogs[in.CatalogImage]
+	if pkgs == nil {
+		pkgs = map[string]Package{}
+		b.catalogs[in.CatalogImage] = pkgs
+	}
+	def := defaultChannel(in.Package, cat)
+	channel := in.Channel
+	if channel == "" {
+		channel = def
+	}
+	pkgs[in.Package+"|"+channel] = Package{Name: in.Package, Channel: channel, Version: in.Bundle.Version, Bundle: in.Bundle.Name, DefaultChannel: def}
+}
+
+// installImages gathers the images of one install.
+type installImages struct {
+	b       *builder
+	op      string
+	bundle  *catalog.Bundle
+	outside bool // no known catalog image: the bundle's images are additional images
+	count   map[string]bool
+}
+
+// need lists an image of the install, as what it is to it; "" is no image.
+func (ii *installImages) need(image, as string) {
+	if image == "" {
+		return
+	}
+	n := Need{Operator: ii.op, Bundle: ii.bundle.Name, As: as}
+	if as == "catalog" {
+		n.Bundle = ""
+	} else if ii.outside {
+		ii.b.additional[image] = true
+	}
+	ii.b.need(image, n)
+	ii.count[image] = true
+}
+
+// related lists the bundle's relatedImages; false when it has none.
+func (ii *installImages) related() bool {
+	if len(ii.bundle.RelatedImages) == 0 {
+		return false
+	}
+	for _, ri := range ii.bundle.RelatedImages {
+		if ri.Image != ii.bundle.Image { // catalogs list the bundle among its own relatedImages, unnamed
+			ii.need(ri.Image, strings.TrimSpace("related "+ri.Name))
+		}
+	}
+	return true
+}
+
+// containers lists, for a bundle without relatedImages, the images of its Deployments'
+// containers (images from outside the catalog's filtering), with a warning.
+func (ii *installImages) containers(in render.Install) {
+	for _, c := range containerImages(ii.bundle) {
+		ii.need(c.image, "container "+c.where)
+		ii.b.additional[c.image] = true
+	}
+	none := noRelatedImages(ii.bundle)
+	if ii.bundle.Contents == nil || ii.bundle.Contents.Install == nil {
+		ii.b.warn(in, "%s and its contents are not known: the images its operator and operands run are not listed (catalog extract --bundle-contents pull reads its Deployments)", none)
+	} else {
+		ii.b.warn(in, "%s: the images of its Deployments' containers are listed instead, and the images its operator starts for its operands are not known", none)
+	}
 }
 
 // noRelatedImages says why a bundle has no relatedImages: its catalog lists none, or the
