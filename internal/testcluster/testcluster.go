@@ -281,6 +281,12 @@ func (c *Cluster) Apply(t testing.TB, yaml string) {
 	}
 }
 
+// ApplyObject is Apply for one decoded object, returning the server's error instead of
+// failing the test (for a test that knows which refusals to expect).
+func (c *Cluster) ApplyObject(obj map[string]any) error {
+	return c.apply(&unstructured.Unstructured{Object: obj})
+}
+
 // DryRunCreate asks the API server to validate creating obj (server-side dry run, as the
 // admin): the object's schema is checked against its CRD, nothing is stored. It returns the
 // server's answer.

@@ -94,7 +94,7 @@ func plainInstallOnTheAPIServer(t *testing.T, c *testcluster.Cluster, dir string
 	for _, o := range out.Objects {
 		switch {
 		case o.Kind() == "CustomResourceDefinition":
-			apply(t, c, o.Map)
+			applyCRD(t, c, o)
 		case installKinds[o.Kind()]:
 			rest = append(rest, o)
 		}
@@ -223,4 +223,18 @@ func grantedClusterWide(ct *catalog.Contents, a testcluster.Access) bool {
 
 func serviceAccountGroups(namespace string) []string {
 	return []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"}
+}
+
+// applyCRD creates or updates a CRD for real. The tests of every package share one API
+// server, and a CRD of the same name that another package's test created with a storage
+// version this one does not serve cannot be replaced (the server keeps it until a storage
+// migration): that CRD is left as it is, with a log line, and only it goes unchecked.
+func applyCRD(t *testing.T, c *testcluster.Cluster, o *manifest.Object) {
+	t.Helper()
+	err := c.ApplyObject(o.Map)
+	if err != nil && strings.Contains(err.Error(), "status.storedVersions") {
+		t.Logf("CRD %s is not replaced: another test created it with a storage version this one does not serve (%v)", o.Name(), err)
+		return
+	}
+	require.NoError(t, err, "CRD %s", o.Name())
 }
