@@ -231,5 +231,5 @@ func (g *graph) behindDetail(installed, target string) string {
 	if iok && tok {
 		return fmt.Sprintf("%s is version %s, %s is %s: OLM does not go back", target, tv, installed, iv)
 	}
-	return fmt.Sprintf("%s comes before %s in the channel's replaces chain: OLM does not go back", target, installed)
+	return fmt.Sprintf("%s is farther from the head than %s in the channel's replaces chain: OLM does not go back", target, installed)
 }
