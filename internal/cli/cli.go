@@ -93,7 +93,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer, eng engine) *cobra.Comma
 	root.SetVersionTemplate("{{.Version}}\n") // --version prints what the version command prints
 	root.AddCommand(newRenderCmd(stdin, stdout, stderr, eng), newArgoCDCmd(stdin, stdout, stderr, os.Getenv, eng), newArgoCDDiscoverCmd(stdout), newHealthCmd(stdout),
 		newInstalledCmd(stdin, stdout, stderr), newConvertCmd(stdin, stdout, stderr),
-		newCollectionCmd(stdout, stderr), newCatalogCmd(stdin, stdout, stderr), newMirrorCmd(stdin, stdout, stderr, eng), &cobra.Command{
+		newCollectionCmd(stdout, stderr), newCatalogCmd(stdin, stdout, stderr), newMirrorCmd(stdin, stdout, stderr, eng), newPlanCmd(stdin, stdout, stderr, eng), &cobra.Command{
 			Use:   "version",
 			Short: "Print the version",
 			Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(stdout, version.Version) },

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/odlm-render/odlm-render/internal/inputs"
+	"github.com/odlm-render/odlm-render/internal/output"
+	"github.com/odlm-render/odlm-render/internal/plan"
+)
+
+// planFlags are the render's flags (the same Subscriptions are decided) and how the plan is
+// written.
+type planFlags struct {
+	renderFlags
+	format, failOn, openShiftVersion string
+}
+
+func newPlanCmd(stdin io.Reader, stdout, stderr io.Writer, eng engine) *cobra.Command {
+	var f planFlags
+	cmd := &cobra.Command{
+		Use:   "plan [flags] PATH... --snapshot CLUSTER-EXPORT",
+		Short: "Say what applying the render will do to a cluster, before it is applied",
+		Long: `Plan renders PATH... as render does (the same flags decide the same Subscriptions) and
+compares, for every operator the render installs, the cluster as exported in --snapshot (or
+read with --live) with what the render leads to:
+
+  from -> to     the CSV installed now (the Subscription's status.installedCSV, else a CSV of
+                 the package in its namespace) and the one the render's Subscription leads to;
+                 new installs, and ODLM's Subscriptions (label operator.ibm.com/opreq-control)
+                 whose package the render no longer installs, are listed as such
+  path           the hops OLM v0 takes, with deprecations, and olm.maxOpenShiftVersion
+                 (flagged when below --openshift-version)
+  CRDs           OLM v1's CRD upgrade safety checks between the cluster's CRDs and the target
+                 bundle's, and the cluster's custom resources the new schema refuses or prunes
+  permissions    the rules the target bundle grants or drops against the installed CSV's,
+                 escalations marked (wildcards, secrets, escalate/bind/impersonate, a rule
+                 moved from namespaced to cluster-wide)
+
+The bundle's other objects are not compared yet ("objects" is always empty).
+
+-o text (default), json (a stable shape: {"operators": [{name, namespace, package, channel,
+action, from, to, path, pathError, deprecations, crdChanges, storedObjects, rbac {added,
+removed}, objects, notes}]}) or markdown (a pull-request comment).
+
+Exit status: 0 success, 1 when any error was found or, with --fail-on unsafe, when any CRD
+change or stored object is unsafe or any added rule escalates; 2 for wrong usage.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{errors.New("plan needs at least one PATH (\"-\" for stdin)")}
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			if err := f.check(); err != nil {
+				return err
+			}
+			return runPlan(f, args, stdin, output.Stream{Stdout: stdout, Stderr: stderr, Verbose: f.verbose}, eng)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringArrayVar(&f.catalogs, "catalog", nil, "an OLM file-based catalog or a CatalogSnapshot (repeatable): the new catalog")
+	fs.StringArrayVar(&f.snapshots, "snapshot", nil, "objects exported from the cluster (repeatable)")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "also print info results")
+	fs.StringVarP(&f.format, "output", "o", "text", "text, json or markdown")
+	fs.StringVar(&f.failOn, "fail-on", "", "unsafe: exit 1 when any finding is unsafe")
+	fs.StringVar(&f.openShiftVersion, "openshift-version", "", "the cluster's OpenShift version X.Y: flag hops whose olm.maxOpenShiftVersion is below it")
+	f.output = "yaml"
+	f.opts.KubeVersion = os.Getenv("KUBE_VERSION")
+	bindOptionFlags(fs, &f.opts)
+	f.live.bind(fs, liveHelp{
+		live:     "read the cluster of the kubeconfig, read-only, instead of or after --snapshot",
+		deadline: "timeout of all --live requests together",
+	})
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	return cmd
+}
+
+func (f planFlags) check() error {
+	switch f.format {
+	case "text", "json", "markdown":
+	default:
+		return usageError{fmt.Errorf("-o %q: text, json or markdown", f.format)}
+	}
+	if f.failOn != "" && f.failOn != "unsafe" {
+		return usageError{fmt.Errorf("--fail-on %q: only unsafe", f.failOn)}
+	}
+	if len(f.snapshots) == 0 && !f.live.on {
+		return usageError{errors.New("plan needs --snapshot CLUSTER-EXPORT or --live: the cluster to compare with")}
+	}
+	return f.renderFlags.check()
+}
+
+// planBytes is the plan in the chosen format.
+func planBytes(format string, p plan.Plan) ([]byte, error) {
+	switch format {
+	case "json":
+		return p.JSON()
+	case "markdown":
+		return p.Markdown(), nil
+	}
+	return p.Text(), nil
+}
+
+func runPlan(f planFlags, paths []string, stdin io.Reader, out output.Stream, eng engine) error {
+	in, sources, err := inputs.Load(inputs.Request{Paths: paths, Stdin: stdin, Catalogs: f.catalogs, Snapshots: f.snapshots,
+		Live: f.live.reader(f.refuseCredentialPlugins), Names: inputs.Names{Snapshots: "--snapshot"}})
+	if err != nil {
+		return err
+	}
+	opts := f.opts
+	opts.Sources = sources
+	answer := eng(in, opts)
+	if out.Results(answer.Results.Sort()) {
+		return errReported
+	}
+	p, err := plan.Build(plan.Request{Installs: answer.Installs, Catalog: in.Catalog, Cluster: sources, OpenShiftVersion: f.openShiftVersion})
+	if err != nil {
+		return err
+	}
+	b, err := planBytes(f.format, p)
+	if err != nil {
+		return err
+	}
+	if _, err := out.Stdout.Write(b); err != nil {
+		return err
+	}
+	if n := p.Unsafe(); f.failOn == "unsafe" && n > 0 {
+		fmt.Fprintf(out.Stderr, "odlm-render: plan: %d unsafe finding(s) (--fail-on unsafe)\n", n)
+		return errReported
+	}
+	return nil
+}

@@ -1,0 +1,257 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/blang/semver/v4"
+
+	"github.com/odlm-render/odlm-render/internal/upgradepath"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/pkg/render"
+)
+
+// Cluster is what a plan reads the cluster from: a snapshot, a live cluster, or both
+// (internal/cluster's Chain).
+type Cluster interface {
+	Get(apiVersion, kind, namespace, name string) (map[string]any, bool, error)
+	List(apiVersion, kind, namespace string) ([]map[string]any, error)
+}
+
+// Request is what a plan is built from.
+type Request struct {
+	// Installs are the render's (render.Output.Installs).
+	Installs []render.Install
+	// Catalog is the catalog the render used (the new one).
+	Catalog *catalog.Catalog
+	// Cluster is the cluster as it is now.
+	Cluster Cluster
+	// OpenShiftVersion, when set (4.20), flags hops whose olm.maxOpenShiftVersion is below it.
+	OpenShiftVersion string
+}
+
+// The OLM kinds a plan reads.
+const (
+	olmV1alpha1   = "operators.coreos.com/v1alpha1"
+	kindSub       = "Subscription"
+	kindCSV       = "ClusterServiceVersion"
+	odlmLabel     = "operator.ibm.com/opreq-control"
+	schemaPackage = "olm.package"
+	schemaChannel = "olm.channel"
+)
+
+// Build reads the cluster for each install and returns the plan. An error is a cluster read
+// that failed, naming the object.
+func Build(req Request) (Plan, error) {
+	p := Plan{Operators: []Operator{}}
+	for _, in := range req.Installs {
+		op, err := req.operator(in)
+		if err != nil {
+			return Plan{}, err
+		}
+		p.Operators = append(p.Operators, op)
+	}
+	removed, err := req.removals()
+	if err != nil {
+		return Plan{}, err
+	}
+	p.Operators = append(p.Operators, removed...)
+	return p, nil
+}
+
+// newOperator is an Operator with every list empty, not nil (the JSON shape is stable).
+func newOperator(ns, name, pkg, channel string) Operator {
+	return Operator{Namespace: ns, Name: name, Package: pkg, Channel: channel, Path: []Hop{}, Deprecations: []string{},
+		CRDChanges: []CRDChange{}, StoredObjects: []StoredProblem{}, RBAC: RBAC{Added: []Rule{}, Removed: []Rule{}},
+		Objects: []any{}, Notes: []string{}}
+}
+
+// operator plans one install.
+func (req Request) operator(in render.Install) (Operator, error) {
+	op := newOperator(in.Namespace, in.Name, in.Package, in.Channel)
+	from, err := req.installedCSV(in)
+	if err != nil {
+		return op, err
+	}
+	op.From = from
+	if in.Bundle != nil {
+		op.To = in.Bundle.Name
+	}
+	pkg, _ := req.Catalog.Package(in.Package)
+	op.Action = action(op.From, op.To)
+	if op.Action == ActionUpgrade && isBehind(pkg, op.From, op.To) {
+		op.Action = ActionBehind
+	}
+	if pkg == nil {
+		op.Notes = append(op.Notes, fmt.Sprintf("package %s is not in the catalog: nothing else can be checked", in.Package))
+		return op, nil
+	}
+	if op.Channel == "" {
+		op.Channel = pkg.ChannelOrDefault("")
+	}
+	op.Deprecations = deprecations(pkg, op.Channel)
+	if op.To == "" {
+		op.Notes = append(op.Notes, "the catalog does not know the bundle the Subscription leads to")
+		return op, nil
+	}
+	if op.From != "" {
+		req.path(&op, pkg)
+	}
+	if err := req.contents(&op, in.Bundle); err != nil {
+		return op, err
+	}
+	return op, nil
+}
+
+// action names what happens between two CSVs.
+func action(from, to string) string {
+	switch from {
+	case "":
+		return ActionInstall
+	case to:
+		return ActionUnchanged
+	}
+	return ActionUpgrade
+}
+
+// isBehind tells whether bundle to has a lower version than bundle from, both in pkg.
+func isBehind(pkg *catalog.Package, from, to string) bool {
+	if pkg == nil || pkg.Bundles[from] == nil || pkg.Bundles[to] == nil {
+		return false
+	}
+	vf, errFrom := semver.ParseTolerant(pkg.Bundles[from].Version)
+	vt, errTo := semver.ParseTolerant(pkg.Bundles[to].Version)
+	return errFrom == nil && errTo == nil && vt.LT(vf)
+}
+
+// deprecations are the package's and the channel's deprecation messages.
+func deprecations(pkg *catalog.Package, channel string) []string {
+	out := []string{}
+	if d, ok := pkg.DeprecationFor(schemaPackage, pkg.Name); ok {
+		out = append(out, "package "+pkg.Name+": "+d.Message)
+	}
+	if d, ok := pkg.DeprecationFor(schemaChannel, channel); ok {
+		out = append(out, "channel "+channel+": "+d.Message)
+	}
+	return out
+}
+
+// path fills op.Path (and PathError) with the hops OLM takes, and each hop's deprecation.
+func (req Request) path(op *Operator, pkg *catalog.Package) {
+	path, err := upgradepath.Find(pkg, op.Channel, op.From, op.To)
+	hops := path.Hops
+	var noPath *upgradepath.NoPathError
+	switch {
+	case errors.As(err, &noPath):
+		hops = noPath.Hops
+		op.PathError = noPath.Error()
+	case err != nil:
+		op.PathError = err.Error()
+	}
+	for _, h := range hops {
+		op.Path = append(op.Path, req.hop(op, h))
+	}
+}
+
+// hop converts one upgradepath hop, flagging the OpenShift version and the deprecation.
+func (req Request) hop(op *Operator, h upgradepath.Hop) Hop {
+	out := Hop{From: h.From, To: h.To, Via: string(h.Via), Version: h.Version, MaxOpenShiftVersion: h.MaxOpenShiftVersion}
+	if h.Deprecation != nil {
+		op.Deprecations = append(op.Deprecations, "bundle "+h.To+": "+h.Deprecation.Message)
+	}
+	if req.OpenShiftVersion == "" {
+		return out
+	}
+	ok, err := h.AllowsOpenShift(req.OpenShiftVersion)
+	if err != nil {
+		op.Notes = append(op.Notes, err.Error())
+		return out
+	}
+	out.OpenShiftBlocked = !ok
+	return out
+}
+
+// installedCSV is the CSV installed for in: the Subscription's status.installedCSV, else a
+// CSV in its namespace that belongs to the package; "" when none.
+func (req Request) installedCSV(in render.Install) (string, error) {
+	sub, found, err := req.Cluster.Get(olmV1alpha1, kindSub, in.Namespace, in.Name)
+	if err != nil {
+		return "", fmt.Errorf("reading Subscription %s/%s: %w", in.Namespace, in.Name, err)
+	}
+	if found {
+		if csv := str(sub, "status", "installedCSV"); csv != "" {
+			return csv, nil
+		}
+	}
+	csvs, err := req.Cluster.List(olmV1alpha1, kindCSV, in.Namespace)
+	if err != nil {
+		return "", fmt.Errorf("listing ClusterServiceVersions in %s: %w", in.Namespace, err)
+	}
+	pkg, _ := req.Catalog.Package(in.Package)
+	for _, csv := range csvs {
+		if name := str(csv, "metadata", "name"); belongs(name, in.Package, pkg) {
+			return name, nil
+		}
+	}
+	return "", nil
+}
+
+// belongs tells whether a CSV name is one of the package's: a bundle of the catalog's
+// package, or named <package>.<version>.
+func belongs(csv, pkgName string, pkg *catalog.Package) bool {
+	if pkg != nil {
+		if _, ok := pkg.Bundles[csv]; ok {
+			return true
+		}
+	}
+	return strings.HasPrefix(csv, pkgName+".")
+}
+
+// removals are ODLM's Subscriptions in the cluster whose package no install has.
+func (req Request) removals() ([]Operator, error) {
+	subs, err := req.Cluster.List(olmV1alpha1, kindSub, "")
+	if err != nil {
+		return nil, fmt.Errorf("listing Subscriptions: %w", err)
+	}
+	kept := map[string]bool{}
+	for _, in := range req.Installs {
+		kept[in.Package] = true
+	}
+	out := []Operator{}
+	for _, sub := range subs {
+		pkg := str(sub, "spec", "name")
+		labels, _ := dig(sub, "metadata", "labels").(map[string]any)
+		if labels[odlmLabel] != "true" || kept[pkg] {
+			continue
+		}
+		op := newOperator(str(sub, "metadata", "namespace"), str(sub, "metadata", "name"), pkg, str(sub, "spec", "channel"))
+		op.Action = ActionRemove
+		op.From = str(sub, "status", "installedCSV")
+		out = append(out, op)
+	}
+	slices.SortFunc(out, func(a, b Operator) int {
+		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	})
+	return out, nil
+}
+
+// dig follows keys through nested maps; nil when a step is missing.
+func dig(obj map[string]any, keys ...string) any {
+	var cur any = obj
+	for _, k := range keys {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[k]
+	}
+	return cur
+}
+
+// str is the string at keys, "" when missing or not a string.
+func str(obj map[string]any, keys ...string) string {
+	s, _ := dig(obj, keys...).(string)
+	return s
+}

@@ -1,0 +1,113 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+
+	"github.com/odlm-render/odlm-render/internal/crdupgrade"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+)
+
+const (
+	crdAPIVersion = "apiextensions.k8s.io/v1"
+	kindCRD       = "CustomResourceDefinition"
+)
+
+// contents fills op's CRD changes, stored-object problems and permission changes from the
+// target bundle's contents, or notes that they are unknown.
+func (req Request) contents(op *Operator, b *catalog.Bundle) error {
+	if b.Contents == nil {
+		op.Notes = append(op.Notes, "contents unknown: the catalog does not carry bundle "+b.Name+"'s CRDs and permissions")
+		return nil
+	}
+	for i := range b.Contents.CRDs {
+		if err := req.crd(op, b.Contents, i); err != nil {
+			return err
+		}
+	}
+	return req.permissions(op, b.Contents)
+}
+
+// crd checks the i-th CRD of the bundle against the cluster's CRD of that name, and the
+// cluster's custom resources of it against the new schema.
+func (req Request) crd(op *Operator, c *catalog.Contents, i int) error {
+	name := c.CRDName(i)
+	newCRD, err := c.CRD(i)
+	if err != nil {
+		op.Notes = append(op.Notes, fmt.Sprintf("CRD %s of the bundle: %v", name, err))
+		return nil
+	}
+	oldCRD, found, err := req.Cluster.Get(crdAPIVersion, kindCRD, "", name)
+	if err != nil {
+		return fmt.Errorf("reading CustomResourceDefinition %s: %w", name, err)
+	}
+	if !found {
+		return nil
+	}
+	findings, err := crdupgrade.Check(oldCRD, newCRD)
+	if err != nil {
+		op.Notes = append(op.Notes, err.Error())
+		return nil
+	}
+	for _, f := range findings {
+		op.CRDChanges = append(op.CRDChanges, CRDChange{CRD: f.CRD, Version: f.Version, Field: f.Field, Rule: f.Rule, Safe: f.Safe, Message: f.Message})
+	}
+	return req.stored(op, name, newCRD)
+}
+
+// stored validates the cluster's custom resources of the CRD against its new manifest, each
+// as the version it was exported as.
+func (req Request) stored(op *Operator, name string, newCRD map[string]any) error {
+	group, kind := str(newCRD, "spec", "group"), str(newCRD, "spec", "names", "kind")
+	objs, err := req.Cluster.List(group+"/v1", kind, "")
+	if err != nil {
+		return fmt.Errorf("listing %s objects: %w", kind, err)
+	}
+	for _, obj := range objs {
+		_, version, _ := strings.Cut(str(obj, "apiVersion"), "/")
+		for _, p := range crdupgrade.ValidateStored(newCRD, version, []map[string]any{obj}) {
+			op.StoredObjects = append(op.StoredObjects, StoredProblem{CRD: name, Object: p.Object, Field: p.Field, Reason: p.Reason})
+		}
+	}
+	return nil
+}
+
+// permissions compares the bundle's permissions with the installed CSV's.
+func (req Request) permissions(op *Operator, c *catalog.Contents) error {
+	newRules := flatten(c.Permissions, c.ClusterPermissions)
+	oldRules := []Rule{}
+	if op.From != "" {
+		csv, found, err := req.Cluster.Get(olmV1alpha1, kindCSV, op.Namespace, op.From)
+		if err != nil {
+			return fmt.Errorf("reading ClusterServiceVersion %s/%s: %w", op.Namespace, op.From, err)
+		}
+		if !found {
+			op.Notes = append(op.Notes, fmt.Sprintf("ClusterServiceVersion %s/%s is not in the cluster: permissions are compared with none", op.Namespace, op.From))
+		} else {
+			perms, clusterPerms, err := csvPermissions(csv)
+			if err != nil {
+				op.Notes = append(op.Notes, fmt.Sprintf("ClusterServiceVersion %s/%s: spec.install.spec: %v", op.Namespace, op.From, err))
+			}
+			oldRules = flatten(perms, clusterPerms)
+		}
+	}
+	op.RBAC = diffRules(oldRules, newRules)
+	return nil
+}
+
+// csvPermissions decodes a CSV object's install strategy permissions.
+func csvPermissions(csv map[string]any) (perms, clusterPerms []v1alpha1.StrategyDeploymentPermissions, err error) {
+	b, err := json.Marshal(csv)
+	if err != nil {
+		return nil, nil, err
+	}
+	var typed v1alpha1.ClusterServiceVersion
+	if err := json.Unmarshal(b, &typed); err != nil {
+		return nil, nil, err
+	}
+	spec := typed.Spec.InstallStrategy.StrategySpec
+	return spec.Permissions, spec.ClusterPermissions, nil
+}

@@ -1,0 +1,124 @@
+// Package plan owns what `odlm-render plan` reports: for each operator a render installs,
+// what applying the render does to a cluster (from which CSV to which, the hops OLM takes,
+// CRD changes and the custom resources they break, permissions added and removed), read
+// from a cluster export, and the three ways of writing it (text, JSON, Markdown). It knows
+// nothing of the command line.
+package plan
+
+// Actions an operator's plan can have.
+const (
+	ActionInstall   = "install"
+	ActionUpgrade   = "upgrade"
+	ActionUnchanged = "unchanged"
+	ActionRemove    = "remove"
+	// ActionBehind: the target is an older version than the installed CSV.
+	ActionBehind = "behind"
+)
+
+// Plan is the whole report: one entry per operator, in the render's order, removals last.
+// Its JSON form is the stable shape of `plan -o json`; every list is present, [] when empty.
+type Plan struct {
+	Operators []Operator `json:"operators"`
+}
+
+// Operator is what happens to one operator: its Subscription, the CSV installed now (From)
+// and the one the render leads to (To).
+type Operator struct {
+	Name      string `json:"name"`
+	Namespace string `json:"namespace"`
+	Package   string `json:"package"`
+	Channel   string `json:"channel"`
+	// Action is install, upgrade, unchanged, behind or remove.
+	Action string `json:"action"`
+	From   string `json:"from"`
+	To     string `json:"to"`
+	// Path is the hops OLM takes from From to To (or as far as it goes when PathError is set).
+	Path []Hop `json:"path"`
+	// PathError says why OLM does not reach To, "" when it does.
+	PathError    string      `json:"pathError"`
+	Deprecations []string    `json:"deprecations"`
+	CRDChanges   []CRDChange `json:"crdChanges"`
+	// StoredObjects are the custom resources in the cluster the new CRDs refuse or prune.
+	StoredObjects []StoredProblem `json:"storedObjects"`
+	RBAC          RBAC            `json:"rbac"`
+	// Objects are the bundle's other objects' changes: not computed yet, always [].
+	Objects []any `json:"objects"`
+	// Notes say what could not be checked, and why.
+	Notes []string `json:"notes"`
+}
+
+// Hop is one update OLM makes.
+type Hop struct {
+	From    string `json:"from"`
+	To      string `json:"to"`
+	Via     string `json:"via"`
+	Version string `json:"version"`
+	// MaxOpenShiftVersion is the bundle's olm.maxOpenShiftVersion, "" when none.
+	MaxOpenShiftVersion string `json:"maxOpenShiftVersion"`
+	// OpenShiftBlocked is true when MaxOpenShiftVersion is below the --openshift-version given.
+	OpenShiftBlocked bool `json:"openShiftBlocked"`
+}
+
+// CRDChange is one finding of internal/crdupgrade between the cluster's CRD and the bundle's.
+type CRDChange struct {
+	CRD     string `json:"crd"`
+	Version string `json:"version"`
+	Field   string `json:"field"`
+	Rule    string `json:"rule"`
+	Safe    bool   `json:"safe"`
+	Message string `json:"message"`
+}
+
+// StoredProblem is a custom resource of the cluster that the new CRD refuses or prunes.
+type StoredProblem struct {
+	CRD    string `json:"crd"`
+	Object string `json:"object"`
+	Field  string `json:"field"`
+	Reason string `json:"reason"`
+}
+
+// RBAC is the permissions the target bundle grants that the installed CSV does not (Added),
+// and the reverse (Removed).
+type RBAC struct {
+	Added   []Rule `json:"added"`
+	Removed []Rule `json:"removed"`
+}
+
+// Rule is one policy rule of one service account, namespaced or cluster-wide. Escalations
+// (on added rules only) say why it widens what the operator may do.
+type Rule struct {
+	Scope           string   `json:"scope"`
+	ServiceAccount  string   `json:"serviceAccount"`
+	APIGroups       []string `json:"apiGroups"`
+	Resources       []string `json:"resources"`
+	ResourceNames   []string `json:"resourceNames"`
+	NonResourceURLs []string `json:"nonResourceURLs"`
+	Verbs           []string `json:"verbs"`
+	Escalations     []string `json:"escalations"`
+}
+
+// Unsafe counts what --fail-on unsafe fails on: unsafe CRD changes, stored objects the new
+// CRDs break, and escalating rules.
+func (p Plan) Unsafe() int {
+	n := 0
+	for _, op := range p.Operators {
+		n += op.unsafe()
+	}
+	return n
+}
+
+// unsafe counts one operator's unsafe findings.
+func (op Operator) unsafe() int {
+	n := len(op.StoredObjects)
+	for _, c := range op.CRDChanges {
+		if !c.Safe {
+			n++
+		}
+	}
+	for _, r := range op.RBAC.Added {
+		if len(r.Escalations) > 0 {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,206 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// JSON is the plan as indented JSON, ending with a newline: {"operators": [...]}, each
+// operator with the keys of Operator (see its json tags), every list present.
+func (p Plan) JSON() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(p); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Text is the plan for a terminal: a block per operator.
+func (p Plan) Text() []byte {
+	var b strings.Builder
+	if len(p.Operators) == 0 {
+		b.WriteString("The render installs no operator through OLM.\n")
+	}
+	for i, op := range p.Operators {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		op.writeText(&b)
+	}
+	fmt.Fprintf(&b, "\n%d operator(s), %d unsafe finding(s)\n", len(p.Operators), p.Unsafe())
+	return []byte(b.String())
+}
+
+// headline is "<namespace>/<name> (<package>): <action> <from> -> <to>".
+func (op Operator) headline() string {
+	s := fmt.Sprintf("%s/%s (%s", op.Namespace, op.Name, op.Package)
+	if op.Channel != "" {
+		s += ", channel " + op.Channel
+	}
+	s += "): " + op.Action
+	switch op.Action {
+	case ActionInstall:
+		s += " " + orNone(op.To)
+	case ActionRemove:
+		s += " " + orNone(op.From)
+	case ActionBehind:
+		s += " " + op.From + " -> " + orNone(op.To) + " (OLM does not go back)"
+	case ActionUnchanged:
+		s += " at " + op.From
+	default:
+		s += " " + op.From + " -> " + orNone(op.To)
+	}
+	return s
+}
+
+// orNone is s, or "(unknown)".
+func orNone(s string) string {
+	if s == "" {
+		return "(unknown)"
+	}
+	return s
+}
+
+// writeText writes one operator's block.
+func (op Operator) writeText(b *strings.Builder) {
+	b.WriteString(op.headline() + "\n")
+	for _, line := range op.detailLines() {
+		b.WriteString("  " + line + "\n")
+	}
+}
+
+// detailLines are the lines under an operator's headline, shared by text and Markdown.
+func (op Operator) detailLines() []string {
+	var out []string
+	for _, h := range op.Path {
+		out = append(out, "hop: "+h.text())
+	}
+	if op.PathError != "" {
+		out = append(out, "no path: "+op.PathError)
+	}
+	for _, d := range op.Deprecations {
+		out = append(out, "deprecated: "+d)
+	}
+	for _, c := range op.CRDChanges {
+		out = append(out, fmt.Sprintf("crd %s: %s", verdict(c.Safe), c.text()))
+	}
+	for _, s := range op.StoredObjects {
+		out = append(out, fmt.Sprintf("stored object unsafe: %s %s %s: %s", s.CRD, s.Object, s.Field, s.Reason))
+	}
+	for _, r := range op.RBAC.Added {
+		out = append(out, "rbac added: "+r.text())
+	}
+	for _, r := range op.RBAC.Removed {
+		out = append(out, "rbac removed: "+r.text())
+	}
+	for _, n := range op.Notes {
+		out = append(out, "note: "+n)
+	}
+	return out
+}
+
+// verdict is "safe" or "unsafe".
+func verdict(safe bool) string {
+	if safe {
+		return "safe"
+	}
+	return "unsafe"
+}
+
+// text is a hop on one line.
+func (h Hop) text() string {
+	s := fmt.Sprintf("%s -> %s (%s)", h.From, h.To, h.Via)
+	if h.MaxOpenShiftVersion != "" {
+		s += ", maxOpenShiftVersion " + h.MaxOpenShiftVersion
+		if h.OpenShiftBlocked {
+			s += " (below the cluster's OpenShift version: blocked)"
+		}
+	}
+	return s
+}
+
+// text is a CRD change on one line.
+func (c CRDChange) text() string {
+	where := strings.TrimSpace(strings.Join([]string{c.CRD, c.Version, c.Field}, " "))
+	return fmt.Sprintf("%s %s: %s", where, c.Rule, c.Message)
+}
+
+// text is a rule on one line.
+func (r Rule) text() string {
+	s := fmt.Sprintf("%s %s: verbs [%s] on", r.Scope, r.ServiceAccount, strings.Join(r.Verbs, ","))
+	if len(r.NonResourceURLs) > 0 {
+		s += " urls [" + strings.Join(r.NonResourceURLs, ",") + "]"
+	} else {
+		s += fmt.Sprintf(" [%s] in groups [%s]", strings.Join(r.Resources, ","), strings.Join(groupNames(r.APIGroups), ","))
+	}
+	if len(r.ResourceNames) > 0 {
+		s += " named [" + strings.Join(r.ResourceNames, ",") + "]"
+	}
+	if len(r.Escalations) > 0 {
+		s += " ESCALATION: " + strings.Join(r.Escalations, ", ")
+	}
+	return s
+}
+
+// groupNames are API groups as written, the core group as "core".
+func groupNames(groups []string) []string {
+	out := make([]string, len(groups))
+	for i, g := range groups {
+		out[i] = g
+		if g == "" {
+			out[i] = "core"
+		}
+	}
+	return out
+}
+
+// Markdown is the plan as a GitHub pull-request comment: a summary table, then a collapsible
+// section per operator.
+func (p Plan) Markdown() []byte {
+	var b strings.Builder
+	b.WriteString("## odlm-render plan\n\n")
+	if len(p.Operators) == 0 {
+		b.WriteString("The render installs no operator through OLM.\n")
+		return []byte(b.String())
+	}
+	b.WriteString("| Operator | Package | Action | From | To | Hops | Unsafe |\n|---|---|---|---|---|---|---|\n")
+	for _, op := range p.Operators {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %d |\n", cell(op.Namespace+"/"+op.Name), cell(op.Package), op.Action,
+			cell(op.From), cell(op.To), len(op.Path), op.unsafe())
+	}
+	for _, op := range p.Operators {
+		fmt.Fprintf(&b, "\n<details><summary>%s</summary>\n\n", htmlEscape(op.headline()))
+		lines := op.detailLines()
+		if len(lines) == 0 {
+			b.WriteString("Nothing to report.\n")
+		}
+		for _, line := range lines {
+			b.WriteString("- " + mdEscape(line) + "\n")
+		}
+		b.WriteString("\n</details>\n")
+	}
+	return []byte(b.String())
+}
+
+// cell is s for a table cell: pipes escaped, "-" when empty.
+func cell(s string) string {
+	if s == "" || s == "/" {
+		return "-"
+	}
+	return mdEscape(s)
+}
+
+// mdEscape keeps text from breaking a table or starting HTML.
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "\n", " ").Replace(s)
+}
+
+// htmlEscape escapes text inside an HTML element.
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
