@@ -1,0 +1,176 @@
+package plan_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
+
+	"github.com/odlm-render/odlm-render/internal/cluster"
+	"github.com/odlm-render/odlm-render/internal/inputs"
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/plan"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/pkg/render"
+)
+
+const (
+	koku    = "../../testdata/catalogs-upgrade/community-v4.20/koku-metrics-operator"
+	fusion  = "../../testdata/catalogs-upgrade/certified-v4.20/openshift-fusion-access-operator"
+	kokuPkg = "koku-metrics-operator"
+)
+
+// loadCatalog reads catalog folders.
+func loadCatalog(t *testing.T, paths ...string) *catalog.Catalog {
+	t.Helper()
+	c, err := inputs.LoadCatalog(paths, nil)
+	require.NoError(t, err)
+	return c
+}
+
+// snapshot is a cluster of the YAML objects given.
+func snapshot(t *testing.T, docs ...string) *cluster.Snapshot {
+	t.Helper()
+	var objs []*manifest.Object
+	for _, d := range docs {
+		var m map[string]any
+		require.NoError(t, yaml.Unmarshal([]byte(d), &m))
+		objs = append(objs, manifest.New(m))
+	}
+	return cluster.NewSnapshot(objs)
+}
+
+// install is an Install of the head of pkg's channel.
+func install(t *testing.T, c *catalog.Catalog, ns, pkgName, channel string) render.Install {
+	t.Helper()
+	pkg, ok := c.Package(pkgName)
+	require.True(t, ok)
+	head, err := pkg.HeadBundle(channel)
+	require.NoError(t, err)
+	return render.Install{Namespace: ns, Name: pkgName, Package: pkgName, Channel: channel, Bundle: head}
+}
+
+func sub(ns, name, pkg, installed string, odlm bool) string {
+	labels := "{}"
+	if odlm {
+		labels = `{operator.ibm.com/opreq-control: "true"}`
+	}
+	return `{apiVersion: operators.coreos.com/v1alpha1, kind: Subscription, metadata: {name: ` + name + `, namespace: ` + ns +
+		`, labels: ` + labels + `}, spec: {name: ` + pkg + `}, status: {installedCSV: "` + installed + `"}}`
+}
+
+func csv(ns, name string) string {
+	return `{apiVersion: operators.coreos.com/v1alpha1, kind: ClusterServiceVersion, metadata: {name: ` + name + `, namespace: ` + ns + `}}`
+}
+
+func TestBuildFromAndTo(t *testing.T) {
+	t.Parallel()
+	cat := loadCatalog(t, koku)
+	in := install(t, cat, "costs", kokuPkg, "beta")
+	for _, tc := range []struct {
+		name       string
+		cluster    []string
+		action     string
+		from       string
+		hops       int
+		pathErrSet bool
+	}{
+		{"nothing installed", nil, plan.ActionInstall, "", 0, false},
+		{"from the Subscription's status", []string{sub("costs", kokuPkg, kokuPkg, "koku-metrics-operator.v4.3.1", true)}, plan.ActionUpgrade, "koku-metrics-operator.v4.3.1", 2, false},
+		{"from a CSV of the package", []string{csv("costs", "koku-metrics-operator.v4.4.0"), csv("costs", "other.v1.0.0")}, plan.ActionUpgrade, "koku-metrics-operator.v4.4.0", 1, false},
+		{"a CSV in another namespace is not it", []string{csv("elsewhere", "koku-metrics-operator.v4.4.0")}, plan.ActionInstall, "", 0, false},
+		{"at the head", []string{sub("costs", kokuPkg, kokuPkg, "koku-metrics-operator.v4.4.1", true)}, plan.ActionUnchanged, "koku-metrics-operator.v4.4.1", 0, false},
+		{"unknown to the catalog", []string{sub("costs", kokuPkg, kokuPkg, "koku-metrics-operator.v9.9.9", true)}, plan.ActionUpgrade, "koku-metrics-operator.v9.9.9", 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p, err := plan.Build(plan.Request{Installs: []render.Install{in}, Catalog: cat, Cluster: snapshot(t, tc.cluster...)})
+			require.NoError(t, err)
+			require.Len(t, p.Operators, 1)
+			op := p.Operators[0]
+			assert.Equal(t, tc.action, op.Action)
+			assert.Equal(t, tc.from, op.From)
+			assert.Equal(t, "koku-metrics-operator.v4.4.1", op.To)
+			assert.Len(t, op.Path, tc.hops)
+			assert.Equal(t, tc.pathErrSet, op.PathError != "")
+		})
+	}
+}
+
+func TestBuildRemovals(t *testing.T) {
+	t.Parallel()
+	cat := loadCatalog(t, koku)
+	in := install(t, cat, "costs", kokuPkg, "beta")
+	p, err := plan.Build(plan.Request{Installs: []render.Install{in}, Catalog: cat, Cluster: snapshot(t,
+		sub("costs", kokuPkg, kokuPkg, "koku-metrics-operator.v4.4.1", true),
+		sub("b", "gone", "gone-operator", "gone-operator.v1.0.0", true),
+		sub("a", "gone-too", "gone-too", "", true),
+		sub("c", "not-odlms", "not-odlms", "not-odlms.v1.0.0", false))})
+	require.NoError(t, err)
+	require.Len(t, p.Operators, 3)
+	assert.Equal(t, []string{plan.ActionUnchanged, plan.ActionRemove, plan.ActionRemove},
+		[]string{p.Operators[0].Action, p.Operators[1].Action, p.Operators[2].Action})
+	assert.Equal(t, "a/gone-too", p.Operators[1].Namespace+"/"+p.Operators[1].Name)
+	assert.Equal(t, "gone-operator.v1.0.0", p.Operators[2].From)
+}
+
+func TestBuildOpenShiftVersion(t *testing.T) {
+	t.Parallel()
+	cat := loadCatalog(t, fusion)
+	in := install(t, cat, "fusion", "openshift-fusion-access-operator", "stable-v1")
+	cl := snapshot(t, sub("fusion", in.Name, in.Package, "openshift-fusion-access-operator.v1.0.0", true))
+	for _, tc := range []struct {
+		version string
+		blocked []bool
+	}{
+		{"", []bool{false, false, false, false}},
+		{"4.19", []bool{false, false, false, false}},
+		{"4.20", []bool{true, false, false, false}},
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			t.Parallel()
+			p, err := plan.Build(plan.Request{Installs: []render.Install{in}, Catalog: cat, Cluster: cl, OpenShiftVersion: tc.version})
+			require.NoError(t, err)
+			var blocked []bool
+			for _, h := range p.Operators[0].Path {
+				blocked = append(blocked, h.OpenShiftBlocked)
+			}
+			assert.Equal(t, tc.blocked, blocked)
+		})
+	}
+}
+
+func TestBuildUnknowns(t *testing.T) {
+	t.Parallel()
+	cat := loadCatalog(t, koku)
+	for _, tc := range []struct {
+		name string
+		in   render.Install
+		note string
+	}{
+		{"package not in the catalog", render.Install{Namespace: "x", Name: "nope", Package: "nope"}, "package nope is not in the catalog"},
+		{"bundle unknown", render.Install{Namespace: "x", Name: kokuPkg, Package: kokuPkg, Channel: "beta"}, "the catalog does not know the bundle"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p, err := plan.Build(plan.Request{Installs: []render.Install{tc.in}, Catalog: cat, Cluster: snapshot(t)})
+			require.NoError(t, err)
+			require.Len(t, p.Operators, 1)
+			require.Len(t, p.Operators[0].Notes, 1)
+			assert.Contains(t, p.Operators[0].Notes[0], tc.note)
+		})
+	}
+}
+
+func TestWritersEmptyPlan(t *testing.T) {
+	t.Parallel()
+	p, err := plan.Build(plan.Request{Cluster: snapshot(t)})
+	require.NoError(t, err)
+	j, err := p.JSON()
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"operators": []}`, string(j))
+	assert.Contains(t, string(p.Text()), "installs no operator")
+	assert.Contains(t, string(p.Markdown()), "installs no operator")
+	assert.Zero(t, p.Unsafe())
+}
