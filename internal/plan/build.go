@@ -45,6 +45,9 @@ const (
 // Build reads the cluster for each install and returns the plan. An error is a cluster read
 // that failed, naming the object.
 func Build(req Request) (Plan, error) {
+	if req.Cluster == nil {
+		req.Cluster = noCluster{}
+	}
 	p := Plan{Operators: []Operator{}}
 	for _, in := range req.Installs {
 		op, err := req.operator(in)
@@ -60,6 +63,15 @@ func Build(req Request) (Plan, error) {
 	p.Operators = append(p.Operators, removed...)
 	return p, nil
 }
+
+// noCluster is an empty cluster, for a Request without one.
+type noCluster struct{}
+
+func (noCluster) Get(string, string, string, string) (map[string]any, bool, error) {
+	return nil, false, nil
+}
+
+func (noCluster) List(string, string, string) ([]map[string]any, error) { return nil, nil }
 
 // newOperator is an Operator with every list empty, not nil (the JSON shape is stable).
 func newOperator(ns, name, pkg, channel string) Operator {

@@ -163,9 +163,18 @@ func TestBuildUnknowns(t *testing.T) {
 	}
 }
 
+func TestBuildWithoutClusterIsAllInstalls(t *testing.T) {
+	t.Parallel()
+	cat := loadCatalog(t, koku)
+	p, err := plan.Build(plan.Request{Installs: []render.Install{install(t, cat, "costs", kokuPkg, "beta")}, Catalog: cat})
+	require.NoError(t, err)
+	require.Len(t, p.Operators, 1)
+	assert.Equal(t, plan.ActionInstall, p.Operators[0].Action)
+}
+
 func TestWritersEmptyPlan(t *testing.T) {
 	t.Parallel()
-	p, err := plan.Build(plan.Request{Cluster: snapshot(t)})
+	p, err := plan.Build(plan.Request{})
 	require.NoError(t, err)
 	j, err := p.JSON()
 	require.NoError(t, err)
