@@ -41,11 +41,16 @@ read with --live) with what the render leads to:
                  escalations marked (wildcards, secrets, escalate/bind/impersonate, a rule
                  moved from namespaced to cluster-wide)
 
-The bundle's other objects are not compared yet ("objects" is always empty).
+  objects        the target bundle's other manifests, each created or updated (whether it
+                 exists in the install namespace or cluster-wide; their contents are not
+                 compared yet)
 
 -o text (default), json (a stable shape: {"operators": [{name, namespace, package, channel,
-action, from, to, path, pathError, deprecations, crdChanges, storedObjects, rbac {added,
-removed}, objects, notes}]}) or markdown (a pull-request comment).
+action, from, to, path [{from, to, via, version, maxOpenShiftVersion, openShiftBlocked}],
+pathError, deprecations, crdChanges [{crd, version, field, rule, safe, message}],
+storedObjects [{crd, object, field, reason}], rbac {added, removed} (rules: scope,
+serviceAccount, apiGroups, resources, resourceNames, nonResourceURLs, verbs, escalations),
+objects [{apiVersion, kind, name, action}], notes}]}; every list is present, [] when empty) or markdown (a pull-request comment).
 
 Exit status: 0 success, 1 when any error was found or, with --fail-on unsafe, when any CRD
 change or stored object is unsafe or any added rule escalates; 2 for wrong usage.`,

@@ -77,7 +77,7 @@ func (noCluster) List(string, string, string) ([]map[string]any, error) { return
 func newOperator(ns, name, pkg, channel string) Operator {
 	return Operator{Namespace: ns, Name: name, Package: pkg, Channel: channel, Path: []Hop{}, Deprecations: []string{},
 		CRDChanges: []CRDChange{}, StoredObjects: []StoredProblem{}, RBAC: RBAC{Added: []Rule{}, Removed: []Rule{}},
-		Objects: []any{}, Notes: []string{}}
+		Objects: []Object{}, Notes: []string{}}
 }
 
 // operator plans one install.

@@ -28,7 +28,26 @@ func (req Request) contents(op *Operator, b *catalog.Bundle) error {
 			return err
 		}
 	}
+	if err := req.objects(op, b.Contents); err != nil {
+		return err
+	}
 	return req.permissions(op, b.Contents)
+}
+
+// objects lists the bundle's other manifests, each to be created or updated.
+func (req Request) objects(op *Operator, c *catalog.Contents) error {
+	for _, ref := range c.Objects {
+		_, found, err := req.Cluster.Get(ref.APIVersion, ref.Kind, op.Namespace, ref.Name)
+		if err != nil {
+			return fmt.Errorf("reading %s %s: %w", ref.Kind, ref.Name, err)
+		}
+		action := "create"
+		if found {
+			action = "update"
+		}
+		op.Objects = append(op.Objects, Object{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, Action: action})
+	}
+	return nil
 }
 
 // crd checks the i-th CRD of the bundle against the cluster's CRD of that name, and the

@@ -41,10 +41,21 @@ type Operator struct {
 	// StoredObjects are the custom resources in the cluster the new CRDs refuse or prune.
 	StoredObjects []StoredProblem `json:"storedObjects"`
 	RBAC          RBAC            `json:"rbac"`
-	// Objects are the bundle's other objects' changes: not computed yet, always [].
-	Objects []any `json:"objects"`
+	// Objects are the target bundle's other manifests (Services, roles…) and whether OLM
+	// creates them or updates one the cluster has; [] when the contents are unknown.
+	Objects []Object `json:"objects"`
 	// Notes say what could not be checked, and why.
 	Notes []string `json:"notes"`
+}
+
+// Object is one manifest of the target bundle besides its CSV and CRDs. Action is create
+// (the cluster has no object of that kind and name in the install namespace, nor
+// cluster-scoped) or update; what changes inside it is not compared.
+type Object struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Name       string `json:"name"`
+	Action     string `json:"action"`
 }
 
 // Hop is one update OLM makes.

@@ -92,6 +92,9 @@ func (op Operator) detailLines() []string {
 	for _, s := range op.StoredObjects {
 		out = append(out, fmt.Sprintf("stored object unsafe: %s %s %s: %s", s.CRD, s.Object, s.Field, s.Reason))
 	}
+	for _, o := range op.Objects {
+		out = append(out, fmt.Sprintf("object %s: %s %s (%s)", o.Action, o.Kind, o.Name, o.APIVersion))
+	}
 	for _, r := range op.RBAC.Added {
 		out = append(out, "rbac added: "+r.text())
 	}
