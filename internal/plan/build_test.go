@@ -183,3 +183,20 @@ func TestWritersEmptyPlan(t *testing.T) {
 	assert.Contains(t, string(p.Markdown()), "installs no operator")
 	assert.Zero(t, p.Unsafe())
 }
+
+// TestBuildBadCSV: a CSV whose install strategy does not decode is a note naming it, not an
+// error or a panic.
+func TestBuildBadCSV(t *testing.T) {
+	t.Parallel()
+	cat := loadCatalog(t, "../../testdata/catalogs-bundle-object/community-v4.16/kube-green")
+	in := install(t, cat, "kube-green", "kube-green", "alpha")
+	cl := snapshot(t, sub("kube-green", "kube-green", "kube-green", "kube-green.v0.6.0", true),
+		`{apiVersion: operators.coreos.com/v1alpha1, kind: ClusterServiceVersion, metadata: {name: kube-green.v0.6.0, namespace: kube-green},
+		  spec: {install: {strategy: deployment, spec: {permissions: "not a list"}}}}`)
+	p, err := plan.Build(plan.Request{Installs: []render.Install{in}, Catalog: cat, Cluster: cl})
+	require.NoError(t, err)
+	require.Len(t, p.Operators, 1)
+	assert.NotEmpty(t, p.Operators[0].RBAC.Added)
+	require.NotEmpty(t, p.Operators[0].Notes)
+	assert.Contains(t, p.Operators[0].Notes[0], "ClusterServiceVersion kube-green/kube-green.v0.6.0: spec.install.spec")
+}
