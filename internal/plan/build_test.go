@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -199,4 +200,44 @@ func TestBuildBadCSV(t *testing.T) {
 	assert.NotEmpty(t, p.Operators[0].RBAC.Added)
 	require.NotEmpty(t, p.Operators[0].Notes)
 	assert.Contains(t, p.Operators[0].Notes[0], "ClusterServiceVersion kube-green/kube-green.v0.6.0: spec.install.spec")
+}
+
+// sleepInfoCRD is the older SleepInfo CRD of the kube-green-crd-changes plan case.
+func sleepInfoCRD(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../testdata/plan/kube-green-crd-changes/snapshot/crd-sleepinfos.yaml")
+	require.NoError(t, err)
+	return string(b)
+}
+
+// TestBuildHostileCluster: objects of unexpected shapes are read as missing or become
+// notes; nothing panics.
+func TestBuildHostileCluster(t *testing.T) {
+	t.Parallel()
+	cat := loadCatalog(t, "../../testdata/catalogs-bundle-object/community-v4.16/kube-green")
+	in := install(t, cat, "kube-green", "kube-green", "alpha")
+	for _, tc := range []struct {
+		name   string
+		objs   []string
+		note   string
+		stored bool
+	}{
+		{"installedCSV a number, labels a list", []string{`{apiVersion: operators.coreos.com/v1alpha1, kind: Subscription,
+			metadata: {name: kube-green, namespace: kube-green, labels: [a]}, spec: {name: 3}, status: {installedCSV: 7}}`}, "", false},
+		{"a CRD that is not one", []string{`{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition,
+			metadata: {name: sleepinfos.kube-green.com}, spec: {versions: "none"}}`}, "old CRD", false},
+		{"a custom resource without metadata", []string{sleepInfoCRD(t), `{apiVersion: kube-green.com/v1alpha1, kind: SleepInfo, spec: 5}`}, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p, err := plan.Build(plan.Request{Installs: []render.Install{in}, Catalog: cat, Cluster: snapshot(t, tc.objs...)})
+			require.NoError(t, err)
+			require.Len(t, p.Operators, 1)
+			assert.Equal(t, tc.stored, len(p.Operators[0].StoredObjects) > 0, "stored objects: %v", p.Operators[0].StoredObjects)
+			if tc.note != "" {
+				require.NotEmpty(t, p.Operators[0].Notes)
+				assert.Contains(t, p.Operators[0].Notes[0], tc.note)
+			}
+		})
+	}
 }
