@@ -28,6 +28,9 @@ type Request struct {
 	Catalog *catalog.Catalog
 	// Cluster is the cluster as it is now.
 	Cluster Cluster
+	// Rendered are the objects the render generates (render.Output.Objects whose Generated
+	// is true), compared with the cluster's in Plan.Objects.
+	Rendered []map[string]any
 	// OpenShiftVersion, when set (4.20), flags hops whose olm.maxOpenShiftVersion is below it.
 	OpenShiftVersion string
 }
@@ -48,7 +51,7 @@ func Build(req Request) (Plan, error) {
 	if req.Cluster == nil {
 		req.Cluster = noCluster{}
 	}
-	p := Plan{Operators: []Operator{}}
+	p := Plan{Operators: []Operator{}, Objects: newObjects()}
 	for _, in := range req.Installs {
 		op, err := req.operator(in)
 		if err != nil {
@@ -61,6 +64,9 @@ func Build(req Request) (Plan, error) {
 		return Plan{}, err
 	}
 	p.Operators = append(p.Operators, removed...)
+	if p.Objects, err = req.renderedObjects(); err != nil {
+		return Plan{}, err
+	}
 	return p, nil
 }
 

@@ -1,8 +1,9 @@
 // Package plan owns what `odlm-render plan` reports: for each operator a render installs,
 // what applying the render does to a cluster (from which CSV to which, the hops OLM takes,
-// CRD changes and the custom resources they break, permissions added and removed), read
-// from a cluster export, and the three ways of writing it (text, JSON, Markdown). It knows
-// nothing of the command line.
+// CRD changes and the custom resources they break, permissions added and removed), and for
+// the render as a whole its objects added, changed (field by field, Secret values hidden)
+// and removed, read from a cluster export, and the three ways of writing it (text, JSON,
+// Markdown). It knows nothing of the command line.
 package plan
 
 // Actions an operator's plan can have.
@@ -15,10 +16,12 @@ const (
 	ActionBehind = "behind"
 )
 
-// Plan is the whole report: one entry per operator, in the render's order, removals last.
-// Its JSON form is the stable shape of `plan -o json`; every list is present, [] when empty.
+// Plan is the whole report: one entry per operator, in the render's order, removals last,
+// and the render's objects against the cluster's. Its JSON form is the stable shape of
+// `plan -o json`; every list is present, [] when empty.
 type Plan struct {
 	Operators []Operator `json:"operators"`
+	Objects   Objects    `json:"objects"`
 }
 
 // Operator is what happens to one operator: its Subscription, the CSV installed now (From)

@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// JSON is the plan as indented JSON, ending with a newline: {"operators": [...]}, each
-// operator with the keys of Operator (see its json tags), every list present.
+// JSON is the plan as indented JSON, ending with a newline: {"operators": [...], "objects":
+// {...}}, each operator with the keys of Operator and objects with those of Objects (see
+// their json tags), every list present.
 func (p Plan) JSON() ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -20,7 +21,7 @@ func (p Plan) JSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Text is the plan for a terminal: a block per operator.
+// Text is the plan for a terminal: a block per operator, then the objects.
 func (p Plan) Text() []byte {
 	var b strings.Builder
 	if len(p.Operators) == 0 {
@@ -31,6 +32,10 @@ func (p Plan) Text() []byte {
 			b.WriteString("\n")
 		}
 		op.writeText(&b)
+	}
+	b.WriteString("\n" + p.Objects.summary() + "\n")
+	for _, l := range p.Objects.lines() {
+		b.WriteString(strings.Repeat("  ", l.depth+1) + l.text + "\n")
 	}
 	fmt.Fprintf(&b, "\n%d operator(s), %d unsafe finding(s)\n", len(p.Operators), p.Unsafe())
 	return []byte(b.String())
@@ -163,21 +168,28 @@ func groupNames(groups []string) []string {
 }
 
 // Markdown is the plan as a GitHub pull-request comment: a summary table, then a collapsible
-// section per operator.
+// section per operator, then the objects.
 func (p Plan) Markdown() []byte {
 	var b strings.Builder
 	b.WriteString("## odlm-render plan\n\n")
 	if len(p.Operators) == 0 {
 		b.WriteString("The render installs no operator through OLM.\n")
-		return []byte(b.String())
+	} else {
+		p.writeOperatorsMarkdown(&b)
 	}
+	p.Objects.writeMarkdown(&b)
+	return []byte(b.String())
+}
+
+// writeOperatorsMarkdown writes the summary table and a collapsible section per operator.
+func (p Plan) writeOperatorsMarkdown(b *strings.Builder) {
 	b.WriteString("| Operator | Package | Action | From | To | Hops | Unsafe |\n|---|---|---|---|---|---|---|\n")
 	for _, op := range p.Operators {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %d |\n", cell(op.Namespace+"/"+op.Name), cell(op.Package), op.Action,
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %d | %d |\n", cell(op.Namespace+"/"+op.Name), cell(op.Package), op.Action,
 			cell(op.From), cell(op.To), len(op.Path), op.unsafe())
 	}
 	for _, op := range p.Operators {
-		fmt.Fprintf(&b, "\n<details><summary>%s</summary>\n\n", htmlEscape(op.headline()))
+		fmt.Fprintf(b, "\n<details><summary>%s</summary>\n\n", htmlEscape(op.headline()))
 		lines := op.detailLines()
 		if len(lines) == 0 {
 			b.WriteString("Nothing to report.\n")
@@ -187,7 +199,18 @@ func (p Plan) Markdown() []byte {
 		}
 		b.WriteString("\n</details>\n")
 	}
-	return []byte(b.String())
+}
+
+// writeMarkdown writes the objects section: its summary, then a nested list.
+func (o Objects) writeMarkdown(b *strings.Builder) {
+	b.WriteString("\n### Objects\n\n" + mdEscape(o.summary()) + "\n")
+	lines := o.lines()
+	if len(lines) > 0 {
+		b.WriteString("\n")
+	}
+	for _, l := range lines {
+		b.WriteString(strings.Repeat("  ", l.depth) + "- " + mdEscape(l.text) + "\n")
+	}
 }
 
 // cell is s for a table cell: pipes escaped, "-" when empty.

@@ -1,0 +1,255 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// ignoredMetadata are the metadata fields the cluster manages: never a change.
+var ignoredMetadata = map[string]bool{
+	"uid": true, "resourceVersion": true, "generation": true, "creationTimestamp": true,
+	"managedFields": true, "selfLink": true,
+}
+
+// ignoredAnnotations are annotations kubectl and controllers write: never a change.
+var ignoredAnnotations = map[string]bool{
+	"kubectl.kubernetes.io/last-applied-configuration": true,
+	"deployment.kubernetes.io/revision":                true,
+}
+
+// ignored tells whether the field at keys (map keys from the object's root; list indexes as
+// "") is one the cluster manages.
+func ignored(keys []string) bool {
+	switch {
+	case len(keys) == 1:
+		return keys[0] == "status" || keys[0] == "apiVersion"
+	case len(keys) == 2 && keys[0] == "metadata":
+		return ignoredMetadata[keys[1]]
+	case len(keys) == 3 && keys[0] == "metadata" && keys[1] == "annotations":
+		return ignoredAnnotations[keys[2]]
+	}
+	return false
+}
+
+// differ walks a rendered object against the cluster's and collects the changed fields.
+type differ struct {
+	secret bool
+	out    []FieldChange
+}
+
+// diffObject lists the fields of the rendered object rendered that the cluster's object live
+// lacks or holds otherwise, sorted by path, values unshortened (Objects.finish shortens and
+// hides them). A field the render does not set and the cluster has is not a change: apply
+// leaves it as it is (it may be defaulted by the API server or set by a controller).
+func diffObject(ref ObjectRef, live, rendered map[string]any) []FieldChange {
+	d := differ{secret: ref.isSecret()}
+	if d.secret {
+		rendered = withStringData(rendered)
+	}
+	d.walk(live, true, rendered, nil, "")
+	slices.SortFunc(d.out, func(a, b FieldChange) int { return strings.Compare(a.Path, b.Path) })
+	return d.out
+}
+
+// withStringData is a Secret's rendered manifest with stringData merged into data, base64
+// encoded, as the API server stores it.
+func withStringData(secret map[string]any) map[string]any {
+	sd, ok := secret["stringData"].(map[string]any)
+	if !ok {
+		return secret
+	}
+	out := make(map[string]any, len(secret))
+	for k, v := range secret {
+		out[k] = v
+	}
+	delete(out, "stringData")
+	data := map[string]any{}
+	if old, ok := secret["data"].(map[string]any); ok {
+		for k, v := range old {
+			data[k] = v
+		}
+	}
+	for k, v := range sd {
+		if s, ok := v.(string); ok {
+			data[k] = base64.StdEncoding.EncodeToString([]byte(s))
+		}
+	}
+	out["data"] = data
+	return out
+}
+
+// walk compares the rendered value with the cluster's (liveFound false when the cluster
+// lacks the field) at path.
+func (d *differ) walk(live any, liveFound bool, rendered any, keys []string, path string) {
+	if ignored(keys) {
+		return
+	}
+	switch r := rendered.(type) {
+	case map[string]any:
+		l, ok := live.(map[string]any)
+		if !liveFound || !ok {
+			d.record(live, liveFound, rendered, keys, path)
+			return
+		}
+		for _, k := range sortedKeys(r) {
+			lv, found := l[k]
+			d.walk(lv, found, r[k], append(slices.Clip(keys), k), joinKey(path, k))
+		}
+	case []any:
+		l, ok := live.([]any)
+		if !liveFound || !ok || len(l) != len(r) {
+			d.record(live, liveFound, rendered, keys, path)
+			return
+		}
+		for i := range r {
+			d.walk(l[i], true, r[i], append(slices.Clip(keys), ""), path+"["+strconv.Itoa(i)+"]")
+		}
+	default:
+		d.record(live, liveFound, rendered, keys, path)
+	}
+}
+
+// record adds a field change when the values differ.
+func (d *differ) record(live any, liveFound bool, rendered any, keys []string, path string) {
+	oldText, newText := jsonText(live), jsonText(rendered)
+	if liveFound && oldText == newText {
+		return
+	}
+	change := FieldChange{Path: path, Change: FieldChanged, Old: oldText, New: newText}
+	switch {
+	case !liveFound:
+		change.Change, change.Old = FieldAdded, ""
+	case rendered == nil:
+		change.Change, change.New = FieldRemoved, ""
+	}
+	if d.secret && len(keys) > 0 && (keys[0] == "data" || keys[0] == "stringData") {
+		change.Old, change.New = hideIfSet(change.Old), hideIfSet(change.New)
+	}
+	d.out = append(d.out, change)
+}
+
+// hideIfSet is hidden, or "" for no value.
+func hideIfSet(s string) string {
+	if s == "" {
+		return ""
+	}
+	return hidden
+}
+
+// sortedKeys are a map's keys, sorted.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// plainKey matches a map key written after a dot in a JSON path.
+var plainKey = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
+
+// joinKey appends a map key to a JSON path: .key, or ["key"] when it has other characters.
+func joinKey(path, key string) string {
+	if !plainKey.MatchString(key) {
+		return path + "[" + strconv.Quote(key) + "]"
+	}
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// jsonText is v as compact JSON with sorted keys ("null" for nil).
+func jsonText(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "(not JSON)"
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// shorten cuts s to maxValue characters, ending with "..." when cut.
+func shorten(s string) string {
+	if utf8.RuneCountInString(s) <= maxValue {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:maxValue-3]) + "..."
+}
+
+// minSecretText is the shortest Secret value hidden wherever it appears: shorter ones stand
+// for too many other values to be told apart (a Secret's own fields are hidden whatever
+// their length).
+const minSecretText = 3
+
+// secretTexts are the values of the Secrets a plan meets, as written and base64 encoded.
+type secretTexts map[string]bool
+
+// addSecret adds a Secret's data (decoded and not) and stringData values.
+func (s secretTexts) addSecret(obj map[string]any) {
+	data, _ := obj["data"].(map[string]any)
+	for _, v := range data {
+		if text, ok := v.(string); ok {
+			s.add(text)
+			if b, err := base64.StdEncoding.DecodeString(text); err == nil {
+				s.add(string(b))
+			}
+		}
+	}
+	stringData, _ := obj["stringData"].(map[string]any)
+	for _, v := range stringData {
+		if text, ok := v.(string); ok {
+			s.add(text)
+			s.add(base64.StdEncoding.EncodeToString([]byte(text)))
+		}
+	}
+}
+
+// add remembers one text, and its JSON-escaped form, when long enough.
+func (s secretTexts) add(text string) {
+	if utf8.RuneCountInString(text) < minSecretText {
+		return
+	}
+	s[text] = true
+	s[strings.Trim(jsonText(text), `"`)] = true
+}
+
+// holds tells whether value contains a Secret's text.
+func (s secretTexts) holds(value string) bool {
+	for text := range s {
+		if strings.Contains(value, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// reveal is a value as printed: hidden when it holds a Secret's text, else shortened.
+func (s secretTexts) reveal(value string) string {
+	if value == "" || value == hidden {
+		return value
+	}
+	if s.holds(value) {
+		return hidden
+	}
+	return shorten(value)
+}
+
+// finish hides the values that hold a Secret's text and shortens the others.
+func (o *Objects) finish() {
+	for i := range o.Changed {
+		for j := range o.Changed[i].Fields {
+			f := &o.Changed[i].Fields[j]
+			f.Old, f.New = o.secrets.reveal(f.Old), o.secrets.reveal(f.New)
+		}
+	}
+}

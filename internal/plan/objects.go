@@ -1,0 +1,274 @@
+package plan
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/naming"
+)
+
+// Objects is the render as a whole against the cluster: the objects it generates that the
+// cluster lacks (Added) or has otherwise (Changed), how many it has as rendered (Unchanged),
+// and the objects with ODLM's control label the render no longer generates (Removed).
+type Objects struct {
+	Added     []ObjectRef    `json:"added"`
+	Changed   []ObjectChange `json:"changed"`
+	Unchanged int            `json:"unchanged"`
+	Removed   []ObjectRef    `json:"removed"`
+	// secrets are the texts of Secret values met while comparing, hidden wherever they show.
+	secrets secretTexts
+}
+
+// ObjectRef names one object.
+type ObjectRef struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+}
+
+// ObjectChange is one object the render changes, and the fields it changes.
+type ObjectChange struct {
+	ObjectRef
+	Fields []FieldChange `json:"fields"`
+}
+
+// FieldChange is one field of a changed object: its JSON path, whether the render adds it
+// (the cluster lacks it), removes it (the render sets it to null) or changes it, and the
+// values before and after, shortened; a Secret's value is "(value hidden)".
+type FieldChange struct {
+	Path   string `json:"path"`
+	Change string `json:"change"`
+	Old    string `json:"old"`
+	New    string `json:"new"`
+}
+
+// Field change kinds.
+const (
+	FieldAdded   = "added"
+	FieldRemoved = "removed"
+	FieldChanged = "changed"
+)
+
+// hidden stands for a value that holds a Secret's data.
+const hidden = "(value hidden)"
+
+// maxValue is how long a value printed in a field change may be, in characters.
+const maxValue = 60
+
+// labelledKinds are the kinds searched for objects with ODLM's control label, besides the
+// kinds the render generates: the Kubernetes resources ODLM creates from OperandConfigs.
+var labelledKinds = []ObjectRef{
+	{APIVersion: "v1", Kind: "ConfigMap"},
+	{APIVersion: "v1", Kind: "Secret"},
+	{APIVersion: "v1", Kind: "Service"},
+	{APIVersion: "v1", Kind: "ServiceAccount"},
+	{APIVersion: "apps/v1", Kind: "Deployment"},
+	{APIVersion: "batch/v1", Kind: "Job"},
+	{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role"},
+	{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding"},
+	{APIVersion: "route.openshift.io/v1", Kind: "Route"},
+}
+
+// newObjects is an Objects with every list empty, not nil.
+func newObjects() Objects {
+	return Objects{Added: []ObjectRef{}, Changed: []ObjectChange{}, Removed: []ObjectRef{}}
+}
+
+// refOf names a value-tree object.
+func refOf(obj map[string]any) ObjectRef {
+	return ObjectRef{APIVersion: str(obj, "apiVersion"), Kind: str(obj, "kind"),
+		Namespace: str(obj, "metadata", "namespace"), Name: str(obj, "metadata", "name")}
+}
+
+// key identifies a ref by group, kind, namespace and name, as the cluster does.
+func (r ObjectRef) key() string {
+	return manifest.Ref{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}.Key()
+}
+
+// isSecret tells whether r is a core Secret.
+func (r ObjectRef) isSecret() bool {
+	return r.Kind == "Secret" && !strings.Contains(r.APIVersion, "/")
+}
+
+// text is "Kind namespace/name (apiVersion)".
+func (r ObjectRef) text() string {
+	id := r.Name
+	if r.Namespace != "" {
+		id = r.Namespace + "/" + id
+	}
+	return fmt.Sprintf("%s %s (%s)", r.Kind, id, r.APIVersion)
+}
+
+// compareRef orders refs by key.
+func compareRef(a, b ObjectRef) int { return strings.Compare(a.key(), b.key()) }
+
+// renderedObjects compares the render's generated objects with the cluster's.
+func (req Request) renderedObjects() (Objects, error) {
+	out := newObjects()
+	rendered := uniqueObjects(req.Rendered)
+	secrets, err := req.collectSecrets(rendered)
+	if err != nil {
+		return Objects{}, err
+	}
+	out.secrets = secrets
+	produced := map[string]bool{}
+	for _, obj := range rendered {
+		ref := refOf(obj)
+		produced[ref.key()] = true
+		if err := req.compareOne(&out, ref, obj); err != nil {
+			return Objects{}, err
+		}
+	}
+	if err := req.removedObjects(&out, rendered, produced); err != nil {
+		return Objects{}, err
+	}
+	out.finish()
+	slices.SortFunc(out.Added, compareRef)
+	slices.SortFunc(out.Removed, compareRef)
+	slices.SortFunc(out.Changed, func(a, b ObjectChange) int { return compareRef(a.ObjectRef, b.ObjectRef) })
+	return out, nil
+}
+
+// collectSecrets gathers the values of the rendered Secrets and of the cluster's Secrets of
+// the same names, before any value is printed.
+func (req Request) collectSecrets(rendered []map[string]any) (secretTexts, error) {
+	s := secretTexts{}
+	for _, obj := range rendered {
+		ref := refOf(obj)
+		if !ref.isSecret() {
+			continue
+		}
+		s.addSecret(obj)
+		live, found, err := req.Cluster.Get(ref.APIVersion, ref.Kind, ref.Namespace, ref.Name)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", ref.text(), err)
+		}
+		if found {
+			s.addSecret(live)
+		}
+	}
+	return s, nil
+}
+
+// uniqueObjects drops objects without a kind or name and later duplicates of an identity.
+func uniqueObjects(objs []map[string]any) []map[string]any {
+	seen := map[string]bool{}
+	var out []map[string]any
+	for _, o := range objs {
+		ref := refOf(o)
+		if ref.Kind == "" || ref.Name == "" || seen[ref.key()] {
+			continue
+		}
+		seen[ref.key()] = true
+		out = append(out, o)
+	}
+	return out
+}
+
+// compareOne files one rendered object as added, changed or unchanged.
+func (req Request) compareOne(out *Objects, ref ObjectRef, obj map[string]any) error {
+	live, found, err := req.Cluster.Get(ref.APIVersion, ref.Kind, ref.Namespace, ref.Name)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", ref.text(), err)
+	}
+	if !found {
+		out.Added = append(out.Added, ref)
+		return nil
+	}
+	fields := diffObject(ref, live, obj)
+	if len(fields) == 0 {
+		out.Unchanged++
+		return nil
+	}
+	out.Changed = append(out.Changed, ObjectChange{ObjectRef: ref, Fields: fields})
+	return nil
+}
+
+// removedObjects files the cluster's objects with ODLM's control label that the render no
+// longer produces, searched among the kinds the render generates and labelledKinds.
+func (req Request) removedObjects(out *Objects, rendered []map[string]any, produced map[string]bool) error {
+	for _, kind := range searchedKinds(rendered) {
+		objs, err := req.Cluster.List(kind.APIVersion, kind.Kind, "")
+		if err != nil {
+			return fmt.Errorf("listing %s objects: %w", kind.Kind, err)
+		}
+		for _, obj := range objs {
+			ref := refOf(obj)
+			labels, _ := dig(obj, "metadata", "labels").(map[string]any)
+			if labels[naming.ControlLabel] != "true" || produced[ref.key()] {
+				continue
+			}
+			produced[ref.key()] = true
+			out.Removed = append(out.Removed, ref)
+		}
+	}
+	return nil
+}
+
+// searchedKinds are the distinct group/kinds of the rendered objects and labelledKinds,
+// sorted.
+func searchedKinds(rendered []map[string]any) []ObjectRef {
+	seen := map[string]bool{}
+	var out []ObjectRef
+	add := func(r ObjectRef) {
+		k := ObjectRef{APIVersion: r.APIVersion, Kind: r.Kind}
+		if k.Kind == "" || seen[k.key()] {
+			return
+		}
+		seen[k.key()] = true
+		out = append(out, k)
+	}
+	for _, obj := range rendered {
+		add(refOf(obj))
+	}
+	for _, k := range labelledKinds {
+		add(k)
+	}
+	slices.SortFunc(out, compareRef)
+	return out
+}
+
+// summary is "objects: N added, N changed, N unchanged, N removed".
+func (o Objects) summary() string {
+	return fmt.Sprintf("objects: %d added, %d changed, %d unchanged, %d removed", len(o.Added), len(o.Changed), o.Unchanged, len(o.Removed))
+}
+
+// line is one line of the objects section, at a nesting depth (0 or 1).
+type line struct {
+	depth int
+	text  string
+}
+
+// lines are the objects section under its summary, shared by text and Markdown.
+func (o Objects) lines() []line {
+	var out []line
+	for _, r := range o.Added {
+		out = append(out, line{0, "added: " + r.text()})
+	}
+	for _, c := range o.Changed {
+		out = append(out, line{0, "changed: " + c.text()})
+		for _, f := range c.Fields {
+			out = append(out, line{1, f.text()})
+		}
+	}
+	for _, r := range o.Removed {
+		out = append(out, line{0, "removed: " + r.text()})
+	}
+	return out
+}
+
+// text is "path: old -> new", "(none)" standing for a field one side lacks.
+func (f FieldChange) text() string {
+	return fmt.Sprintf("%s: %s -> %s", f.Path, orNoValue(f.Old), orNoValue(f.New))
+}
+
+// orNoValue is s, or "(none)".
+func orNoValue(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
