@@ -11,6 +11,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/output"
 	"github.com/odlm-render/odlm-render/internal/plan"
+	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
 // planFlags are the render's flags (the same Subscriptions are decided) and how the plan is
@@ -43,14 +44,30 @@ read with --live) with what the render leads to:
 
   objects        the target bundle's other manifests, each created or updated (whether it
                  exists in the install namespace or cluster-wide; their contents are not
-                 compared yet)
+                 compared)
+
+and, for the render as a whole, every object it generates against the cluster's object of
+the same group, kind, namespace and name: added (not in the cluster), changed (the JSON
+paths of the fields it adds or changes, old and new values shortened to 60 characters;
+status, metadata.uid, resourceVersion, generation, creationTimestamp, managedFields,
+selfLink and the annotations kubectl.kubernetes.io/last-applied-configuration and
+deployment.kubernetes.io/revision are ignored, and so is a field the cluster has that the
+render does not set, which apply leaves), unchanged (counted), and removed: objects with
+the label operator.ibm.com/opreq-control: "true" the render no longer generates (searched
+among the kinds it generates, ConfigMaps, Secrets, Services, ServiceAccounts, Deployments,
+Jobs, Roles, RoleBindings and Routes). A Secret's data and stringData, and any value
+holding a text of a Secret the render writes or compares, print as "(value hidden)".
 
 -o text (default), json (a stable shape: {"operators": [{name, namespace, package, channel,
 action, from, to, path [{from, to, via, version, maxOpenShiftVersion, openShiftBlocked}],
 pathError, deprecations, crdChanges [{crd, version, field, rule, safe, message}],
 storedObjects [{crd, object, field, reason}], rbac {added, removed} (rules: scope,
 serviceAccount, apiGroups, resources, resourceNames, nonResourceURLs, verbs, escalations),
-objects [{apiVersion, kind, name, action}], notes}]}; every list is present, [] when empty) or markdown (a pull-request comment).
+objects [{apiVersion, kind, name, action}], notes}], objects {added [{apiVersion, kind,
+namespace, name}], changed [{apiVersion, kind, namespace, name, fields [{path, change
+(added, changed or removed), old, new}]}], unchanged (a count), removed [{apiVersion, kind,
+namespace, name}]}}; every list is present, [] when empty) or markdown (a pull-request
+comment).
 
 Exit status: 0 success, 1 when any error was found or, with --fail-on unsafe, when any CRD
 change or stored object is unsafe or any added rule escalates; 2 for wrong usage.`,
@@ -111,6 +128,17 @@ func planBytes(format string, p plan.Plan) ([]byte, error) {
 	return p.Text(), nil
 }
 
+// generated are the objects the render made (not the inputs it passes through), in its order.
+func generated(out render.Output) []map[string]any {
+	var objs []map[string]any
+	for _, o := range out.Objects {
+		if out.Generated[o] {
+			objs = append(objs, o.Map)
+		}
+	}
+	return objs
+}
+
 func runPlan(f planFlags, paths []string, stdin io.Reader, out output.Stream, eng engine) error {
 	in, sources, err := inputs.Load(inputs.Request{Paths: paths, Stdin: stdin, Catalogs: f.catalogs, Snapshots: f.snapshots,
 		Live: f.live.reader(f.refuseCredentialPlugins), Names: inputs.Names{Snapshots: "--snapshot"}})
@@ -123,7 +151,8 @@ func runPlan(f planFlags, paths []string, stdin io.Reader, out output.Stream, en
 	if out.Results(answer.Results.Sort()) {
 		return errReported
 	}
-	p, err := plan.Build(plan.Request{Installs: answer.Installs, Catalog: in.Catalog, Cluster: sources, OpenShiftVersion: f.openShiftVersion})
+	p, err := plan.Build(plan.Request{Installs: answer.Installs, Catalog: in.Catalog, Cluster: sources,
+		Rendered: generated(answer), OpenShiftVersion: f.openShiftVersion})
 	if err != nil {
 		return err
 	}

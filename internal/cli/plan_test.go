@@ -79,7 +79,8 @@ func TestPlanGoldenCases(t *testing.T) {
 	}
 }
 
-// TestPlanJSONShape: every operator has every key of the documented shape, lists as [].
+// TestPlanJSONShape: every operator, and the objects section, has every key of the
+// documented shape, lists as [].
 func TestPlanJSONShape(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(planData, "koku-several-versions-behind")
@@ -88,6 +89,7 @@ func TestPlanJSONShape(t *testing.T) {
 	require.Equal(t, cli.ExitOK, code, stderr)
 	var got struct {
 		Operators []map[string]json.RawMessage `json:"operators"`
+		Objects   map[string]json.RawMessage   `json:"objects"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
 	require.NotEmpty(t, got.Operators)
@@ -96,6 +98,9 @@ func TestPlanJSONShape(t *testing.T) {
 		assert.Contains(t, got.Operators[0], key)
 	}
 	assert.JSONEq(t, "[]", string(got.Operators[0]["objects"]))
+	for _, key := range []string{"added", "changed", "unchanged", "removed"} {
+		assert.Contains(t, got.Objects, key)
+	}
 }
 
 // TestPlanUsage: wrong usage exits 2 and writes nothing on stdout.
