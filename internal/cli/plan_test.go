@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -100,6 +101,32 @@ func TestPlanJSONShape(t *testing.T) {
 	assert.JSONEq(t, "[]", string(got.Operators[0]["objects"]))
 	for _, key := range []string{"added", "changed", "unchanged", "removed"} {
 		assert.Contains(t, got.Objects, key)
+	}
+}
+
+// TestPlanObjectsHideSecrets: the objects-diff case's Secret values, old and new, as written
+// and base64 encoded, appear in no format, though the Secret's change is reported.
+func TestPlanObjectsHideSecrets(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(planData, "objects-diff")
+	c := loadPlanCase(t, dir)
+	values := []string{"plan-new-password-value", "plan-old-password-value"}
+	for _, v := range values[:2] {
+		values = append(values, base64.StdEncoding.EncodeToString([]byte(v)))
+	}
+	for format := range planFormats {
+		t.Run(format, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := run(t, "", c.args(dir, format)...)
+			require.Equal(t, cli.ExitOK, code, stderr)
+			assert.Contains(t, stdout, "green-credentials")
+			assert.Contains(t, stdout, "data.password")
+			assert.Contains(t, stdout, "(value hidden)")
+			for _, v := range values {
+				assert.NotContains(t, stdout, v)
+				assert.NotContains(t, stderr, v)
+			}
+		})
 	}
 }
 
