@@ -56,7 +56,8 @@ render does not set, which apply leaves), unchanged (counted), and removed: obje
 the label operator.ibm.com/opreq-control: "true" the render no longer generates (searched
 among the kinds it generates, ConfigMaps, Secrets, Services, ServiceAccounts, Deployments,
 Jobs, Roles, RoleBindings and Routes). A Secret's data and stringData, and any value
-holding a text of a Secret the render writes or compares, print as "(value hidden)".
+holding a value (3 characters or more) of a Secret the render writes or the cluster has,
+print as "(value hidden)".
 
 -o text (default), json (a stable shape: {"operators": [{name, namespace, package, channel,
 action, from, to, path [{from, to, via, version, maxOpenShiftVersion, openShiftBlocked}],

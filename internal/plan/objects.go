@@ -188,7 +188,8 @@ func (req Request) compareOne(out *Objects, ref ObjectRef, obj map[string]any) e
 }
 
 // removedObjects files the cluster's objects with ODLM's control label that the render no
-// longer produces, searched among the kinds the render generates and labelledKinds.
+// longer produces, searched among the kinds the render generates and labelledKinds. The
+// values of every Secret it meets are hidden from the field changes.
 func (req Request) removedObjects(out *Objects, rendered []map[string]any, produced map[string]bool) error {
 	for _, kind := range searchedKinds(rendered) {
 		objs, err := req.Cluster.List(kind.APIVersion, kind.Kind, "")
@@ -197,6 +198,10 @@ func (req Request) removedObjects(out *Objects, rendered []map[string]any, produ
 		}
 		for _, obj := range objs {
 			ref := refOf(obj)
+			if ref.isSecret() {
+				// a template may have copied this Secret's values into any rendered object
+				out.secrets.addSecret(obj)
+			}
 			labels, _ := dig(obj, "metadata", "labels").(map[string]any)
 			if labels[naming.ControlLabel] != "true" || produced[ref.key()] {
 				continue

@@ -123,3 +123,15 @@ func TestSecretValuesHidden(t *testing.T) {
 		assert.Contains(t, out, "data.password")
 	}
 }
+
+// TestClusterSecretValuesHidden: a value of any cluster Secret (one a template may read) is
+// hidden wherever a rendered object holds it.
+func TestClusterSecretValuesHidden(t *testing.T) {
+	t.Parallel()
+	p := buildObjects(t, []string{
+		`{apiVersion: v1, kind: Secret, metadata: {name: db, namespace: other}, data: {token: dGVtcGxhdGUtcmVhZC12YWx1ZQ==}}`,
+		`{apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: ns}, data: {token: "x"}}`,
+	}, `{apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: ns}, data: {token: "template-read-value"}}`)
+	require.Len(t, p.Objects.Changed, 1)
+	assert.Equal(t, []plan.FieldChange{{Path: "data.token", Change: plan.FieldChanged, Old: `"x"`, New: "(value hidden)"}}, p.Objects.Changed[0].Fields)
+}
