@@ -1,15 +1,14 @@
 package render
 
 import (
+	"errors"
 	"fmt"
-	"slices"
 	"strings"
-
-	"github.com/blang/semver/v4"
 
 	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/olm"
+	"github.com/odlm-render/odlm-render/internal/upgradepath"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
@@ -192,56 +191,19 @@ func (oi *olmInstall) checkPin(p *subscriptionPlan, pkg *catalog.Package, ch str
 	if installed == "" || installed == pin {
 		return
 	}
-	channel := pkg.Channels[ch]
-	if channel == nil {
+	if pkg.Channels[ch] == nil {
 		return
 	}
-	if !reachable(pkg, channel, installed, pin) {
-		oi.r.add(diag.Warnf(obj, field, "pin %s of Subscription %s/%s cannot be reached from the installed %s along channel %s (replaces, skips, skipRange): OLM will not upgrade to it", pin, p.namespace, p.name, installed, ch))
-	}
-}
-
-// reachable reports whether OLM can go from one bundle to another in a channel: an entry is a
-// successor of every bundle it replaces or skips, and of every bundle whose version is in its
-// skipRange.
-func reachable(pkg *catalog.Package, ch *catalog.Channel, from, to string) bool {
-	version := func(name string) (semver.Version, bool) {
-		b, ok := pkg.Bundles[name]
-		if !ok {
-			return semver.Version{}, false
+	_, err = upgradepath.Find(pkg, ch, installed, pin)
+	var none *upgradepath.NoPathError
+	switch {
+	case errors.As(err, &none):
+		why := none.Reason.Error()
+		if none.Detail != "" {
+			why += ": " + none.Detail
 		}
-		v, err := semver.ParseTolerant(b.Version)
-		return v, err == nil
+		oi.r.add(diag.Warnf(obj, field, "pin %s of Subscription %s/%s cannot be reached from the installed %s along channel %s (replaces, skips, skipRange; OLM takes the update nearest the channel head): %s: OLM will not upgrade to it", pin, p.namespace, p.name, installed, ch, why))
+	case err != nil:
+		oi.r.add(diag.Warnf(obj, field, "--check-pins: channel %s of package %s: %v", ch, pkg.Name, err))
 	}
-	successors := func(name string) []string {
-		var out []string
-		v, hasVersion := version(name)
-		for _, e := range ch.Entries {
-			switch {
-			case e.Replaces == name, slices.Contains(e.Skips, name):
-				out = append(out, e.Name)
-			case e.SkipRange != "" && hasVersion:
-				if rng, err := semver.ParseRange(e.SkipRange); err == nil && rng(v) {
-					out = append(out, e.Name)
-				}
-			}
-		}
-		return out
-	}
-	seen := map[string]bool{from: true}
-	queue := []string{from}
-	for len(queue) > 0 {
-		cur := queue[0]
-		queue = queue[1:]
-		for _, next := range successors(cur) {
-			if next == to {
-				return true
-			}
-			if !seen[next] {
-				seen[next] = true
-				queue = append(queue, next)
-			}
-		}
-	}
-	return false
 }

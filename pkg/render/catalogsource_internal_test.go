@@ -4,9 +4,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
-	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
 func TestResolveImageTemplate(t *testing.T) {
@@ -29,55 +26,6 @@ func TestResolveImageTemplate(t *testing.T) {
 			assert.Equal(t, tc.want, got)
 		})
 	}
-}
-
-func TestReachableAlongTheUpgradeGraph(t *testing.T) {
-	t.Parallel()
-	cat, err := catalog.Load("../../testdata/catalogs/community/kube-green")
-	require.NoError(t, err)
-	pkg, _ := cat.Package("kube-green")
-	ch := pkg.Channels["alpha"]
-	for _, tc := range []struct {
-		from, to string
-		want     bool
-	}{
-		{"kube-green.v0.3.0", "kube-green.v0.7.1", true},
-		{"kube-green.v0.6.0", "kube-green.v0.7.0", true},
-		{"kube-green.v0.7.1", "kube-green.v0.5.0", false},
-		{"kube-green.v0.5.0", "not-in-channel", false},
-	} {
-		assert.Equal(t, tc.want, reachable(pkg, ch, tc.from, tc.to), "%s -> %s", tc.from, tc.to)
-	}
-}
-
-func TestReachableThroughSkipsAndSkipRange(t *testing.T) {
-	t.Parallel()
-	b := catalog.NewBuilder(catalog.LoadOptions{})
-	require.NoError(t, b.AddBytes("c.yaml", []byte(`schema: olm.package
-name: p
-defaultChannel: s
----
-schema: olm.channel
-package: p
-name: s
-entries:
-- {name: p.v1.0.0}
-- {name: p.v1.1.0, replaces: p.v1.0.0}
-- {name: p.v2.0.0, skipRange: ">=1.0.0 <2.0.0", skips: [p.v1.5.0]}
----
-{schema: olm.bundle, name: p.v1.0.0, package: p, image: x, properties: [{type: olm.package, value: {packageName: p, version: 1.0.0}}]}
----
-{schema: olm.bundle, name: p.v1.1.0, package: p, image: x, properties: [{type: olm.package, value: {packageName: p, version: 1.1.0}}]}
----
-{schema: olm.bundle, name: p.v2.0.0, package: p, image: x, properties: [{type: olm.package, value: {packageName: p, version: 2.0.0}}]}
-`)))
-	cat, err := b.Catalog()
-	require.NoError(t, err)
-	pkg, _ := cat.Package("p")
-	ch := pkg.Channels["s"]
-	assert.True(t, reachable(pkg, ch, "p.v1.0.0", "p.v2.0.0"), "skipRange covers 1.0.0")
-	assert.True(t, reachable(pkg, ch, "p.v1.5.0", "p.v2.0.0"), "skips")
-	assert.False(t, reachable(pkg, ch, "p.v2.0.0", "p.v1.1.0"))
 }
 
 func TestCatalogSourceOrderPutsODLMsOwnCatalogAfterNamespaceAndPriority(t *testing.T) {
