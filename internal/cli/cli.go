@@ -14,12 +14,14 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/odlm-render/odlm-render/health"
+	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/crash"
 	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/fileread"
 	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/output"
 	"github.com/odlm-render/odlm-render/internal/version"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
@@ -133,12 +135,7 @@ once converged, plus the input objects that are not ODLM inputs.
 
 Exit status: 0 success, 1 when any error was found (nothing is printed on stdout then),
 2 for wrong usage.`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageError{errors.New("render needs at least one PATH (\"-\" for stdin)")}
-			}
-			return nil
-		},
+		Args: needPaths("render"),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if err := f.check(); err != nil {
 				return err
@@ -150,20 +147,55 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 				Verbose: f.verbose || f.opts.Explain}, eng)
 		},
 	}
-	cmd.Flags().StringArrayVar(&f.catalogs, "catalog", nil, "an OLM file-based catalog: a folder or file of olm.package/olm.channel/olm.bundle blobs, or a CatalogSnapshot written by odlm-render catalog extract (repeatable)")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "yaml", "output format: yaml (a \"---\" separated stream) or json (a v1 List)")
-	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "also print info results")
-	cmd.Flags().StringArrayVar(&f.snapshots, "snapshot", nil, "objects exported from a cluster (kubectl get -o yaml), read by templates and never emitted: a file or folder; repeatable")
-	f.opts.KubeVersion = os.Getenv("KUBE_VERSION") // the flag's default
-	bindOptionFlags(cmd.Flags(), &f.opts)
+	f.bindInputFlags(cmd, inputHelp{
+		catalog:  "an OLM file-based catalog: a folder or file of olm.package/olm.channel/olm.bundle blobs, or a CatalogSnapshot written by odlm-render catalog extract (repeatable)",
+		snapshot: "objects exported from a cluster (kubectl get -o yaml), read by templates and never emitted: a file or folder; repeatable",
+		live:     "also read the cluster of the kubeconfig, read-only (GETs of referenced objects, LISTs for ODLM's searches), after the inputs and snapshots",
+	})
 	cmd.Flags().BoolVar(&f.failEmpty, "fail-empty", false, "fail when the render produces no objects")
 	_ = cmd.Flags().MarkHidden("fail-empty")
-	f.live.bind(cmd.Flags(), liveHelp{
-		live:     "also read the cluster of the kubeconfig, read-only (GETs of referenced objects, LISTs for ODLM's searches), after the inputs and snapshots",
-		deadline: "timeout of all --live requests together",
-	})
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
+}
+
+// needPaths refuses a command line of the named command without PATHs, as a usage error.
+func needPaths(command string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return usageError{fmt.Errorf("%s needs at least one PATH (\"-\" for stdin)", command)}
+		}
+		return nil
+	}
+}
+
+// inputHelp is what a command that renders says of its input flags.
+type inputHelp struct{ catalog, snapshot, live string }
+
+// bindInputFlags defines the flags every command that renders shares (render, mirror,
+// plan): --catalog, --snapshot, -v, one flag per engine option and the --live flags; and
+// makes a wrong flag a usage error.
+func (f *renderFlags) bindInputFlags(cmd *cobra.Command, help inputHelp) {
+	fs := cmd.Flags()
+	fs.StringArrayVar(&f.catalogs, "catalog", nil, help.catalog)
+	fs.StringArrayVar(&f.snapshots, "snapshot", nil, help.snapshot)
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "also print info results")
+	f.opts.KubeVersion = os.Getenv("KUBE_VERSION") // the flag's default
+	bindOptionFlags(fs, &f.opts)
+	f.live.bind(fs, liveHelp{live: help.live, deadline: "timeout of all --live requests together"})
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+}
+
+// renderPaths reads PATHs, the catalogs (loaded with catOpts) and the cluster sources the
+// flags name, and renders them with the flags' options.
+func (f renderFlags) renderPaths(paths []string, stdin io.Reader, eng engine, catOpts catalog.LoadOptions) (render.Inputs, cluster.Chain, render.Output, error) {
+	in, sources, err := inputs.Load(inputs.Request{Paths: paths, Stdin: stdin, Catalogs: f.catalogs, Snapshots: f.snapshots,
+		CatalogOptions: catOpts, Live: f.live.reader(f.refuseCredentialPlugins), Names: inputs.Names{Snapshots: "--snapshot"}})
+	if err != nil {
+		return render.Inputs{}, nil, render.Output{}, err
+	}
+	opts := f.opts
+	opts.Sources = sources
+	return in, sources, eng(in, opts), nil
 }
 
 // check refuses flags that do not go together, as usage errors.
@@ -184,14 +216,10 @@ func (f renderFlags) check() error {
 }
 
 func runRender(f renderFlags, paths []string, stdin io.Reader, out output.Stream, eng engine) error {
-	in, sources, err := inputs.Load(inputs.Request{Paths: paths, Stdin: stdin, Catalogs: f.catalogs, Snapshots: f.snapshots,
-		Live: f.live.reader(f.refuseCredentialPlugins), Names: inputs.Names{Snapshots: "--snapshot"}})
+	_, _, answer, err := f.renderPaths(paths, stdin, eng, catalog.LoadOptions{})
 	if err != nil {
 		return err
 	}
-	opts := f.opts
-	opts.Sources = sources
-	answer := eng(in, opts)
 	if out.Results(answer.Results) {
 		return errReported
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/odlm-render/odlm-render/internal/diag"
-	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/mirror"
 	"github.com/odlm-render/odlm-render/internal/output"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
@@ -49,12 +48,7 @@ does when catalog extract wrote them.
 
 Exit status: 0 success, 1 when any error was found (nothing is written then), 2 for wrong
 usage.`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageError{errors.New("mirror needs at least one PATH (\"-\" for stdin)")}
-			}
-			return nil
-		},
+		Args: needPaths("mirror"),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if err := f.check(); err != nil {
 				return err
@@ -63,20 +57,15 @@ usage.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringArrayVar(&f.catalogs, "catalog", nil, "an OLM file-based catalog or a CatalogSnapshot (repeatable), as for render")
-	fs.StringArrayVar(&f.snapshots, "snapshot", nil, "objects exported from a cluster, as for render (repeatable)")
-	fs.BoolVarP(&f.verbose, "verbose", "v", false, "also print info results")
 	fs.StringVarP(&f.dir, "output", "o", "", "the folder to write the mirror's files into (created if missing)")
 	fs.StringVar(&f.to, "to", "", "the mirror registry, REGISTRY[/PREFIX]: also write mirror-sets.yaml")
 	fs.StringVar(&f.format, "format", "text", "the image list: text (images.txt) or json (images.json, with what needs each image)")
 	f.output = "yaml"
-	f.opts.KubeVersion = os.Getenv("KUBE_VERSION")
-	bindOptionFlags(fs, &f.opts)
-	f.live.bind(fs, liveHelp{
+	f.bindInputFlags(cmd, inputHelp{
+		catalog:  "an OLM file-based catalog or a CatalogSnapshot (repeatable), as for render",
+		snapshot: "objects exported from a cluster, as for render (repeatable)",
 		live:     "also read the cluster of the kubeconfig, read-only, as for render",
-		deadline: "timeout of all --live requests together",
 	})
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
 }
 
@@ -118,15 +107,10 @@ func mirrorFiles(f mirrorFlags, plan mirror.Plan) (map[string][]byte, error) {
 }
 
 func runMirror(f mirrorFlags, paths []string, stdin io.Reader, out output.Stream, eng engine) error {
-	in, sources, err := inputs.Load(inputs.Request{Paths: paths, Stdin: stdin, Catalogs: f.catalogs, Snapshots: f.snapshots,
-		CatalogOptions: catalog.LoadOptions{RelatedImages: true},
-		Live:           f.live.reader(f.refuseCredentialPlugins), Names: inputs.Names{Snapshots: "--snapshot"}})
+	in, _, answer, err := f.renderPaths(paths, stdin, eng, catalog.LoadOptions{RelatedImages: true})
 	if err != nil {
 		return err
 	}
-	opts := f.opts
-	opts.Sources = sources
-	answer := eng(in, opts)
 	plan := mirror.New(answer.Installs, in.Catalog)
 	results := answer.Results
 	for _, w := range plan.Warnings {

@@ -4,13 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/output"
 	"github.com/odlm-render/odlm-render/internal/plan"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
@@ -72,12 +71,7 @@ comment).
 
 Exit status: 0 success, 1 when any error was found or, with --fail-on unsafe, when any CRD
 change or stored object is unsafe or any added rule escalates; 2 for wrong usage.`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageError{errors.New("plan needs at least one PATH (\"-\" for stdin)")}
-			}
-			return nil
-		},
+		Args: needPaths("plan"),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if err := f.check(); err != nil {
 				return err
@@ -86,20 +80,15 @@ change or stored object is unsafe or any added rule escalates; 2 for wrong usage
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringArrayVar(&f.catalogs, "catalog", nil, "an OLM file-based catalog or a CatalogSnapshot (repeatable): the new catalog")
-	fs.StringArrayVar(&f.snapshots, "snapshot", nil, "objects exported from the cluster (repeatable)")
-	fs.BoolVarP(&f.verbose, "verbose", "v", false, "also print info results")
 	fs.StringVarP(&f.format, "output", "o", "text", "text, json or markdown")
 	fs.StringVar(&f.failOn, "fail-on", "", "unsafe: exit 1 when any finding is unsafe")
 	fs.StringVar(&f.openShiftVersion, "openshift-version", "", "the cluster's OpenShift version X.Y: flag hops whose olm.maxOpenShiftVersion is below it")
 	f.output = "yaml"
-	f.opts.KubeVersion = os.Getenv("KUBE_VERSION")
-	bindOptionFlags(fs, &f.opts)
-	f.live.bind(fs, liveHelp{
+	f.bindInputFlags(cmd, inputHelp{
+		catalog:  "an OLM file-based catalog or a CatalogSnapshot (repeatable): the new catalog",
+		snapshot: "objects exported from the cluster (repeatable)",
 		live:     "read the cluster of the kubeconfig, read-only, instead of or after --snapshot",
-		deadline: "timeout of all --live requests together",
 	})
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
 }
 
@@ -141,14 +130,10 @@ func generated(out render.Output) []map[string]any {
 }
 
 func runPlan(f planFlags, paths []string, stdin io.Reader, out output.Stream, eng engine) error {
-	in, sources, err := inputs.Load(inputs.Request{Paths: paths, Stdin: stdin, Catalogs: f.catalogs, Snapshots: f.snapshots,
-		Live: f.live.reader(f.refuseCredentialPlugins), Names: inputs.Names{Snapshots: "--snapshot"}})
+	in, sources, answer, err := f.renderPaths(paths, stdin, eng, catalog.LoadOptions{})
 	if err != nil {
 		return err
 	}
-	opts := f.opts
-	opts.Sources = sources
-	answer := eng(in, opts)
 	if out.Results(answer.Results.Sort()) {
 		return errReported
 	}
