@@ -58,7 +58,7 @@ Jobs, Roles, RoleBindings and Routes). A Secret's data and stringData, and any v
 holding a value (3 characters or more) of a Secret the render writes or the cluster has,
 print as "(value hidden)".
 
--o text (default), json (a stable shape: {"operators": [{name, namespace, package, channel,
+-o text (default), json (a stable shape: {"operators": [{name, namespace, package, channel, fromChannel,
 action, from, to, path [{from, to, via, version, maxOpenShiftVersion, openShiftBlocked}],
 pathError, deprecations, crdChanges [{crd, version, field, rule, safe, message}],
 storedObjects [{crd, object, field, reason}], rbac {added, removed} (rules: scope,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/blang/semver/v4"
 
+	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/upgradepath"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
@@ -94,6 +95,9 @@ func (req Request) operator(in render.Install) (Operator, error) {
 		return op, err
 	}
 	op.From = from
+	if op.FromChannel, err = req.installedChannel(in); err != nil {
+		return op, err
+	}
 	if in.Bundle != nil {
 		op.To = in.Bundle.Name
 	}
@@ -116,6 +120,9 @@ func (req Request) operator(in render.Install) (Operator, error) {
 	}
 	if op.From != "" {
 		req.path(&op, pkg)
+		if csv := req.startingCSV(in); csv != "" {
+			op.Notes = append(op.Notes, fmt.Sprintf("spec.startingCSV %s is read by OLM only when it installs the operator: the installed one follows the channel", csv))
+		}
 	}
 	if err := req.contents(&op, in.Bundle); err != nil {
 		return op, err
@@ -216,6 +223,30 @@ func (req Request) installedCSV(in render.Install) (string, error) {
 	return "", nil
 }
 
+// startingCSV is the spec.startingCSV of the render's Subscription for in, "" when none.
+func (req Request) startingCSV(in render.Install) string {
+	for _, obj := range req.Rendered {
+		if str(obj, "kind") == kindSub && str(obj, "apiVersion") == olmV1alpha1 &&
+			str(obj, "metadata", "namespace") == in.Namespace && str(obj, "metadata", "name") == in.Name {
+			return str(obj, "spec", "startingCSV")
+		}
+	}
+	return ""
+}
+
+// installedChannel is the channel of the cluster's Subscription for in, "" when there is
+// none or the cluster does not serve Subscriptions.
+func (req Request) installedChannel(in render.Install) (string, error) {
+	sub, found, err := req.Cluster.Get(olmV1alpha1, kindSub, in.Namespace, in.Name)
+	if err != nil && !errors.Is(err, cluster.ErrNotServed) {
+		return "", fmt.Errorf("reading Subscription %s/%s: %w", in.Namespace, in.Name, err)
+	}
+	if !found {
+		return "", nil
+	}
+	return str(sub, "spec", "channel"), nil
+}
+
 // belongs tells whether a CSV name is one of the package's: a bundle of the catalog's
 // package, or named <package>.<version>.
 func belongs(csv, pkgName string, pkg *catalog.Package) bool {
@@ -247,6 +278,7 @@ func (req Request) removals() ([]Operator, error) {
 		op := newOperator(str(sub, "metadata", "namespace"), str(sub, "metadata", "name"), pkg, str(sub, "spec", "channel"))
 		op.Action = ActionRemove
 		op.From = str(sub, "status", "installedCSV")
+		op.FromChannel = op.Channel
 		out = append(out, op)
 	}
 	slices.SortFunc(out, func(a, b Operator) int {

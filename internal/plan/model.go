@@ -31,6 +31,10 @@ type Operator struct {
 	Namespace string `json:"namespace"`
 	Package   string `json:"package"`
 	Channel   string `json:"channel"`
+	// FromChannel is the channel of the cluster's Subscription, "" when it has none; it differs
+	// from Channel when ODLM moves the Subscription to a higher channel (docs/semantics.md,
+	// Existing Subscriptions and several requests), and OLM then follows Channel.
+	FromChannel string `json:"fromChannel"`
 	// Action is install, upgrade, unchanged, behind or remove.
 	Action string `json:"action"`
 	From   string `json:"from"`

@@ -44,7 +44,10 @@ func (p Plan) Text() []byte {
 // headline is "<namespace>/<name> (<package>): <action> <from> -> <to>".
 func (op Operator) headline() string {
 	s := fmt.Sprintf("%s/%s (%s", op.Namespace, op.Name, op.Package)
-	if op.Channel != "" {
+	switch {
+	case op.FromChannel != "" && op.FromChannel != op.Channel:
+		s += ", channel " + op.FromChannel + " -> " + op.Channel
+	case op.Channel != "":
 		s += ", channel " + op.Channel
 	}
 	s += "): " + op.Action
