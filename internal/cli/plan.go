@@ -9,6 +9,7 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/output"
 	"github.com/odlm-render/odlm-render/internal/plan"
+	"github.com/odlm-render/odlm-render/internal/template/secret"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
@@ -129,6 +130,15 @@ func generated(out render.Output) []map[string]any {
 	return objs
 }
 
+// secretFieldsByKey are the render's marks of Secret-derived fields, by object key.
+func secretFieldsByKey(out render.Output) map[string]secret.Fields {
+	m := make(map[string]secret.Fields, len(out.SecretFields))
+	for o, f := range out.SecretFields {
+		m[o.Ref().Key()] = f
+	}
+	return m
+}
+
 func runPlan(f planFlags, paths []string, stdin io.Reader, out output.Stream, eng engine) error {
 	in, sources, answer, err := f.renderPaths(paths, stdin, eng, catalog.LoadOptions{})
 	if err != nil {
@@ -138,7 +148,7 @@ func runPlan(f planFlags, paths []string, stdin io.Reader, out output.Stream, en
 		return errReported
 	}
 	p, err := plan.Build(plan.Request{Installs: answer.Installs, Catalog: in.Catalog, Cluster: sources,
-		Rendered: generated(answer), OpenShiftVersion: f.openShiftVersion})
+		Rendered: generated(answer), SecretFields: secretFieldsByKey(answer), OpenShiftVersion: f.openShiftVersion})
 	if err != nil {
 		return err
 	}

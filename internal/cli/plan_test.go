@@ -105,13 +105,15 @@ func TestPlanJSONShape(t *testing.T) {
 }
 
 // TestPlanObjectsHideSecrets: the objects-diff case's Secret values, old and new, as written
-// and base64 encoded, appear in no format, though the Secret's change is reported.
+// and base64 encoded, appear in no format, though the Secret's change is reported; so do the
+// old and new values of a ConfigMap field the render filled from a Secret (hidden by the
+// render's marks: the old value is in no Secret).
 func TestPlanObjectsHideSecrets(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(planData, "objects-diff")
 	c := loadPlanCase(t, dir)
-	values := []string{"plan-new-password-value", "plan-old-password-value"}
-	for _, v := range values[:2] {
+	values := []string{"plan-new-password-value", "plan-old-password-value", "green-db-user-rotated", "green-db-user-before"}
+	for _, v := range values[:4] {
 		values = append(values, base64.StdEncoding.EncodeToString([]byte(v)))
 	}
 	for format := range planFormats {
@@ -121,6 +123,7 @@ func TestPlanObjectsHideSecrets(t *testing.T) {
 			require.Equal(t, cli.ExitOK, code, stderr)
 			assert.Contains(t, stdout, "green-credentials")
 			assert.Contains(t, stdout, "data.password")
+			assert.Contains(t, stdout, "data.user")
 			assert.Contains(t, stdout, "(value hidden)")
 			for _, v := range values {
 				assert.NotContains(t, stdout, v)

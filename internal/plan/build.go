@@ -9,6 +9,7 @@ import (
 	"github.com/blang/semver/v4"
 
 	"github.com/odlm-render/odlm-render/internal/cluster"
+	"github.com/odlm-render/odlm-render/internal/template/secret"
 	"github.com/odlm-render/odlm-render/internal/upgradepath"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
@@ -34,6 +35,9 @@ type Request struct {
 	Rendered []map[string]any
 	// OpenShiftVersion, when set (4.20), flags hops whose olm.maxOpenShiftVersion is below it.
 	OpenShiftVersion string
+	// SecretFields are the fields of the rendered objects that hold a value read from a
+	// Secret (render.Output.SecretFields), by manifest.Ref.Key: their values never print.
+	SecretFields map[string]secret.Fields
 }
 
 // The OLM kinds a plan reads.

@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/template/secret"
 )
 
 // ignoredMetadata are the metadata fields the cluster manages: never a change.
@@ -52,7 +55,7 @@ func diffObject(ref ObjectRef, live, rendered map[string]any) []FieldChange {
 	if d.secret {
 		rendered = withStringData(rendered)
 	}
-	d.walk(live, true, rendered, nil, "")
+	d.walk(live, true, rendered, nil, nil, "")
 	slices.SortFunc(d.out, func(a, b FieldChange) int { return strings.Compare(a.Path, b.Path) })
 	return d.out
 }
@@ -85,8 +88,8 @@ func withStringData(secret map[string]any) map[string]any {
 }
 
 // walk compares the rendered value with the cluster's (liveFound false when the cluster
-// lacks the field) at path.
-func (d *differ) walk(live any, liveFound bool, rendered any, keys []string, path string) {
+// lacks the field) at path (steps, as the render marks Secret-derived fields).
+func (d *differ) walk(live any, liveFound bool, rendered any, keys []string, steps []manifest.PathStep, path string) {
 	if ignored(keys) {
 		return
 	}
@@ -94,34 +97,34 @@ func (d *differ) walk(live any, liveFound bool, rendered any, keys []string, pat
 	case map[string]any:
 		l, ok := live.(map[string]any)
 		if !liveFound || !ok {
-			d.record(live, liveFound, rendered, keys, path)
+			d.record(live, liveFound, rendered, keys, steps, path)
 			return
 		}
 		for _, k := range sortedKeys(r) {
 			lv, found := l[k]
-			d.walk(lv, found, r[k], append(slices.Clip(keys), k), joinKey(path, k))
+			d.walk(lv, found, r[k], append(slices.Clip(keys), k), append(slices.Clip(steps), manifest.PathStep{Key: k}), joinKey(path, k))
 		}
 	case []any:
 		l, ok := live.([]any)
 		if !liveFound || !ok || len(l) != len(r) {
-			d.record(live, liveFound, rendered, keys, path)
+			d.record(live, liveFound, rendered, keys, steps, path)
 			return
 		}
 		for i := range r {
-			d.walk(l[i], true, r[i], append(slices.Clip(keys), ""), path+"["+strconv.Itoa(i)+"]")
+			d.walk(l[i], true, r[i], append(slices.Clip(keys), ""), append(slices.Clip(steps), manifest.PathStep{Index: i, IsIndex: true}), path+"["+strconv.Itoa(i)+"]")
 		}
 	default:
-		d.record(live, liveFound, rendered, keys, path)
+		d.record(live, liveFound, rendered, keys, steps, path)
 	}
 }
 
 // record adds a field change when the values differ.
-func (d *differ) record(live any, liveFound bool, rendered any, keys []string, path string) {
+func (d *differ) record(live any, liveFound bool, rendered any, keys []string, steps []manifest.PathStep, path string) {
 	oldText, newText := jsonText(live), jsonText(rendered)
 	if liveFound && oldText == newText {
 		return
 	}
-	change := FieldChange{Path: path, Change: FieldChanged, Old: oldText, New: newText}
+	change := FieldChange{Path: path, Change: FieldChanged, Old: oldText, New: newText, steps: steps}
 	switch {
 	case !liveFound:
 		change.Change, change.Old = FieldAdded, ""
@@ -244,11 +247,19 @@ func (s secretTexts) reveal(value string) string {
 	return shorten(value)
 }
 
-// finish hides the values that hold a Secret's text and shortens the others.
-func (o *Objects) finish() {
+// finish hides the values of fields the render marks as holding a Secret's value (marks,
+// by object key: render.Output.SecretFields), both before and after (the cluster's value
+// there came from the same Secret), and, as a last guard, any value that holds a Secret's
+// text; it shortens the others.
+func (o *Objects) finish(marks map[string]secret.Fields) {
 	for i := range o.Changed {
+		marked := marks[o.Changed[i].key()]
 		for j := range o.Changed[i].Fields {
 			f := &o.Changed[i].Fields[j]
+			if marked.Overlaps(f.steps) {
+				f.Old, f.New = hideIfSet(f.Old), hideIfSet(f.New)
+				continue
+			}
 			f.Old, f.New = o.secrets.reveal(f.Old), o.secrets.reveal(f.New)
 		}
 	}

@@ -43,6 +43,8 @@ type FieldChange struct {
 	Change string `json:"change"`
 	Old    string `json:"old"`
 	New    string `json:"new"`
+
+	steps []manifest.PathStep // Path as the render marks Secret-derived fields
 }
 
 // Field change kinds.
@@ -125,7 +127,7 @@ func (req Request) renderedObjects() (Objects, error) {
 	if err := req.removedObjects(&out, rendered, produced); err != nil {
 		return Objects{}, err
 	}
-	out.finish()
+	out.finish(req.SecretFields)
 	slices.SortFunc(out.Added, compareRef)
 	slices.SortFunc(out.Removed, compareRef)
 	slices.SortFunc(out.Changed, func(a, b ObjectChange) int { return compareRef(a.ObjectRef, b.ObjectRef) })

@@ -9,6 +9,7 @@ package render
 import (
 	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/template/secret"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
@@ -34,4 +35,9 @@ type Output struct {
 	Results   diag.Results
 	// Installs are the operators the render installs through OLM (installs.go).
 	Installs []Install
+	// SecretFields are, for each object of Objects that the render wrote a value read from a
+	// Secret into, the fields holding one (secrets.go); objects without one are absent. A
+	// front door that prints the objects' values elsewhere than in the manifests (odlm-render
+	// plan) hides these.
+	SecretFields map[*manifest.Object]secret.Fields
 }

@@ -105,11 +105,12 @@ func Render(in Inputs, opts Options) Output {
 // made a template that reads a rendered object see it change after the read, so that IBM's
 // foundational-services configuration never settled with --ordering argocd), then the Meta
 // Operator's view of it (metaoperator.go), with no text of a Secret's value in any result
-// (secrets.go).
+// and the marked fields of every object (secrets.go).
 func (r *run) finish(meta *metaRun, out Output) Output {
 	r.orderer().order(out.Objects, out.Generated)
 	out.Installs = r.installList()
 	out = r.finishMeta(meta, out)
+	out.SecretFields = r.secretFieldsOfOutput(out.Objects)
 	out.Results = redactSecrets(out.Results, r.secretTexts)
 	return out
 }

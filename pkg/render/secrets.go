@@ -56,6 +56,21 @@ func (c *renderCache) secretFieldsOf(o *manifest.Object) secret.Fields {
 	return c.secretMarks[o.Ref().Key()]
 }
 
+// secretFieldsOfOutput are the marked fields of the output's objects, by object; nil when
+// none is marked.
+func (c *renderCache) secretFieldsOfOutput(objs []*manifest.Object) map[*manifest.Object]secret.Fields {
+	var out map[*manifest.Object]secret.Fields
+	for _, o := range objs {
+		if f := c.secretFieldsOf(o); !f.Empty() {
+			if out == nil {
+				out = map[*manifest.Object]secret.Fields{}
+			}
+			out[o] = f
+		}
+	}
+	return out
+}
+
 // secretFieldsUnder returns the marked fields of o under a field path as diagnostics print it
 // (spec.services[0].spec), relative to it.
 func (c *renderCache) secretFieldsUnder(o *manifest.Object, field string) secret.Fields {

@@ -72,3 +72,50 @@ func TestNoResultCarriesASecretsValue(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretFieldsCoverEveryCopiedValue renders every golden case whose input Secrets hold
+// values found nowhere else and checks Output.SecretFields: every text of such a value in a
+// generated object other than a Secret lies under a field the output marks, so that a front
+// door hiding the marked fields (odlm-render plan) hides every copy.
+func TestSecretFieldsCoverEveryCopiedValue(t *testing.T) {
+	t.Parallel()
+	checked := 0
+	for _, c := range golden.Cases(t, casesDir) {
+		in, opts := loadCase(t, c.Dir)
+		values := secretValues(in.Objects)
+		if len(values) == 0 {
+			continue
+		}
+		out := render.Render(in, opts)
+		for _, o := range out.Objects {
+			if !out.Generated[o] || secret.IsKind(o.APIVersion(), o.Kind()) {
+				continue
+			}
+			walkStrings(o.Map, nil, func(path []manifest.PathStep, s string) {
+				for _, v := range values {
+					if strings.Contains(s, v) {
+						checked++
+						assert.True(t, out.SecretFields[o].Overlaps(path), "%s: %s %s holds a Secret's value and is not marked", c.Name(), o.Ref(), path)
+					}
+				}
+			})
+		}
+	}
+	assert.Positive(t, checked, "some golden case copies a Secret's value into a generated object")
+}
+
+// walkStrings calls f with the path and text of every string in v.
+func walkStrings(v any, path []manifest.PathStep, f func([]manifest.PathStep, string)) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			walkStrings(e, append(path[:len(path):len(path)], manifest.PathStep{Key: k}), f)
+		}
+	case []any:
+		for i, e := range x {
+			walkStrings(e, append(path[:len(path):len(path)], manifest.PathStep{Index: i, IsIndex: true}), f)
+		}
+	case string:
+		f(path, x)
+	}
+}
