@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/fileread"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 )
@@ -268,6 +269,9 @@ type ListRequest struct {
 	Resource string   // for messages: "configmaps", "subscriptions.operators.coreos.com"
 	Scope    string   // for messages: " in all namespaces", " in namespace NS"
 	PageSize int      // objects asked for per page (the limit parameter)
+	// LabelSelector, when set, is sent as the labelSelector parameter ("key=value"): the
+	// server sends only the objects it matches.
+	LabelSelector string
 }
 
 // List LISTs a collection page by page (limit and continue) and returns the items of all
@@ -284,6 +288,9 @@ func (c *Connection) List(r ListRequest) ([]any, error) {
 			return nil, c.refused("list", r.Resource+r.Scope, fmt.Sprintf("more than %d pages", c.limits.maxListPages))
 		}
 		req := c.client.Get().AbsPath(r.Segments...).Param("limit", strconv.Itoa(r.PageSize))
+		if r.LabelSelector != "" {
+			req = req.Param("labelSelector", r.LabelSelector)
+		}
 		if cont != "" {
 			req = req.Param("continue", cont)
 		}
@@ -323,6 +330,12 @@ func decodeListPage(body []byte) (items []any, cont string, ok bool) {
 	return items, cont, true
 }
 
+// forbiddenError is a request RBAC refused: errors.Is(err, cluster.ErrForbidden).
+type forbiddenError string
+
+func (e forbiddenError) Error() string        { return string(e) }
+func (e forbiddenError) Is(target error) bool { return target == cluster.ErrForbidden }
+
 var forbiddenUser = regexp.MustCompile(`User "([^"]*)"`)
 
 // Describe turns a failed request (verb "get" or "list" of target) into an error that names
@@ -343,7 +356,7 @@ func (c *Connection) Describe(err error, verb, target, scope string) (described 
 		} else if c.User != "" {
 			who = fmt.Sprintf("kubeconfig user %q", c.User)
 		}
-		return fmt.Errorf("live cluster %s: forbidden: %s cannot %s %s%s (RBAC)", c.Server, who, verb, target, scope), false
+		return forbiddenError(fmt.Sprintf("live cluster %s: forbidden: %s cannot %s %s%s (RBAC)", c.Server, who, verb, target, scope)), false
 	case apierrors.IsUnauthorized(err):
 		who := "the kubeconfig credentials"
 		if c.User != "" {

@@ -10,6 +10,7 @@ package live
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -117,8 +118,25 @@ var _ cluster.Lister = (*Reader)(nil)
 // List implements cluster.Lister: a LIST (a GET) of the kind in namespace, or in all
 // namespaces when namespace is "" or the kind is cluster-scoped, page by page (limit and
 // continue), items sorted by namespace and name with their apiVersion and kind set. A kind
-// the cluster does not serve is an error wrapping cluster.ErrNotServed.
+// the cluster does not serve is an error wrapping cluster.ErrNotServed; one the user may not
+// list, an error wrapping cluster.ErrForbidden.
 func (l *Reader) List(apiVersion, kind, namespace string) ([]map[string]any, error) {
+	return l.list(apiVersion, kind, namespace, "")
+}
+
+var _ cluster.LabelLister = (*Reader)(nil)
+
+// ListLabelled implements cluster.LabelLister: List with the label selector label=value, so
+// that the server sends only the objects that carry the label.
+func (l *Reader) ListLabelled(apiVersion, kind, namespace, label, value string) ([]map[string]any, error) {
+	if label == "" {
+		return nil, fmt.Errorf("live cluster %s: list %s %s: an empty label", l.conn.Server, apiVersion, kind)
+	}
+	return l.list(apiVersion, kind, namespace, label+"="+value)
+}
+
+// list is List with a label selector ("" for none).
+func (l *Reader) list(apiVersion, kind, namespace, selector string) ([]map[string]any, error) {
 	if err := l.failed(); err != nil {
 		return nil, err
 	}
@@ -140,7 +158,7 @@ func (l *Reader) List(apiVersion, kind, namespace string) ([]map[string]any, err
 		where = " in namespace " + namespace
 	}
 	segments = append(segments, res.Name)
-	items, err := l.conn.List(ListRequest{Segments: segments, Resource: resourceName(gv, res.Name), Scope: where, PageSize: l.pageSize})
+	items, err := l.conn.List(ListRequest{Segments: segments, Resource: resourceName(gv, res.Name), Scope: where, PageSize: l.pageSize, LabelSelector: selector})
 	if err != nil {
 		described, unreachable := l.conn.Describe(err, "list", resourceName(gv, res.Name), where)
 		if unreachable {
@@ -148,6 +166,12 @@ func (l *Reader) List(apiVersion, kind, namespace string) ([]map[string]any, err
 		}
 		return nil, described
 	}
+	return sortedItems(items, apiVersion, kind), nil
+}
+
+// sortedItems are a LIST's items that are objects, with apiVersion and kind set, sorted by
+// namespace and name.
+func sortedItems(items []any, apiVersion, kind string) []map[string]any {
 	out := make([]map[string]any, 0, len(items))
 	for _, it := range items {
 		if m, ok := it.(map[string]any); ok {
@@ -162,33 +186,39 @@ func (l *Reader) List(apiVersion, kind, namespace string) ([]map[string]any, err
 		}
 		return a.Name() < b.Name()
 	})
-	return out, nil
+	return out
+}
+
+var _ cluster.ServedChecker = (*Reader)(nil)
+
+// Serves implements cluster.ServedChecker with the discovery of the kind's group-version.
+func (l *Reader) Serves(apiVersion, kind string) (bool, error) {
+	if err := l.failed(); err != nil {
+		return false, err
+	}
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return false, fmt.Errorf("live cluster %s: apiVersion %q: %w", l.conn.Server, apiVersion, err)
+	}
+	_, err = l.resourceFor(gv, kind)
+	switch {
+	case errors.Is(err, cluster.ErrNotServed):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return true, nil
 }
 
 // resourceFor maps a kind to the resource serving it, with one discovery request per
-// group-version. A group-version that is not served is asked again next time (a CRD may
-// appear); a served one is cached.
+// group-version (discover).
 func (l *Reader) resourceFor(gv schema.GroupVersion, kind string) (metav1.APIResource, error) {
-	key := gv.String()
-	l.mu.Lock()
-	list, ok := l.resources[key]
-	l.mu.Unlock()
-	if !ok {
-		body, err := l.conn.get("discovery of "+key, groupVersionPath(gv))
-		if err != nil {
-			if apierrors.IsNotFound(err) {
-				return metav1.APIResource{}, l.notServed(gv, kind)
-			}
-			return metav1.APIResource{}, l.describe(err, "", "discovery of "+key)
-		}
-		var rl metav1.APIResourceList
-		if err := json.Unmarshal(body, &rl); err != nil {
-			return metav1.APIResource{}, fmt.Errorf("live cluster %s: discovery of %s: the response is not an APIResourceList", l.conn.Server, key)
-		}
-		list = rl.APIResources
-		l.mu.Lock()
-		l.resources[key] = list
-		l.mu.Unlock()
+	list, err := l.discover(gv)
+	if errors.Is(err, cluster.ErrNotServed) {
+		return metav1.APIResource{}, l.notServed(gv, kind)
+	}
+	if err != nil {
+		return metav1.APIResource{}, err
 	}
 	for _, r := range list {
 		if r.Kind == kind && !strings.Contains(r.Name, "/") {
@@ -196,6 +226,34 @@ func (l *Reader) resourceFor(gv schema.GroupVersion, kind string) (metav1.APIRes
 		}
 	}
 	return metav1.APIResource{}, l.notServed(gv, kind)
+}
+
+// discover is the resources a group-version serves, from one discovery request. A
+// group-version that is not served is an error wrapping cluster.ErrNotServed, and is asked
+// again next time (a CRD may appear); a served one is cached.
+func (l *Reader) discover(gv schema.GroupVersion) ([]metav1.APIResource, error) {
+	key := gv.String()
+	l.mu.Lock()
+	list, ok := l.resources[key]
+	l.mu.Unlock()
+	if ok {
+		return list, nil
+	}
+	body, err := l.conn.get("discovery of "+key, groupVersionPath(gv))
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, notServedError(fmt.Sprintf("live cluster %s: the cluster does not serve %s", l.conn.Server, key))
+		}
+		return nil, l.describe(err, "", "discovery of "+key)
+	}
+	var rl metav1.APIResourceList
+	if err := json.Unmarshal(body, &rl); err != nil {
+		return nil, fmt.Errorf("live cluster %s: discovery of %s: the response is not an APIResourceList", l.conn.Server, key)
+	}
+	l.mu.Lock()
+	l.resources[key] = rl.APIResources
+	l.mu.Unlock()
+	return rl.APIResources, nil
 }
 
 func (l *Reader) notServed(gv schema.GroupVersion, kind string) error {
