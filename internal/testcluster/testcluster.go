@@ -3,7 +3,7 @@
 //
 // Start returns the cluster named by $ODLM_RENDER_APISERVER_DIR (a run folder printed by
 // `scripts/apiserver.sh start`) if set, else starts one, once per test binary; a TestMain
-// that uses Start calls Stop after m.Run. When the binaries are not built
+// that uses Start calls Stop after m.Run. StartPrivate starts one for a single test. When the binaries are not built
 // (`scripts/apiserver.sh build`), Start skips the test, or fails it when
 // $ODLM_RENDER_REQUIRE_TOOLS=1.
 //
@@ -95,10 +95,7 @@ func Stop() {
 	}
 	dir := started
 	started = ""
-	cmd := exec.Command("bash", filepath.Join(repoRoot(), "scripts", "apiserver.sh"), "stop", dir)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "testcluster: stop %s: %v\n", dir, err)
+	if !stopRun(dir) {
 		return
 	}
 	if os.Getenv("ODLM_RENDER_APISERVER_KEEP") != "1" {
@@ -111,28 +108,76 @@ func start() (*Cluster, string, error) {
 		c, err := open(dir)
 		return c, "", err
 	}
+	dir, skip, err := launch("")
+	if skip != "" || err != nil {
+		return nil, skip, err
+	}
+	started = dir
+	c, err := open(dir)
+	return c, "", err
+}
+
+// StartPrivate starts a cluster of the test's own: its own etcd and kube-apiserver in a
+// run folder under t.TempDir (never $ODLM_RENDER_APISERVER_DIR's, never the shared one),
+// for a test that needs a cluster no other test changes, such as one without OLM's CRDs.
+// It is stopped in t.Cleanup (and by scripts/apiserver.sh's watcher if the test binary
+// dies). It skips or fails as Start does when the binaries are not built. Starting one
+// takes about 10 seconds on 2 cores.
+func StartPrivate(t testing.TB) *Cluster {
+	t.Helper()
+	runDir := filepath.Join(t.TempDir(), "apiserver")
+	dir, skip, err := launch(runDir)
+	if skip != "" {
+		if os.Getenv(EnvRequire) == "1" {
+			t.Fatalf("%s (and %s=1)", skip, EnvRequire)
+		}
+		t.Skip(skip)
+	}
+	if err != nil {
+		t.Fatalf("private test cluster: %v", err)
+	}
+	t.Cleanup(func() { _ = stopRun(dir) })
+	c, err := open(dir)
+	if err != nil {
+		t.Fatalf("private test cluster: %v", err)
+	}
+	return c
+}
+
+// launch starts a cluster with scripts/apiserver.sh in runDir ("": a new temporary folder)
+// and returns its run folder, or why the test must be skipped.
+func launch(runDir string) (dir, skip string, err error) {
 	root := repoRoot()
 	if root == "" {
-		return nil, "no scripts/apiserver.sh above the test's folder", nil
+		return "", "no scripts/apiserver.sh above the test's folder", nil
 	}
 	script := filepath.Join(root, "scripts", "apiserver.sh")
 	if _, err := exec.LookPath("bash"); err != nil {
-		return nil, "bash is not available to run scripts/apiserver.sh", nil
+		return "", "bash is not available to run scripts/apiserver.sh", nil
 	}
 	if err := exec.Command("bash", script, "built").Run(); err != nil {
-		return nil, "kube-apiserver/etcd are not built: run scripts/apiserver.sh build", nil
+		return "", "kube-apiserver/etcd are not built: run scripts/apiserver.sh build", nil
 	}
-	cmd := exec.Command("bash", script, "start")
+	cmd := exec.Command("bash", script, "start", runDir)
 	cmd.Env = append(os.Environ(), "ODLM_APISERVER_OWNER_PID="+strconv.Itoa(os.Getpid()))
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		return nil, "", fmt.Errorf("scripts/apiserver.sh start: %w\n%s", err, errb.String())
+		return "", "", fmt.Errorf("scripts/apiserver.sh start: %w\n%s", err, errb.String())
 	}
-	dir := strings.TrimSpace(out.String())
-	started = dir
-	c, err := open(dir)
-	return c, "", err
+	return strings.TrimSpace(out.String()), "", nil
+}
+
+// stopRun stops the cluster of a run folder with scripts/apiserver.sh, and tells whether
+// it did (a failure is reported on stderr).
+func stopRun(dir string) bool {
+	cmd := exec.Command("bash", filepath.Join(repoRoot(), "scripts", "apiserver.sh"), "stop", dir)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "testcluster: stop %s: %v\n", dir, err)
+		return false
+	}
+	return true
 }
 
 func open(dir string) (*Cluster, error) {

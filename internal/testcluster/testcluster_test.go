@@ -3,9 +3,11 @@ package testcluster_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -80,3 +82,40 @@ func TestUnreachableKubeconfig(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "connection refused"), err.Error())
 }
+
+// TestStartPrivate: a private cluster is another API server than the shared one, serves
+// only the built-in kinds (no CRD another test applied), and is gone after the test.
+func TestStartPrivate(t *testing.T) {
+	shared := testcluster.Start(t)
+	shared.Apply(t, privateProbeCRD)
+	var server string
+	t.Run("private", func(t *testing.T) {
+		began := time.Now()
+		c := testcluster.StartPrivate(t)
+		t.Logf("a private cluster started in %s", time.Since(began).Round(100*time.Millisecond))
+		server = c.Server()
+		assert.NotEqual(t, shared.Server(), server)
+		admin := client(t, c.AdminKubeconfig())
+		_, err := admin.Resource(schema.GroupVersionResource{Group: "private-probe.odlm-render.io", Version: "v1", Resource: "probes"}).
+			List(context.Background(), metav1.ListOptions{})
+		require.Error(t, err, "the shared cluster's CRD is not served here")
+		ns := c.Namespace(t)
+		c.Apply(t, fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: %s}\n", ns))
+	})
+	_, err := net.DialTimeout("tcp", strings.TrimPrefix(server, "https://"), 2*time.Second)
+	require.Error(t, err, "stopped in the test's cleanup: nothing listens on its port")
+}
+
+const privateProbeCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: probes.private-probe.odlm-render.io}
+spec:
+  group: private-probe.odlm-render.io
+  scope: Namespaced
+  names: {plural: probes, singular: probe, kind: Probe, listKind: ProbeList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+`
