@@ -53,11 +53,18 @@ status, metadata.uid, resourceVersion, generation, creationTimestamp, managedFie
 selfLink and the annotations kubectl.kubernetes.io/last-applied-configuration and
 deployment.kubernetes.io/revision are ignored, and so is a field the cluster has that the
 render does not set, which apply leaves), unchanged (counted), and removed: objects with
-the label operator.ibm.com/opreq-control: "true" the render no longer generates (searched
-among the kinds it generates, ConfigMaps, Secrets, Services, ServiceAccounts, Deployments,
-Jobs, Roles, RoleBindings and Routes). A Secret's data and stringData, and any value
-holding a value (3 characters or more) of a Secret the render writes or the cluster has,
-print as "(value hidden)".
+the label operator.ibm.com/opreq-control: "true" the render no longer generates, searched
+among every kind the cluster holds (--snapshot: the kinds of its objects; --live: every
+kind discovery lists with the list verb, in its preferred version, asked for with a label
+selector so that no other object is read) and the kinds the render generates. A kind the
+--live user may not list is not searched, and a plan note names it. A Secret's data and
+stringData, and any value holding a value (3 characters or more) of a Secret the render
+writes or the cluster has, print as "(value hidden)".
+
+A cluster that serves no OLM kinds (OLM not installed yet) is no error: every operator is
+a new install, and a plan note says that installed versions, upgrade paths and removed
+operators could not be read. A read the --live user is forbidden (other than the search
+for removed objects) is an error naming the resource and the verb RBAC must allow.
 
 -o text (default), json (a stable shape: {"operators": [{name, namespace, package, channel, fromChannel,
 action, from, to, path [{from, to, via, version, maxOpenShiftVersion, openShiftBlocked}],
@@ -67,8 +74,9 @@ serviceAccount, apiGroups, resources, resourceNames, nonResourceURLs, verbs, esc
 objects [{apiVersion, kind, name, action}], notes}], objects {added [{apiVersion, kind,
 namespace, name}], changed [{apiVersion, kind, namespace, name, fields [{path, change
 (added, changed or removed), old, new}]}], unchanged (a count), removed [{apiVersion, kind,
-namespace, name}]}}; every list is present, [] when empty) or markdown (a pull-request
-comment).
+namespace, name}]}, notes [what could not be read of the cluster as a whole, and why]};
+every list is present, [] when empty) or markdown (a pull-request comment). Text and
+markdown print the plan notes first.
 
 Exit status: 0 success, 1 when any error was found or, with --fail-on unsafe, when any CRD
 change or stored object is unsafe or any added rule escalates; 2 for wrong usage.`,

@@ -56,7 +56,14 @@ func Build(req Request) (Plan, error) {
 	if req.Cluster == nil {
 		req.Cluster = noCluster{}
 	}
-	p := Plan{Operators: []Operator{}, Objects: newObjects()}
+	p := Plan{Operators: []Operator{}, Objects: newObjects(), Notes: []string{}}
+	note, err := req.olmNote()
+	if err != nil {
+		return Plan{}, err
+	}
+	if note != "" {
+		p.Notes = append(p.Notes, note)
+	}
 	for _, in := range req.Installs {
 		op, err := req.operator(in)
 		if err != nil {
@@ -69,9 +76,11 @@ func Build(req Request) (Plan, error) {
 		return Plan{}, err
 	}
 	p.Operators = append(p.Operators, removed...)
-	if p.Objects, err = req.renderedObjects(); err != nil {
+	objects, notes, err := req.renderedObjects()
+	if err != nil {
 		return Plan{}, err
 	}
+	p.Objects, p.Notes = objects, append(p.Notes, notes...)
 	return p, nil
 }
 
@@ -203,10 +212,11 @@ func (req Request) hop(op *Operator, h upgradepath.Hop) Hop {
 }
 
 // installedCSV is the CSV installed for in: the Subscription's status.installedCSV, else a
-// CSV in its namespace that belongs to the package; "" when none.
+// CSV in its namespace that belongs to the package; "" when none, or when the cluster does
+// not serve OLM's kinds (Build notes it).
 func (req Request) installedCSV(in render.Install) (string, error) {
 	sub, found, err := req.Cluster.Get(olmV1alpha1, kindSub, in.Namespace, in.Name)
-	if err != nil {
+	if err != nil && !errors.Is(err, cluster.ErrNotServed) {
 		return "", fmt.Errorf("reading Subscription %s/%s: %w", in.Namespace, in.Name, err)
 	}
 	if found {
@@ -215,7 +225,7 @@ func (req Request) installedCSV(in render.Install) (string, error) {
 		}
 	}
 	csvs, err := req.Cluster.List(olmV1alpha1, kindCSV, in.Namespace)
-	if err != nil {
+	if err != nil && !errors.Is(err, cluster.ErrNotServed) {
 		return "", fmt.Errorf("listing ClusterServiceVersions in %s: %w", in.Namespace, err)
 	}
 	pkg, _ := req.Catalog.Package(in.Package)
@@ -262,10 +272,11 @@ func belongs(csv, pkgName string, pkg *catalog.Package) bool {
 	return strings.HasPrefix(csv, pkgName+".")
 }
 
-// removals are ODLM's Subscriptions in the cluster whose package no install has.
+// removals are ODLM's Subscriptions in the cluster whose package no install has (none when
+// the cluster does not serve Subscriptions).
 func (req Request) removals() ([]Operator, error) {
 	subs, err := req.Cluster.List(olmV1alpha1, kindSub, "")
-	if err != nil {
+	if err != nil && !errors.Is(err, cluster.ErrNotServed) {
 		return nil, fmt.Errorf("listing Subscriptions: %w", err)
 	}
 	kept := map[string]bool{}

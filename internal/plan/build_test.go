@@ -179,7 +179,7 @@ func TestWritersEmptyPlan(t *testing.T) {
 	require.NoError(t, err)
 	j, err := p.JSON()
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"operators": [], "objects": {"added": [], "changed": [], "unchanged": 0, "removed": []}}`, string(j))
+	assert.JSONEq(t, `{"operators": [], "objects": {"added": [], "changed": [], "unchanged": 0, "removed": []}, "notes": []}`, string(j))
 	assert.Contains(t, string(p.Text()), "installs no operator")
 	assert.Contains(t, string(p.Markdown()), "installs no operator")
 	assert.Zero(t, p.Unsafe())

@@ -17,11 +17,14 @@ const (
 )
 
 // Plan is the whole report: one entry per operator, in the render's order, removals last,
-// and the render's objects against the cluster's. Its JSON form is the stable shape of
+// the render's objects against the cluster's, and notes on the cluster as a whole. Its JSON form is the stable shape of
 // `plan -o json`; every list is present, [] when empty.
 type Plan struct {
 	Operators []Operator `json:"operators"`
 	Objects   Objects    `json:"objects"`
+	// Notes say what could not be read of the cluster as a whole, and why: OLM's kinds it
+	// does not serve, kinds not searched for removed objects.
+	Notes []string `json:"notes"`
 }
 
 // Operator is what happens to one operator: its Subscription, the CSV installed now (From)

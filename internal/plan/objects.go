@@ -1,10 +1,12 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/naming"
 )
@@ -60,20 +62,6 @@ const hidden = "(value hidden)"
 // maxValue is how long a value printed in a field change may be, in characters.
 const maxValue = 60
 
-// labelledKinds are the kinds searched for objects with ODLM's control label, besides the
-// kinds the render generates: the Kubernetes resources ODLM creates from OperandConfigs.
-var labelledKinds = []ObjectRef{
-	{APIVersion: "v1", Kind: "ConfigMap"},
-	{APIVersion: "v1", Kind: "Secret"},
-	{APIVersion: "v1", Kind: "Service"},
-	{APIVersion: "v1", Kind: "ServiceAccount"},
-	{APIVersion: "apps/v1", Kind: "Deployment"},
-	{APIVersion: "batch/v1", Kind: "Job"},
-	{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role"},
-	{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding"},
-	{APIVersion: "route.openshift.io/v1", Kind: "Route"},
-}
-
 // newObjects is an Objects with every list empty, not nil.
 func newObjects() Objects {
 	return Objects{Added: []ObjectRef{}, Changed: []ObjectChange{}, Removed: []ObjectRef{}}
@@ -107,13 +95,14 @@ func (r ObjectRef) text() string {
 // compareRef orders refs by key.
 func compareRef(a, b ObjectRef) int { return strings.Compare(a.key(), b.key()) }
 
-// renderedObjects compares the render's generated objects with the cluster's.
-func (req Request) renderedObjects() (Objects, error) {
+// renderedObjects compares the render's generated objects with the cluster's. The notes
+// say what could not be searched for removed objects.
+func (req Request) renderedObjects() (Objects, []string, error) {
 	out := newObjects()
 	rendered := uniqueObjects(req.Rendered)
 	secrets, err := req.collectSecrets(rendered)
 	if err != nil {
-		return Objects{}, err
+		return Objects{}, nil, err
 	}
 	out.secrets = secrets
 	produced := map[string]bool{}
@@ -121,17 +110,18 @@ func (req Request) renderedObjects() (Objects, error) {
 		ref := refOf(obj)
 		produced[ref.key()] = true
 		if err := req.compareOne(&out, ref, obj); err != nil {
-			return Objects{}, err
+			return Objects{}, nil, err
 		}
 	}
-	if err := req.removedObjects(&out, rendered, produced); err != nil {
-		return Objects{}, err
+	notes, err := req.removedObjects(&out, rendered, produced)
+	if err != nil {
+		return Objects{}, nil, err
 	}
 	out.finish(req.SecretFields)
 	slices.SortFunc(out.Added, compareRef)
 	slices.SortFunc(out.Removed, compareRef)
 	slices.SortFunc(out.Changed, func(a, b ObjectChange) int { return compareRef(a.ObjectRef, b.ObjectRef) })
-	return out, nil
+	return out, notes, nil
 }
 
 // collectSecrets gathers the values of the rendered Secrets and of the cluster's Secrets of
@@ -170,10 +160,11 @@ func uniqueObjects(objs []map[string]any) []map[string]any {
 	return out
 }
 
-// compareOne files one rendered object as added, changed or unchanged.
+// compareOne files one rendered object as added, changed or unchanged. An object of a kind
+// the cluster does not serve (yet: its CRD comes with an operator) is added.
 func (req Request) compareOne(out *Objects, ref ObjectRef, obj map[string]any) error {
 	live, found, err := req.Cluster.Get(ref.APIVersion, ref.Kind, ref.Namespace, ref.Name)
-	if err != nil {
+	if err != nil && !errors.Is(err, cluster.ErrNotServed) {
 		return fmt.Errorf("reading %s: %w", ref.text(), err)
 	}
 	if !found {
@@ -190,51 +181,89 @@ func (req Request) compareOne(out *Objects, ref ObjectRef, obj map[string]any) e
 }
 
 // removedObjects files the cluster's objects with ODLM's control label that the render no
-// longer produces, searched among the kinds the render generates and labelledKinds. The
-// values of every Secret it meets are hidden from the field changes.
-func (req Request) removedObjects(out *Objects, rendered []map[string]any, produced map[string]bool) error {
-	for _, kind := range searchedKinds(rendered) {
-		objs, err := req.Cluster.List(kind.APIVersion, kind.Kind, "")
-		if err != nil {
-			return fmt.Errorf("listing %s objects: %w", kind.Kind, err)
-		}
-		for _, obj := range objs {
-			ref := refOf(obj)
-			if ref.isSecret() {
-				// a template may have copied this Secret's values into any rendered object
-				out.secrets.addSecret(obj)
-			}
-			labels, _ := dig(obj, "metadata", "labels").(map[string]any)
-			if labels[naming.ControlLabel] != "true" || produced[ref.key()] {
-				continue
-			}
-			produced[ref.key()] = true
-			out.Removed = append(out.Removed, ref)
-		}
+// longer produces, searched among every kind the cluster holds (searchedKinds) with a label
+// selector, so that no other object is read. It returns notes for the kinds it could not
+// search: those the user may not list, and those discovery did not find. The values of the
+// labelled Secrets it meets are hidden from the field changes.
+func (req Request) removedObjects(out *Objects, rendered []map[string]any, produced map[string]bool) ([]string, error) {
+	kinds, notes, err := req.searchedKinds(rendered)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	var forbidden []string
+	for _, kind := range kinds {
+		objs, err := cluster.Labelled(req.Cluster, kind.APIVersion, kind.Kind, "", naming.ControlLabel, "true")
+		switch {
+		case errors.Is(err, cluster.ErrNotServed):
+			continue
+		case errors.Is(err, cluster.ErrForbidden):
+			forbidden = append(forbidden, kind.String())
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("listing %s objects with the label %s: %w", kind, naming.ControlLabel, err)
+		}
+		out.fileRemoved(objs, produced)
+	}
+	if len(forbidden) > 0 {
+		notes = append(notes, fmt.Sprintf("not searched for removed objects: %s (forbidden: the user may not list them)", strings.Join(forbidden, ", ")))
+	}
+	return notes, nil
 }
 
-// searchedKinds are the distinct group/kinds of the rendered objects and labelledKinds,
-// sorted.
-func searchedKinds(rendered []map[string]any) []ObjectRef {
-	seen := map[string]bool{}
-	var out []ObjectRef
-	add := func(r ObjectRef) {
-		k := ObjectRef{APIVersion: r.APIVersion, Kind: r.Kind}
-		if k.Kind == "" || seen[k.key()] {
-			return
+// fileRemoved files the labelled objects the render does not produce as removed, once each,
+// and collects the values of the Secrets among them.
+func (o *Objects) fileRemoved(labelled []map[string]any, produced map[string]bool) {
+	for _, obj := range labelled {
+		ref := refOf(obj)
+		if ref.isSecret() {
+			// a template may have copied this Secret's values into any rendered object
+			o.secrets.addSecret(obj)
 		}
-		seen[k.key()] = true
-		out = append(out, k)
+		if produced[ref.key()] {
+			continue
+		}
+		produced[ref.key()] = true
+		o.Removed = append(o.Removed, ref)
+	}
+}
+
+// searchedKinds are the kinds searched for removed objects: those the cluster holds, when it
+// can tell (cluster.KindLister), and those the render generates, each group and kind once,
+// sorted. The notes say which kinds the cluster could not tell.
+func (req Request) searchedKinds(rendered []map[string]any) ([]cluster.Kind, []string, error) {
+	var kinds []cluster.Kind
+	var notes []string
+	if kl, ok := req.Cluster.(cluster.KindLister); ok {
+		held, err := kl.Kinds()
+		switch {
+		case errors.Is(err, cluster.ErrIncompleteKinds), errors.Is(err, cluster.ErrForbidden):
+			notes = append(notes, fmt.Sprintf("not searched for removed objects: the kinds the cluster did not tell (%v)", err))
+		case err != nil:
+			return nil, nil, fmt.Errorf("reading the kinds the cluster holds: %w", err)
+		}
+		kinds = held
 	}
 	for _, obj := range rendered {
-		add(refOf(obj))
+		ref := refOf(obj)
+		kinds = append(kinds, cluster.Kind{APIVersion: ref.APIVersion, Kind: ref.Kind})
 	}
-	for _, k := range labelledKinds {
-		add(k)
+	return uniqueKinds(kinds), notes, nil
+}
+
+// uniqueKinds are kinds without those lacking a name and without repeats of a group and
+// kind (the first apiVersion wins), sorted.
+func uniqueKinds(kinds []cluster.Kind) []cluster.Kind {
+	seen := map[string]bool{}
+	out := []cluster.Kind{}
+	for _, k := range kinds {
+		key := ObjectRef{APIVersion: k.APIVersion, Kind: k.Kind}.key()
+		if k.Kind == "" || seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, k)
 	}
-	slices.SortFunc(out, compareRef)
+	cluster.SortKinds(out)
 	return out
 }
 

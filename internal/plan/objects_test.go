@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -8,7 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/plan"
+	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
 // obj decodes one YAML object.
@@ -29,6 +32,15 @@ func buildObjects(t *testing.T, cluster []string, rendered ...string) plan.Plan 
 	p, err := plan.Build(plan.Request{Cluster: snapshot(t, cluster...), Rendered: objs})
 	require.NoError(t, err)
 	return p
+}
+
+// shown are field changes as the plan shows them: their exported fields only.
+func shown(fields []plan.FieldChange) []plan.FieldChange {
+	out := make([]plan.FieldChange, len(fields))
+	for i, f := range fields {
+		out[i] = plan.FieldChange{Path: f.Path, Change: f.Change, Old: f.Old, New: f.New}
+	}
+	return out
 }
 
 func TestObjectFieldChanges(t *testing.T) {
@@ -76,7 +88,7 @@ func TestObjectFieldChanges(t *testing.T) {
 				return
 			}
 			require.Len(t, p.Objects.Changed, 1)
-			assert.Equal(t, tc.want, p.Objects.Changed[0].Fields)
+			assert.Equal(t, tc.want, shown(p.Objects.Changed[0].Fields))
 		})
 	}
 }
@@ -109,11 +121,11 @@ func TestSecretValuesHidden(t *testing.T) {
 		`{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: ns}, stringData: {password: new-secret, user: admin}}`,
 		`{apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: ns}, data: {url: "db://admin:new-secret@host"}}`)
 	require.Len(t, p.Objects.Changed, 2)
-	assert.Equal(t, []plan.FieldChange{{Path: "data.url", Change: plan.FieldChanged, Old: `"x"`, New: "(value hidden)"}}, p.Objects.Changed[0].Fields)
+	assert.Equal(t, []plan.FieldChange{{Path: "data.url", Change: plan.FieldChanged, Old: `"x"`, New: "(value hidden)"}}, shown(p.Objects.Changed[0].Fields))
 	assert.Equal(t, []plan.FieldChange{
 		{Path: "data.password", Change: plan.FieldChanged, Old: "(value hidden)", New: "(value hidden)"},
 		{Path: "data.user", Change: plan.FieldAdded, New: "(value hidden)"},
-	}, p.Objects.Changed[1].Fields)
+	}, shown(p.Objects.Changed[1].Fields))
 	j, err := p.JSON()
 	require.NoError(t, err)
 	for _, out := range []string{string(j), string(p.Text()), string(p.Markdown())} {
@@ -124,14 +136,158 @@ func TestSecretValuesHidden(t *testing.T) {
 	}
 }
 
-// TestClusterSecretValuesHidden: a value of any cluster Secret (one a template may read) is
-// hidden wherever a rendered object holds it.
+// TestClusterSecretValuesHidden: a value of a cluster Secret the plan lists (one with ODLM's
+// label, searched for removed objects) is hidden wherever a rendered object holds it. The
+// cluster's other Secrets are not read (the search lists labelled objects only).
 func TestClusterSecretValuesHidden(t *testing.T) {
 	t.Parallel()
 	p := buildObjects(t, []string{
-		`{apiVersion: v1, kind: Secret, metadata: {name: db, namespace: other}, data: {token: dGVtcGxhdGUtcmVhZC12YWx1ZQ==}}`,
+		`{apiVersion: v1, kind: Secret, metadata: {name: db, namespace: other, labels: {operator.ibm.com/opreq-control: "true"}}, data: {token: dGVtcGxhdGUtcmVhZC12YWx1ZQ==}}`,
 		`{apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: ns}, data: {token: "x"}}`,
 	}, `{apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: ns}, data: {token: "template-read-value"}}`)
 	require.Len(t, p.Objects.Changed, 1)
-	assert.Equal(t, []plan.FieldChange{{Path: "data.token", Change: plan.FieldChanged, Old: `"x"`, New: "(value hidden)"}}, p.Objects.Changed[0].Fields)
+	assert.Equal(t, []plan.FieldChange{{Path: "data.token", Change: plan.FieldChanged, Old: `"x"`, New: "(value hidden)"}}, shown(p.Objects.Changed[0].Fields))
+}
+
+// TestRemovedObjectsOfAnyKind: the kinds searched for removed objects are those the cluster
+// holds, not a fixed list: a labelled PersistentVolumeClaim and a labelled custom resource
+// the render does not produce are removed; unlabelled ones, and labelled ones it produces,
+// are not.
+func TestRemovedObjectsOfAnyKind(t *testing.T) {
+	t.Parallel()
+	p := buildObjects(t, []string{
+		`{apiVersion: v1, kind: PersistentVolumeClaim, metadata: {name: data, namespace: ns, labels: {operator.ibm.com/opreq-control: "true"}}}`,
+		`{apiVersion: v1, kind: PersistentVolumeClaim, metadata: {name: users, namespace: ns}}`,
+		`{apiVersion: example.com/v1alpha1, kind: Sizing, metadata: {name: old, namespace: ns, labels: {operator.ibm.com/opreq-control: "true"}}}`,
+		`{apiVersion: example.com/v1alpha1, kind: Sizing, metadata: {name: kept, namespace: ns, labels: {operator.ibm.com/opreq-control: "true"}}}`,
+		`{apiVersion: storage.k8s.io/v1, kind: StorageClass, metadata: {name: fast, labels: {operator.ibm.com/opreq-control: "true"}}}`,
+	}, `{apiVersion: example.com/v1alpha1, kind: Sizing, metadata: {name: kept, namespace: ns, labels: {operator.ibm.com/opreq-control: "true"}}}`)
+	assert.Equal(t, []plan.ObjectRef{
+		{APIVersion: "example.com/v1alpha1", Kind: "Sizing", Namespace: "ns", Name: "old"},
+		{APIVersion: "storage.k8s.io/v1", Kind: "StorageClass", Name: "fast"},
+		{APIVersion: "v1", Kind: "PersistentVolumeClaim", Namespace: "ns", Name: "data"},
+	}, p.Objects.Removed)
+	assert.Equal(t, []string{}, p.Notes)
+}
+
+// refusing is a snapshot that answers for some kinds with an error, and says (as a live
+// cluster does) which OLM kinds it serves.
+type refusing struct {
+	*cluster.Snapshot
+	listErr  map[string]error // by kind, for ListLabelled
+	kindsErr error
+	noOLM    bool
+}
+
+func (r refusing) ListLabelled(apiVersion, kind, namespace, label, value string) ([]map[string]any, error) {
+	if err := r.listErr[kind]; err != nil {
+		return nil, err
+	}
+	return r.Snapshot.ListLabelled(apiVersion, kind, namespace, label, value)
+}
+
+func (r refusing) Kinds() ([]cluster.Kind, error) {
+	kinds, _ := r.Snapshot.Kinds()
+	return kinds, r.kindsErr
+}
+
+func (r refusing) Serves(apiVersion, kind string) (bool, error) {
+	return !r.noOLM || apiVersion != "operators.coreos.com/v1alpha1", nil
+}
+
+func (r refusing) Get(apiVersion, kind, namespace, name string) (map[string]any, bool, error) {
+	if r.noOLM && apiVersion == "operators.coreos.com/v1alpha1" {
+		return nil, false, fmt.Errorf("live: the cluster does not serve %s %s: %w", apiVersion, kind, cluster.ErrNotServed)
+	}
+	return r.Snapshot.Get(apiVersion, kind, namespace, name)
+}
+
+func (r refusing) List(apiVersion, kind, namespace string) ([]map[string]any, error) {
+	if r.noOLM && apiVersion == "operators.coreos.com/v1alpha1" {
+		return nil, fmt.Errorf("live: the cluster does not serve %s %s: %w", apiVersion, kind, cluster.ErrNotServed)
+	}
+	return r.Snapshot.List(apiVersion, kind, namespace)
+}
+
+// TestRemovedObjectsNotSearched: kinds the user may not list, and kinds discovery could not
+// tell, are plan-level notes, not errors; the other kinds are still searched. Any other
+// failure is an error naming the kind.
+func TestRemovedObjectsNotSearched(t *testing.T) {
+	t.Parallel()
+	forbidden := fmt.Errorf("live: forbidden: cannot list secrets: %w", cluster.ErrForbidden)
+	docs := []string{
+		`{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: ns, labels: {operator.ibm.com/opreq-control: "true"}}}`,
+		`{apiVersion: v1, kind: PersistentVolumeClaim, metadata: {name: data, namespace: ns, labels: {operator.ibm.com/opreq-control: "true"}}}`,
+		`{apiVersion: example.com/v1, kind: Sizing, metadata: {name: s, namespace: ns, labels: {operator.ibm.com/opreq-control: "true"}}}`,
+	}
+	for _, tc := range []struct {
+		name    string
+		cluster refusing
+		removed []string
+		notes   []string
+		err     string
+	}{
+		{
+			name:    "forbidden kinds",
+			cluster: refusing{listErr: map[string]error{"Secret": forbidden, "Sizing": forbidden}},
+			removed: []string{"data"},
+			notes:   []string{"not searched for removed objects: Sizing (example.com/v1), Secret (v1) (forbidden: the user may not list them)"},
+		},
+		{
+			name:    "kinds discovery could not tell",
+			cluster: refusing{kindsErr: fmt.Errorf("live: %w: the discovery of metrics.k8s.io/v1beta1 failed", cluster.ErrIncompleteKinds)},
+			removed: []string{"s", "data", "s"},
+			notes: []string{"not searched for removed objects: the kinds the cluster did not tell (live: " + cluster.ErrIncompleteKinds.Error() +
+				": the discovery of metrics.k8s.io/v1beta1 failed)"},
+		},
+		{
+			name:    "another failure",
+			cluster: refusing{listErr: map[string]error{"PersistentVolumeClaim": fmt.Errorf("live: HTTP 500")}},
+			err:     "listing PersistentVolumeClaim (v1) objects with the label operator.ibm.com/opreq-control: live: HTTP 500",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.cluster.Snapshot = snapshot(t, docs...)
+			p, err := plan.Build(plan.Request{Cluster: tc.cluster})
+			if tc.err != "" {
+				require.EqualError(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			var removed []string
+			for _, r := range p.Objects.Removed {
+				removed = append(removed, r.Name)
+			}
+			assert.Equal(t, tc.removed, removed)
+			assert.Equal(t, tc.notes, p.Notes)
+		})
+	}
+}
+
+// TestClusterWithoutOLM: a cluster that serves no OLM kinds (OLM not installed) is no error:
+// every operator is a new install, and the plan says once why.
+func TestClusterWithoutOLM(t *testing.T) {
+	t.Parallel()
+	cat := loadCatalog(t, koku)
+	c := refusing{Snapshot: snapshot(t), noOLM: true}
+	rendered := obj(t, `{apiVersion: operators.coreos.com/v1alpha1, kind: Subscription, metadata: {name: koku-metrics-operator, namespace: costs}}`)
+	p, err := plan.Build(plan.Request{Installs: []render.Install{install(t, cat, "costs", kokuPkg, "beta"), install(t, cat, "other", kokuPkg, "beta")},
+		Catalog: cat, Cluster: c, Rendered: []map[string]any{rendered}})
+	require.NoError(t, err)
+	assert.Equal(t, []plan.ObjectRef{{APIVersion: "operators.coreos.com/v1alpha1", Kind: "Subscription", Namespace: "costs", Name: "koku-metrics-operator"}},
+		p.Objects.Added, "an object of a kind not served is added")
+	require.Len(t, p.Operators, 2)
+	for _, op := range p.Operators {
+		assert.Equal(t, plan.ActionInstall, op.Action)
+		assert.Empty(t, op.From)
+		assert.NotContains(t, strings.Join(op.Notes, "\n"), "OLM", "said once, at plan level")
+	}
+	require.Len(t, p.Notes, 1)
+	assert.Contains(t, p.Notes[0], "the cluster serves no OLM kinds (operators.coreos.com/v1alpha1 Subscription, ClusterServiceVersion")
+	assert.Contains(t, p.Notes[0], "installed versions, upgrade paths and removed operators could not be read")
+
+	served, err := plan.Build(plan.Request{Installs: []render.Install{install(t, cat, "costs", kokuPkg, "beta")}, Catalog: cat, Cluster: refusing{Snapshot: snapshot(t)}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{}, served.Notes, "a cluster that serves them has no note")
 }

@@ -8,8 +8,8 @@ import (
 )
 
 // JSON is the plan as indented JSON, ending with a newline: {"operators": [...], "objects":
-// {...}}, each operator with the keys of Operator and objects with those of Objects (see
-// their json tags), every list present.
+// {...}, "notes": [...]}, each operator with the keys of Operator and objects with those of
+// Objects (see their json tags), every list present.
 func (p Plan) JSON() ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -21,9 +21,15 @@ func (p Plan) JSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Text is the plan for a terminal: a block per operator, then the objects.
+// Text is the plan for a terminal: its notes, a block per operator, then the objects.
 func (p Plan) Text() []byte {
 	var b strings.Builder
+	for _, n := range p.Notes {
+		b.WriteString("note: " + n + "\n")
+	}
+	if len(p.Notes) > 0 {
+		b.WriteString("\n")
+	}
 	if len(p.Operators) == 0 {
 		b.WriteString("The render installs no operator through OLM.\n")
 	}
@@ -170,11 +176,14 @@ func groupNames(groups []string) []string {
 	return out
 }
 
-// Markdown is the plan as a GitHub pull-request comment: a summary table, then a collapsible
-// section per operator, then the objects.
+// Markdown is the plan as a GitHub pull-request comment: its notes (a quote each), a summary
+// table, then a collapsible section per operator, then the objects.
 func (p Plan) Markdown() []byte {
 	var b strings.Builder
 	b.WriteString("## odlm-render plan\n\n")
+	for _, n := range p.Notes {
+		b.WriteString("> note: " + mdEscape(n) + "\n\n")
+	}
 	if len(p.Operators) == 0 {
 		b.WriteString("The render installs no operator through OLM.\n")
 	} else {

@@ -1,9 +1,11 @@
 package plan
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestHeadline(t *testing.T) {
@@ -48,4 +50,26 @@ func TestUnsafeCounts(t *testing.T) {
 	op.StoredObjects = []StoredProblem{{Object: "ns/x"}}
 	op.RBAC.Added = []Rule{{Escalations: []string{}}, {Escalations: []string{"secrets"}}}
 	assert.Equal(t, 3, Plan{Operators: []Operator{op, newOperator("ns", "q", "q", "c")}}.Unsafe())
+}
+
+// TestPlanNotes: plan-level notes come first in text and Markdown (escaped there), and in
+// JSON as "notes", [] when there are none.
+func TestPlanNotes(t *testing.T) {
+	t.Parallel()
+	p := Plan{Operators: []Operator{}, Objects: newObjects(), Notes: []string{"the cluster serves no OLM kinds", "not searched: A | B <x>"}}
+	text := string(p.Text())
+	assert.True(t, strings.HasPrefix(text, "note: the cluster serves no OLM kinds\nnote: not searched: A | B <x>\n\nThe render installs no operator"), text)
+	md := string(p.Markdown())
+	assert.True(t, strings.HasPrefix(md, "## odlm-render plan\n\n> note: the cluster serves no OLM kinds\n\n> note: not searched: A \\| B &lt;x&gt;\n\n"), md)
+	j, err := p.JSON()
+	require.NoError(t, err)
+	assert.Contains(t, string(j), `"notes": [
+    "the cluster serves no OLM kinds",`)
+
+	p.Notes = []string{}
+	j, err = p.JSON()
+	require.NoError(t, err)
+	assert.Contains(t, string(j), `"notes": []`)
+	assert.NotContains(t, string(p.Text()), "note:")
+	assert.NotContains(t, string(p.Markdown()), "note:")
 }
