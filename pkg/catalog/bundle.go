@@ -42,6 +42,11 @@ type Bundle struct {
 	RelatedImagesKnown bool
 	// SkipRange comes from the olm.skipRange annotation.
 	SkipRange string
+	// MinKubeVersion is the CSV's spec.minKubeVersion (from olm.csv.metadata, or from the
+	// CSV among the olm.bundle.object properties), as written: OLM does not install the CSV
+	// on a cluster whose Kubernetes version is below it. "" when the bundle sets none; a
+	// value that is not a string is kept as its JSON text (its reader reports it).
+	MinKubeVersion string
 	// Annotations are OLM's CSV annotations (from olm.csv.metadata, or from
 	// the CSV among the olm.bundle.object properties): alm-examples (as
 	// compact JSON text; Examples parses it on demand), olm.*,
@@ -215,6 +220,7 @@ func (bb *bundleBuild) csvMetadata(v any) error {
 	bb.keepAnnotations(m.Annotations)
 	bb.b.DisplayName = m.DisplayName
 	bb.b.InstallModes = installModes(m.InstallModes)
+	bb.b.MinKubeVersion = string(m.MinKubeVersion)
 	return nil
 }
 
@@ -264,6 +270,7 @@ func (bb *bundleBuild) finish() (*Bundle, error) {
 				bb.keepAnnotations(csv.Metadata.Annotations)
 				b.DisplayName = csv.Spec.DisplayName
 				b.InstallModes = csv.Spec.InstallModes
+				b.MinKubeVersion = string(csv.Spec.MinKubeVersion)
 			}
 		}
 	}
@@ -363,8 +370,9 @@ type csvObject struct {
 		Annotations map[string]string `json:"annotations"`
 	} `json:"metadata"`
 	Spec struct {
-		DisplayName  string        `json:"displayName"`
-		InstallModes []InstallMode `json:"installModes"`
+		DisplayName    string        `json:"displayName"`
+		InstallModes   []InstallMode `json:"installModes"`
+		MinKubeVersion versionText   `json:"minKubeVersion"`
 		csvInstall
 	} `json:"spec"`
 }

@@ -48,6 +48,8 @@ func TestBundleObjectShapeReadsLikeCSVMetadata(t *testing.T) {
 		assert.Equal(t, bc.InstallModes, bo.InstallModes, name)
 		assert.Equal(t, bc.ProvidedGVKs, bo.ProvidedGVKs, name)
 		assert.Equal(t, bc.SkipRange, bo.SkipRange, name)
+		assert.Equal(t, bc.MinKubeVersion, bo.MinKubeVersion, name)
+		assert.NotEmpty(t, bc.MinKubeVersion, name)
 		exOld, err := bo.Examples()
 		require.NoError(t, err, name)
 		exCur, err := bc.Examples()

@@ -46,8 +46,8 @@ func facts(t testing.TB, c *catalog.Catalog) string {
 		}
 		for _, bn := range p.BundleNames() {
 			bu := p.Bundles[bn]
-			fmt.Fprintf(&b, "  bundle %s pkg=%s version=%q image=%q csv=%q display=%q skipRange=%q\n",
-				bu.Name, bu.Package, bu.Version, bu.Image, bu.CSVName, bu.DisplayName, bu.SkipRange)
+			fmt.Fprintf(&b, "  bundle %s pkg=%s version=%q image=%q csv=%q display=%q skipRange=%q minKubeVersion=%q\n",
+				bu.Name, bu.Package, bu.Version, bu.Image, bu.CSVName, bu.DisplayName, bu.SkipRange, bu.MinKubeVersion)
 			fmt.Fprintf(&b, "    modes=%v provided=%v required=%v packages=%v\n", bu.InstallModes, bu.ProvidedGVKs, bu.RequiredGVKs, bu.RequiredPackages)
 			fmt.Fprintf(&b, "    relatedImages known=%v %q\n", bu.RelatedImagesKnown, bu.RelatedImages)
 			for _, pr := range bu.Properties {

@@ -25,7 +25,7 @@ import (
 // checked, as a field the decoder does not read never is.
 
 // csvMetadataDropped are the olm.csv.metadata fields no Bundle field comes
-// from (annotations, displayName and installModes are read).
+// from (annotations, displayName, installModes and minKubeVersion are read).
 var csvMetadataDropped = map[string]bool{
 	"apiServiceDefinitions": true,
 	"crdDescriptions":       true,
@@ -36,7 +36,6 @@ var csvMetadataDropped = map[string]bool{
 	"links":                 true,
 	"maintainers":           true,
 	"maturity":              true,
-	"minKubeVersion":        true,
 	"nativeAPIs":            true,
 	"provider":              true,
 }

@@ -9,11 +9,15 @@ package catalog
 // The FBC loader and the CatalogSnapshot reader (records_snapshot.go) both read them.
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+
+	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
 // packageRecord is an olm.package blob; its icon is never read (and prune cuts it out).
@@ -79,9 +83,48 @@ type packageProperty struct {
 
 // csvMetadataProperty is the part of an olm.csv.metadata property a Bundle keeps.
 type csvMetadataProperty struct {
-	Annotations  map[string]string `json:"annotations"`
-	DisplayName  string            `json:"displayName"`
-	InstallModes []installMode     `json:"installModes"`
+	Annotations    map[string]string `json:"annotations"`
+	DisplayName    string            `json:"displayName"`
+	InstallModes   []installMode     `json:"installModes"`
+	MinKubeVersion versionText       `json:"minKubeVersion"`
+}
+
+// versionText is a version field read leniently (a CSV's minKubeVersion): a string as it
+// is, any other value as its JSON text, so that a catalog whose field is not a string still
+// loads and the reader of the version reports it ("1.25" written as a YAML number stays
+// "1.25": numbers keep their text).
+type versionText string
+
+func (t *versionText) fromTree(v any) error {
+	if s, err := scalarString(v, "version"); err == nil {
+		*t = versionText(s)
+		return nil
+	}
+	text, err := manifest.MarshalJSON(jsonValue(v))
+	if err != nil {
+		return err
+	}
+	*t = versionText(text)
+	return nil
+}
+
+// UnmarshalJSON reads the field of a CSV decoded with encoding/json.
+func (t *versionText) UnmarshalJSON(data []byte) error {
+	var s string
+	if json.Unmarshal(data, &s) == nil {
+		*t = versionText(s)
+		return nil
+	}
+	if string(data) == "null" {
+		*t = ""
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, data); err != nil {
+		return err
+	}
+	*t = versionText(buf.String())
+	return nil
 }
 
 // installMode is an element of installModes (InstallMode is OLM's type, without the

@@ -76,6 +76,7 @@ type snapshotBundleRecord struct {
 	CSVName          string               `json:"csvName"`
 	DisplayName      string               `json:"displayName"`
 	SkipRange        string               `json:"skipRange"`
+	MinKubeVersion   string               `json:"minKubeVersion"`
 	InstallModes     []installMode        `json:"installModes" snapshot:"flow"`
 	ProvidedAPIs     []GVK                `json:"providedAPIs" snapshot:"flow"`
 	RequiredAPIs     []GVK                `json:"requiredAPIs" snapshot:"flow"`
@@ -365,7 +366,7 @@ func (e *examplesText) fromTree(v any) error {
 // relatedImages asks for them (LoadOptions.RelatedImages).
 func (r *snapshotBundleRecord) bundle(src Source, pkg string, relatedImages bool) (*Bundle, error) {
 	b := &Bundle{Name: r.Name, Package: pkg, Source: src, CSVName: r.Name, Version: r.Version, Image: r.Image,
-		DisplayName: r.DisplayName, SkipRange: r.SkipRange, InstallModes: installModes(r.InstallModes),
+		DisplayName: r.DisplayName, SkipRange: r.SkipRange, MinKubeVersion: r.MinKubeVersion, InstallModes: installModes(r.InstallModes),
 		ProvidedGVKs: r.ProvidedAPIs, RequiredGVKs: r.RequiredAPIs, RequiredPackages: r.RequiredPackages}
 	if r.CSVName != "" {
 		b.CSVName = r.CSVName

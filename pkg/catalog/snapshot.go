@@ -28,7 +28,7 @@ import (
 //	  packages:                               # sorted by name
 //	  - name, defaultChannel,
 //	    channels: [{name, head | headError, entries: [{name, replaces, skips, skipRange}]}],  # sorted; entries in catalog order
-//	    bundles:  [{name, version, image, csvName, displayName, skipRange, installModes,
+//	    bundles:  [{name, version, image, csvName, displayName, skipRange, minKubeVersion, installModes,
 //	                providedAPIs, requiredAPIs, requiredPackages, properties, annotations,
 //	                almExamples, relatedImages: [{name, image}], contents}],  # sorted by name
 //	    deprecations: [{reference: {schema, name}, message}]
@@ -39,9 +39,11 @@ import (
 //	                     deployments: [{name, label, spec}], webhooks, apiServices},
 //	           manifests}                                              # objects whole, same order
 //
-// almExamples is the parsed JSON array (a string only when the annotation
-// does not parse, so that the error stays the same); annotations hold OLM's
-// other CSV annotations (see snapshotAnnotation); properties the bundle
+// minKubeVersion is the CSV's, as the catalog writes it (no field when it
+// has none, as in a snapshot written before it was kept). almExamples is
+// the parsed JSON array (a string only when the annotation does not parse,
+// so that the error stays the same); annotations hold OLM's other CSV
+// annotations (see snapshotAnnotation); properties the bundle
 // properties no other field holds. contents, known for channel heads only,
 // are what the bundle installs (see Contents and contentsRecord): a CRD, a
 // manifest and a deployment's spec are each one line of canonical JSON;
@@ -243,7 +245,7 @@ func deprecationRecords(ds []Deprecation) []deprecationEntry {
 // snapshotBundleRecord.bundle).
 func bundleRecordOf(b *Bundle) (*snapshotBundleRecord, error) {
 	r := &snapshotBundleRecord{Name: b.Name, Version: b.Version, Image: b.Image, DisplayName: b.DisplayName,
-		SkipRange: b.SkipRange, ProvidedAPIs: b.ProvidedGVKs, RequiredAPIs: b.RequiredGVKs,
+		SkipRange: b.SkipRange, MinKubeVersion: b.MinKubeVersion, ProvidedAPIs: b.ProvidedGVKs, RequiredAPIs: b.RequiredGVKs,
 		RequiredPackages: b.RequiredPackages, Annotations: snapshotAnnotations(b.Annotations),
 		RelatedImages: relatedImagesRecordOf(b)}
 	if b.CSVName != b.Name {

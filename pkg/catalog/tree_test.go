@@ -197,7 +197,8 @@ func TestOldShapeFromRealData(t *testing.T) {
 							md := pm["value"].(map[string]any)
 							csv := map[string]any{"apiVersion": "operators.coreos.com/v1alpha1", "kind": "ClusterServiceVersion",
 								"metadata": map[string]any{"name": blob["name"], "annotations": md["annotations"]},
-								"spec":     map[string]any{"displayName": md["displayName"], "installModes": md["installModes"], "description": md["description"]}}
+								"spec": map[string]any{"displayName": md["displayName"], "installModes": md["installModes"], "description": md["description"],
+									"minKubeVersion": md["minKubeVersion"]}}
 							props = append(props, map[string]any{"type": "olm.bundle.object", "value": map[string]any{"data": b64(csv)}})
 						case "olm.gvk":
 							v := pm["value"].(map[string]any)
