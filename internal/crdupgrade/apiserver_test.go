@@ -2,6 +2,7 @@ package crdupgrade_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,7 +37,10 @@ func testCRD(t *testing.T) map[string]any {
 // TestAgreesWithTheAPIServer stores a SleepInfo with the old CRD on the real kube-apiserver,
 // then updates the CRD: dropping the storage version is what the server refuses (and Check
 // calls unsafe); a removed field is accepted by the server, which drops the field from the
-// stored object when it reads it, as Check and ValidateStored say.
+// stored object when it reads it, as Check and ValidateStored say; a tightened validation is
+// accepted, the stored object reads back unchanged, the server refuses its value in a new
+// object and ratchets it in an update that leaves it, and a changed type or a new required field the
+// object lacks makes every update fail, as ValidateStored says.
 func TestAgreesWithTheAPIServer(t *testing.T) {
 	c := testcluster.Start(t)
 	oldCRD := testCRD(t)
@@ -83,6 +87,70 @@ func TestAgreesWithTheAPIServer(t *testing.T) {
 			return !kept
 		}, 10*time.Second, 100*time.Millisecond, "the server drops the field from the stored object")
 		assert.Equal(t, "1-5", spec["weekdays"])
+	})
+
+	t.Run("validation tightened", func(t *testing.T) {
+		newCRD := testCRD(t)
+		for i := range versions(newCRD) {
+			schemaProps(newCRD, i)["weekdays"].(map[string]any)["maxLength"] = int64(1)
+		}
+		findings, err := crdupgrade.Check(oldCRD, newCRD)
+		require.NoError(t, err)
+		assert.Contains(t, verdicts(crdupgrade.Unsafe(findings)), verdict{"v1alpha1", "spec.weekdays", "maxLength", false})
+		problems := crdupgrade.ValidateStored(newCRD, "v1alpha1", []map[string]any{obj})
+		require.Len(t, problems, 1)
+		assert.Equal(t, "spec.weekdays", problems[0].Field)
+		assert.Contains(t, problems[0].Reason, "an update that leaves the field as it is passes")
+
+		require.NoError(t, c.ApplyObject(newCRD), "the API server accepts the CRD")
+		fresh := sleepInfo(t)
+		fresh["apiVersion"] = testGroup + "/v1alpha1"
+		md := fresh["metadata"].(map[string]any)
+		md["namespace"], md["name"] = ns, "another-night"
+		// the server refuses a new object with the stored object's value, as ValidateStored says
+		require.Eventually(t, func() bool {
+			err := c.ApplyObject(fresh)
+			return err != nil && strings.Contains(err.Error(), "spec.weekdays")
+		}, 10*time.Second, 100*time.Millisecond, "the server refuses the value under the new schema")
+		gvr := schema.GroupVersionResource{Group: testGroup, Version: "v1alpha1", Resource: "sleepinfos"}
+		spec, _ := get(t, c, gvr, ns, "night")["spec"].(map[string]any)
+		assert.Equal(t, "1-5", spec["weekdays"], "the stored object reads back unchanged")
+		// validation ratcheting: a write that leaves the refused value as it is passes
+		again := sleepInfo(t)
+		again["apiVersion"] = testGroup + "/v1alpha1"
+		again["metadata"].(map[string]any)["namespace"] = ns
+		again["spec"].(map[string]any)["sleepAt"] = "21:00"
+		require.NoError(t, c.ApplyObject(again), "an update that leaves the refused value passes (validation ratcheting)")
+
+		typed := testCRD(t)
+		for i := range versions(typed) {
+			schemaProps(typed, i)["weekdays"] = map[string]any{"type": "integer"}
+		}
+		require.NoError(t, c.ApplyObject(typed))
+		problems = crdupgrade.ValidateStored(typed, "v1alpha1", []map[string]any{obj})
+		require.Len(t, problems, 1)
+		assert.Contains(t, problems[0].Reason, "every update of the object is refused")
+		require.Eventually(t, func() bool {
+			again["spec"].(map[string]any)["sleepAt"] = "21:10"
+			err := c.ApplyObject(again)
+			return err != nil && strings.Contains(err.Error(), "spec.weekdays")
+		}, 10*time.Second, 100*time.Millisecond, "a value of the wrong type is not ratcheted: any update is refused")
+
+		req := testCRD(t)
+		for i := range versions(req) {
+			spec := version(req, i)["schema"].(map[string]any)["openAPIV3Schema"].(map[string]any)["properties"].(map[string]any)["spec"].(map[string]any)
+			spec["required"] = append(spec["required"].([]any), "suspendCronJobs")
+		}
+		require.NoError(t, c.ApplyObject(req))
+		problems = crdupgrade.ValidateStored(req, "v1alpha1", []map[string]any{obj})
+		require.Len(t, problems, 1)
+		assert.Equal(t, "spec.suspendCronJobs", problems[0].Field)
+		assert.Contains(t, problems[0].Reason, "every update of the object is refused")
+		require.Eventually(t, func() bool {
+			again["spec"].(map[string]any)["sleepAt"] = "21:30"
+			err := c.ApplyObject(again)
+			return err != nil && strings.Contains(err.Error(), "spec.suspendCronJobs: Required value")
+		}, 10*time.Second, 100*time.Millisecond, "a required field is not ratcheted: any update is refused")
 	})
 }
 

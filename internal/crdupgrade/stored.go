@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 
 	"github.com/odlm-render/odlm-render/internal/crd"
 )
@@ -25,6 +26,23 @@ func (p Problem) String() string {
 
 // reasonPruned is why a field the new schema does not know is a problem.
 const reasonPruned = "not in the new schema: the API server drops it when it reads the object, and it is lost on the next write"
+
+// What the API server does with a stored object the new schema refuses, checked on the real
+// server (apiserver_test.go): a missing required field, or a value of another type, makes
+// every update of the object fail; other values are ratcheted (Kubernetes 1.30 and later): an
+// update that leaves them as they are passes.
+const (
+	consequenceEveryUpdate = ": every update of the object is refused until this field is fixed"
+	consequenceRatchet  = ": an update that leaves the field as it is passes (validation ratcheting, Kubernetes 1.30+); one that changes it, or a new object with this value, is refused"
+)
+
+// consequence is what a refused value means for the stored object, by the server's reason.
+func consequence(reason string) string {
+	if reason == "Required value" || strings.Contains(reason, "must be of type") {
+		return consequenceEveryUpdate
+	}
+	return consequenceRatchet
+}
 
 // ValidateStored checks existing custom resources against version of the new CRD (a manifest)
 // with the API server's own pruning and validation (internal/crd): each object is read as
@@ -60,7 +78,7 @@ func validateOne(def *crd.Definition, version string, obj map[string]any) []Prob
 		out = append(out, Problem{Object: name, Field: path, Reason: reasonPruned})
 	}
 	for _, p := range res.Problems {
-		out = append(out, Problem{Object: name, Field: p.Field, Reason: p.Reason})
+		out = append(out, Problem{Object: name, Field: p.Field, Reason: p.Reason + consequence(p.Reason)})
 	}
 	return out
 }

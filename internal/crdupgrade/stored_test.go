@@ -29,16 +29,16 @@ func TestValidateStored(t *testing.T) {
 		{"the same CRD", func(map[string]any) {}, "v1alpha1", nil},
 		{"a field made required", func(crd map[string]any) {
 			prop(crd, "spec")["required"] = []any{"sleepAt", "weekdays", "wakeUpAt"}
-		}, "v1alpha1", []crdupgrade.Problem{{Object: "dev/night", Field: "spec.wakeUpAt", Reason: "Required value"}}},
+		}, "v1alpha1", []crdupgrade.Problem{{Object: "dev/night", Field: "spec.wakeUpAt", Reason: "Required value: every update of the object is refused until this field is fixed"}}},
 		{"a field removed", func(crd map[string]any) {
 			delete(prop(crd, "spec")["properties"].(map[string]any), "timeZone")
 		}, "v1alpha1", []crdupgrade.Problem{{Object: "dev/night", Field: "spec.timeZone", Reason: "not in the new schema: the API server drops it when it reads the object, and it is lost on the next write"}}},
 		{"a type changed", func(crd map[string]any) {
 			prop(crd, "spec", "weekdays")["type"] = "integer"
-		}, "v1alpha1", []crdupgrade.Problem{{Object: "dev/night", Field: "spec.weekdays", Reason: `Invalid value: must be of type integer: "string"`}}},
+		}, "v1alpha1", []crdupgrade.Problem{{Object: "dev/night", Field: "spec.weekdays", Reason: `Invalid value: must be of type integer: "string": every update of the object is refused until this field is fixed`}}},
 		{"an enum narrowed", func(crd map[string]any) {
 			prop(crd, "spec", "timeZone")["enum"] = []any{"UTC"}
-		}, "v1alpha1", []crdupgrade.Problem{{Object: "dev/night", Field: "spec.timeZone", Reason: `Unsupported value: supported values: "UTC"`}}},
+		}, "v1alpha1", []crdupgrade.Problem{{Object: "dev/night", Field: "spec.timeZone", Reason: `Unsupported value: supported values: "UTC": an update that leaves the field as it is passes (validation ratcheting, Kubernetes 1.30+); one that changes it, or a new object with this value, is refused`}}},
 		{"the version is not served", func(crd map[string]any) {
 			version(crd, 0)["served"] = false
 		}, "v1alpha1", []crdupgrade.Problem{{Object: "dev/night", Reason: "CRD sleepinfos.kube-green.com does not serve version v1alpha1"}}},
