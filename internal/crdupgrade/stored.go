@@ -33,7 +33,7 @@ const reasonPruned = "not in the new schema: the API server drops it when it rea
 // update that leaves them as they are passes.
 const (
 	consequenceEveryUpdate = ": every update of the object is refused until this field is fixed"
-	consequenceRatchet  = ": an update that leaves the field as it is passes (validation ratcheting, Kubernetes 1.30+); one that changes it, or a new object with this value, is refused"
+	consequenceRatchet     = ": an update that leaves the field as it is passes (validation ratcheting, Kubernetes 1.30+); one that changes it, or a new object with this value, is refused"
 )
 
 // consequence is what a refused value means for the stored object, by the server's reason.
