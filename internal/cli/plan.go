@@ -33,7 +33,9 @@ read with --live) with what the render leads to:
   from -> to     the CSV installed now (the Subscription's status.installedCSV, else a CSV of
                  the package in its namespace) and the one the render's Subscription leads to;
                  new installs, and ODLM's Subscriptions (label operator.ibm.com/opreq-control)
-                 whose package the render no longer installs, are listed as such
+                 whose package the render no longer installs, are listed as such; "channel
+                 A -> B" when the render moves the Subscription to another channel, where
+                 OLM's path is then found
   path           the hops OLM v0 takes, with deprecations, and olm.maxOpenShiftVersion
                  (flagged when below --openshift-version)
   CRDs           OLM v1's CRD upgrade safety checks between the cluster's CRDs and the target
@@ -58,8 +60,9 @@ among every kind the cluster holds (--snapshot: the kinds of its objects; --live
 kind discovery lists with the list verb, in its preferred version, asked for with a label
 selector so that no other object is read) and the kinds the render generates. A kind the
 --live user may not list is not searched, and a plan note names it. A Secret's data and
-stringData, and any value holding a value (3 characters or more) of a Secret the render
-writes or the cluster has, print as "(value hidden)".
+stringData, every field the render filled from a Secret (its value before and after), and
+any value holding a value (3 characters or more) of a Secret the render writes or the
+cluster has with ODLM's label, print as "(value hidden)".
 
 A cluster that serves no OLM kinds (OLM not installed yet) is no error: every operator is
 a new install, and a plan note says that installed versions, upgrade paths and removed
