@@ -13,7 +13,8 @@ import (
 )
 
 // catalogChecks applies what a catalog knows to every Subscription the render writes:
-// version pins (--pin), deprecations, the CSV's install modes against its OperatorGroup, and
+// version pins (--pin), deprecations, the CSV's install modes against its OperatorGroup, its
+// minKubeVersion against the cluster's version (--kube-version, minkubeversion.go), and
 // (--check-pins) whether a pin is still the head and reachable from what is installed.
 func (oi *olmInstall) catalogChecks() {
 	if oi.r.catalog == nil {
@@ -22,6 +23,7 @@ func (oi *olmInstall) catalogChecks() {
 		}
 		return
 	}
+	cluster := oi.clusterVersionOf()
 	for _, p := range oi.r.subscriptions {
 		if p.obj == nil {
 			continue
@@ -43,6 +45,7 @@ func (oi *olmInstall) catalogChecks() {
 		if p.existing == nil {
 			oi.checkInstallModes(p, head)
 		}
+		oi.checkMinKubeVersion(p, pkg, head, cluster)
 		if oi.r.opts.CheckPins {
 			oi.checkPin(p, pkg, ch, head)
 		}
