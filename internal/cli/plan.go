@@ -36,8 +36,9 @@ read with --live) with what the render leads to:
                  whose package the render no longer installs, are listed as such; "channel
                  A -> B" when the render moves the Subscription to another channel, where
                  OLM's path is then found
-  path           the hops OLM v0 takes, with deprecations, and olm.maxOpenShiftVersion
-                 (flagged when below --openshift-version)
+  path           the hops OLM v0 takes, with deprecations, olm.maxOpenShiftVersion
+                 (flagged when below --openshift-version) and the CSV's minKubeVersion
+                 (flagged when above --kube-version: OLM does not install that bundle)
   CRDs           OLM v1's CRD upgrade safety checks between the cluster's CRDs and the target
                  bundle's, and the cluster's custom resources the new schema refuses or prunes
   permissions    the rules the target bundle grants or drops against the installed CSV's,
@@ -70,7 +71,8 @@ operators could not be read. A read the --live user is forbidden (other than the
 for removed objects) is an error naming the resource and the verb RBAC must allow.
 
 -o text (default), json (a stable shape: {"operators": [{name, namespace, package, channel, fromChannel,
-action, from, to, path [{from, to, via, version, maxOpenShiftVersion, openShiftBlocked}],
+action, from, to, path [{from, to, via, version, maxOpenShiftVersion, openShiftBlocked, minKubeVersion,
+kubeBlocked}],
 pathError, deprecations, crdChanges [{crd, version, field, rule, safe, message}],
 storedObjects [{crd, object, field, reason}], rbac {added, removed} (rules: scope,
 serviceAccount, apiGroups, resources, resourceNames, nonResourceURLs, verbs, escalations),
@@ -159,7 +161,7 @@ func runPlan(f planFlags, paths []string, stdin io.Reader, out output.Stream, en
 		return errReported
 	}
 	p, err := plan.Build(plan.Request{Installs: answer.Installs, Catalog: in.Catalog, Cluster: sources,
-		Rendered: generated(answer), SecretFields: secretFieldsByKey(answer), OpenShiftVersion: f.openShiftVersion})
+		Rendered: generated(answer), SecretFields: secretFieldsByKey(answer), OpenShiftVersion: f.openShiftVersion, KubeVersion: f.opts.KubeVersion})
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/blang/semver/v4"
 
 	"github.com/odlm-render/odlm-render/internal/cluster"
+	"github.com/odlm-render/odlm-render/internal/kubeversion"
 	"github.com/odlm-render/odlm-render/internal/template/secret"
 	"github.com/odlm-render/odlm-render/internal/upgradepath"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
@@ -35,6 +36,9 @@ type Request struct {
 	Rendered []map[string]any
 	// OpenShiftVersion, when set (4.20), flags hops whose olm.maxOpenShiftVersion is below it.
 	OpenShiftVersion string
+	// KubeVersion, when set (1.31.2), flags hops whose bundle OLM will not install on a cluster
+	// of that Kubernetes version (minKubeVersion).
+	KubeVersion string
 	// SecretFields are the fields of the rendered objects that hold a value read from a
 	// Secret (render.Output.SecretFields), by manifest.Ref.Key: their values never print.
 	SecretFields map[string]secret.Fields
@@ -195,10 +199,11 @@ func (req Request) path(op *Operator, pkg *catalog.Package) {
 
 // hop converts one upgradepath hop, flagging the OpenShift version and the deprecation.
 func (req Request) hop(op *Operator, h upgradepath.Hop) Hop {
-	out := Hop{From: h.From, To: h.To, Via: string(h.Via), Version: h.Version, MaxOpenShiftVersion: h.MaxOpenShiftVersion}
+	out := Hop{From: h.From, To: h.To, Via: string(h.Via), Version: h.Version, MaxOpenShiftVersion: h.MaxOpenShiftVersion, MinKubeVersion: h.MinKubeVersion}
 	if h.Deprecation != nil {
 		op.Deprecations = append(op.Deprecations, "bundle "+h.To+": "+h.Deprecation.Message)
 	}
+	req.checkKube(op, &out)
 	if req.OpenShiftVersion == "" {
 		return out
 	}
@@ -209,6 +214,27 @@ func (req Request) hop(op *Operator, h upgradepath.Hop) Hop {
 	}
 	out.OpenShiftBlocked = !ok
 	return out
+}
+
+// checkKube flags a hop whose bundle OLM will not install on the --kube-version given, with
+// the reason as a note for the first such hop (where the update stops).
+func (req Request) checkKube(op *Operator, h *Hop) {
+	if req.KubeVersion == "" || h.MinKubeVersion == "" {
+		return
+	}
+	cluster, err := kubeversion.ParseCluster(req.KubeVersion)
+	if err != nil {
+		op.Notes = append(op.Notes, fmt.Sprintf("--kube-version %q is not a Kubernetes version: minKubeVersion not checked (%v)", req.KubeVersion, err))
+		return
+	}
+	problem := kubeversion.Problem(h.To, h.MinKubeVersion, req.KubeVersion, cluster)
+	if problem == "" {
+		return
+	}
+	h.KubeBlocked = true
+	if !slices.ContainsFunc(op.Path, func(earlier Hop) bool { return earlier.KubeBlocked }) {
+		op.Notes = append(op.Notes, fmt.Sprintf("%s: OLM will not install it (RequirementsNotMet), so the update stops at %s", problem, h.From))
+	}
 }
 
 // installedCSV is the CSV installed for in: the Subscription's status.installedCSV, else a

@@ -78,6 +78,11 @@ type Hop struct {
 	MaxOpenShiftVersion string `json:"maxOpenShiftVersion"`
 	// OpenShiftBlocked is true when MaxOpenShiftVersion is below the --openshift-version given.
 	OpenShiftBlocked bool `json:"openShiftBlocked"`
+	// MinKubeVersion is the bundle's CSV spec.minKubeVersion, "" when none.
+	MinKubeVersion string `json:"minKubeVersion"`
+	// KubeBlocked is true when OLM will not install the bundle on the --kube-version given: its
+	// MinKubeVersion is above it, or OLM cannot read it (the update stops before this hop).
+	KubeBlocked bool `json:"kubeBlocked"`
 }
 
 // CRDChange is one finding of internal/crdupgrade between the cluster's CRD and the bundle's.

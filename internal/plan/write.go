@@ -138,6 +138,9 @@ func (h Hop) text() string {
 			s += " (below the cluster's OpenShift version: blocked)"
 		}
 	}
+	if h.MinKubeVersion != "" && h.KubeBlocked {
+		s += ", minKubeVersion " + h.MinKubeVersion + " (above the cluster's Kubernetes version: blocked)"
+	}
 	return s
 }
 

@@ -194,6 +194,7 @@ func (g *graph) hop(from, to string, via Via) Hop {
 	if b, ok := g.pkg.Bundles[to]; ok && b != nil {
 		h.Version = b.Version
 		h.MaxOpenShiftVersion = maxOpenShiftText(b)
+		h.MinKubeVersion = b.MinKubeVersion
 	}
 	if d, ok := g.pkg.DeprecationFor(schemaBundle, to); ok {
 		h.Deprecation = &d

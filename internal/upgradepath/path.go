@@ -32,6 +32,9 @@ type Hop struct {
 	// "" when it has none; several are joined with ", " (OLM rejects a CSV with more than
 	// one). AllowsOpenShift reads it as OLM does.
 	MaxOpenShiftVersion string
+	// MinKubeVersion is To's CSV spec.minKubeVersion as the catalog writes it, "" when none
+	// (internal/kubeversion reads it as OLM does).
+	MinKubeVersion string
 }
 
 // Path is the way OLM goes from Installed to Target in a channel. Hops is empty when

@@ -2,6 +2,7 @@ package upgradepath_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -36,6 +37,15 @@ var kokuChain = []string{
 	"4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.3.1", "4.4.0", "4.4.1",
 }
 
+// kokuMinKube is the minKubeVersion of a koku-metrics-operator version's CSV: 1.24.0 from
+// 3.2.0 on, none before (read in its catalog.yaml).
+func kokuMinKube(version string) string {
+	if slices.Index(kokuChain, version) >= slices.Index(kokuChain, "3.2.0") {
+		return "1.24.0"
+	}
+	return ""
+}
+
 // kokuHops are the hops along kokuChain from one version to another, all by replaces: no
 // entry of koku-metrics-operator has skips or a skipRange (read in its catalog.yaml).
 func kokuHops(t *testing.T, from, to string) []upgradepath.Hop {
@@ -51,7 +61,7 @@ func kokuHops(t *testing.T, from, to string) []upgradepath.Hop {
 		}
 		if in {
 			next := kokuChain[i+1]
-			hops = append(hops, upgradepath.Hop{From: koku(v), To: koku(next), Via: upgradepath.ViaReplaces, Version: next})
+			hops = append(hops, upgradepath.Hop{From: koku(v), To: koku(next), Via: upgradepath.ViaReplaces, Version: next, MinKubeVersion: kokuMinKube(next)})
 		}
 	}
 	require.Failf(t, "bad test", "%s → %s is not along the chain", from, to)
@@ -135,7 +145,7 @@ func TestJumpstarterOperatorSkipRange(t *testing.T) {
 	t.Parallel()
 	pkg := loadPackage(t, "community-v4.20/jumpstarter-operator", "jumpstarter-operator")
 	hop := func(from, to string, via upgradepath.Via) upgradepath.Hop {
-		return upgradepath.Hop{From: jumpstarter(from), To: jumpstarter(to), Via: via, Version: to}
+		return upgradepath.Hop{From: jumpstarter(from), To: jumpstarter(to), Via: via, Version: to, MinKubeVersion: "1.28.0"}
 	}
 	fromOldest := []upgradepath.Hop{
 		hop("0.8.0", "0.8.1", upgradepath.ViaSkipRange),
@@ -164,7 +174,8 @@ func TestJumpstarterOperatorSkipRange(t *testing.T) {
 	}
 }
 
-// openshift-fusion-access-operator's bundles carry olm.maxOpenShiftVersion 4.19, 4.20, 4.21.
+// openshift-fusion-access-operator's bundles carry olm.maxOpenShiftVersion 4.19, 4.20, 4.21,
+// and minKubeVersion 1.32.0.
 func TestFusionAccessMaxOpenShiftVersion(t *testing.T) {
 	t.Parallel()
 	pkg := loadPackage(t, "certified-v4.20/openshift-fusion-access-operator", "openshift-fusion-access-operator")
@@ -172,13 +183,13 @@ func TestFusionAccessMaxOpenShiftVersion(t *testing.T) {
 	require.NoError(t, err)
 	var maxima []string
 	for _, h := range got.Hops {
-		maxima = append(maxima, fmt.Sprintf("%s %s", h.To, h.MaxOpenShiftVersion))
+		maxima = append(maxima, fmt.Sprintf("%s %s %s", h.To, h.MaxOpenShiftVersion, h.MinKubeVersion))
 	}
 	assert.Equal(t, []string{
-		"openshift-fusion-access-operator.v1.0.1 4.19",
-		"openshift-fusion-access-operator.v1.1.0-1 4.20",
-		"openshift-fusion-access-operator.v1.1.1-1 4.20",
-		"openshift-fusion-access-operator.v1.2.0-3 4.21",
+		"openshift-fusion-access-operator.v1.0.1 4.19 1.32.0",
+		"openshift-fusion-access-operator.v1.1.0-1 4.20 1.32.0",
+		"openshift-fusion-access-operator.v1.1.1-1 4.20 1.32.0",
+		"openshift-fusion-access-operator.v1.2.0-3 4.21 1.32.0",
 	}, maxima)
 	allows, err := got.Hops[0].AllowsOpenShift("4.20.3")
 	require.NoError(t, err)

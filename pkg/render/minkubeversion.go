@@ -1,13 +1,10 @@
 package render
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
-
 	"github.com/blang/semver/v4"
 
 	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/kubeversion"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
@@ -32,42 +29,12 @@ func (oi *olmInstall) clusterVersionOf() clusterVersion {
 	if text == "" || oi.r.opts.OLM == OLMv1 || oi.r.opts.OLM == OLMNone {
 		return clusterVersion{}
 	}
-	v, err := parseKubeVersion(text)
+	v, err := kubeversion.ParseCluster(text)
 	if err != nil {
 		oi.r.add(diag.Warnf(nil, "", "--kube-version %q is not a Kubernetes version (such as 1.31, v1.31.2 or 1.31.2+k3s1): the bundles' minKubeVersion is not checked: %v", text, err))
 		return clusterVersion{}
 	}
 	return clusterVersion{text: text, version: v, ok: true}
-}
-
-// parseKubeVersion reads a cluster's Kubernetes version as the image template rules do
-// (resolveImageTemplate): a leading v is dropped, a missing minor or patch is 0, and what
-// follows the patch number (-rc.1, +k3s1) is left out, as OLM leaves out what follows a "-"
-// of the server's version (build metadata, after a "+", does not count in a comparison).
-func parseKubeVersion(text string) (semver.Version, error) {
-	parts := strings.SplitN(strings.TrimPrefix(text, "v"), ".", 3)
-	for len(parts) < 3 {
-		parts = append(parts, "0")
-	}
-	if i := strings.IndexAny(parts[2], "-+"); i >= 0 {
-		parts[2] = parts[2][:i]
-	}
-	var n [3]uint64
-	for i, p := range parts {
-		v, err := strconv.ParseUint(p, 10, 64)
-		if err != nil {
-			return semver.Version{}, fmt.Errorf("%q is not a number", p)
-		}
-		n[i] = v
-	}
-	return semver.Version{Major: n[0], Minor: n[1], Patch: n[2]}, nil
-}
-
-// parseMinKubeVersion reads a CSV's minKubeVersion as OLM does: a leading v is dropped, and
-// the rest must be a whole semantic version, major.minor.patch ("1.25" is not one: OLM
-// reports "CSV version parsing error" and does not install the CSV).
-func parseMinKubeVersion(text string) (semver.Version, error) {
-	return semver.Parse(strings.TrimPrefix(text, "v"))
 }
 
 // checkMinKubeVersion warns when OLM will not install a bundle the Subscription installs
@@ -94,17 +61,7 @@ func (oi *olmInstall) checkMinKubeVersion(p *subscriptionPlan, pkg *catalog.Pack
 
 // minKubeVersionProblem says why OLM refuses the bundle on the cluster ("" when it does not).
 func minKubeVersionProblem(b *catalog.Bundle, cluster clusterVersion) string {
-	if b.MinKubeVersion == "" {
-		return ""
-	}
-	min, err := parseMinKubeVersion(b.MinKubeVersion)
-	if err != nil {
-		return fmt.Sprintf("bundle %s has minKubeVersion %q, which OLM cannot read as major.minor.patch (%v)", b.Name, b.MinKubeVersion, err)
-	}
-	if min.GT(cluster.version) {
-		return fmt.Sprintf("bundle %s needs Kubernetes %s or later (minKubeVersion), and the cluster is %s (--kube-version)", b.Name, b.MinKubeVersion, cluster.text)
-	}
-	return ""
+	return kubeversion.Problem(b.Name, b.MinKubeVersion, cluster.text, cluster.version)
 }
 
 // bundleByCSV is the bundle of pkg whose CSV is named csv (nil when none is).

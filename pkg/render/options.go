@@ -51,8 +51,9 @@ type Options struct {
 	// emits: each "FROM=TO" replaces a leading FROM (a registry, or a repository prefix) with
 	// TO; the longest FROM that matches wins.
 	ImageMirrors []string `json:"imageMirrors,omitempty" flag:"image-mirror" help:"FROM=TO: emitted CatalogSources and ClusterCatalogs pull their catalog image from the mirror TO instead of FROM (a registry or repository prefix; repeatable, the longest match wins)"`
-	// KubeVersion is the cluster's Kubernetes version (1.28.3), for image templates.
-	KubeVersion string `json:"kubeVersion,omitempty" flag:"kube-version" help:"the cluster's Kubernetes version (1.28.3), for olm.catalogImageTemplate"`
+	// KubeVersion is the cluster's Kubernetes version (1.28.3), for image templates and the
+	// bundles' minKubeVersion (minkubeversion.go).
+	KubeVersion string `json:"kubeVersion,omitempty" flag:"kube-version" help:"the cluster's Kubernetes version (1.28.3): resolves olm.catalogImageTemplate, and bundles whose minKubeVersion is above it are warned of"`
 	// Ordering is "" (none), OrderingArgoCD or OrderingKpt.
 	Ordering OrderingMode `json:"ordering,omitempty" flag:"ordering" enum:"argocd,kpt" help:"ordering annotations on rendered objects: argocd (sync waves, SkipDryRunOnMissingResource) or kpt (depends-on); none by default"`
 	// NoOLM renders what ODLM's no-OLM controller creates: tracking ConfigMaps instead of

@@ -1,4 +1,4 @@
-package render
+package kubeversion_test
 
 import (
 	"testing"
@@ -7,12 +7,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/internal/kubeversion"
 )
 
-// TestParseKubeVersion: the cluster's version is read tolerantly (a v, a missing minor or
-// patch, a pre-release or build suffix), as the image template rules read it.
-func TestParseKubeVersion(t *testing.T) {
+// TestParseCluster: the cluster's version is read tolerantly (a v, a missing minor or
+// patch, a pre-release or build suffix).
+func TestParseCluster(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		in   string
@@ -33,7 +33,7 @@ func TestParseKubeVersion(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.in, func(t *testing.T) {
 			t.Parallel()
-			v, err := parseKubeVersion(tc.in)
+			v, err := kubeversion.ParseCluster(tc.in)
 			if tc.bad {
 				assert.Error(t, err)
 				return
@@ -44,15 +44,10 @@ func TestParseKubeVersion(t *testing.T) {
 	}
 }
 
-// TestMinKubeVersionProblem: OLM's verdict on a bundle's minKubeVersion (read strictly,
+// TestProblem: OLM's verdict on a bundle's minKubeVersion (read strictly,
 // after a leading v) against the cluster's version.
-func TestMinKubeVersionProblem(t *testing.T) {
+func TestProblem(t *testing.T) {
 	t.Parallel()
-	cluster := func(text string) clusterVersion {
-		v, err := parseKubeVersion(text)
-		require.NoError(t, err)
-		return clusterVersion{text: text, version: v, ok: true}
-	}
 	cases := []struct {
 		name, min, kube string
 		want            string // a substring of the problem; "" for none
@@ -72,7 +67,9 @@ func TestMinKubeVersionProblem(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got := minKubeVersionProblem(&catalog.Bundle{Name: "b.v1", MinKubeVersion: tc.min}, cluster(tc.kube))
+			v, err := kubeversion.ParseCluster(tc.kube)
+			require.NoError(t, err)
+			got := kubeversion.Problem("b.v1", tc.min, tc.kube, v)
 			if tc.want == "" {
 				assert.Empty(t, got)
 			} else {
