@@ -7,7 +7,7 @@ BIN := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/odlm-render/odlm-render/internal/version.Version=$(VERSION)
 
-.PHONY: all help build install example test tools apiserver unit lint fuzz bench golden clean
+.PHONY: all help build install example test tools apiserver unit lint fuzz bench golden generated clean
 
 all: build
 
@@ -51,6 +51,11 @@ lint: ## go vet, gofmt and golangci-lint
 # Regenerate golden files on purpose; read the diff before committing.
 golden: ## regenerate golden files (read the diff before committing)
 	$(GO) test ./pkg/render/ ./internal/cli/ ./fn/ -update
+
+# Test data derived at test time instead of kept in git (internal/testfixture): the tests
+# write it on first use; this writes it into testdata/generated/ and prints the paths.
+generated: ## write the test data derived at test time into testdata/generated/ (prints the paths)
+	$(GO) run ./hack/testfixture
 
 fuzz: ## run every fuzzer for 60 s
 	$(GO) test ./internal/merge/ -run '^$$' -fuzz FuzzMerge -fuzztime 60s -fuzzminimizetime 10s

@@ -1,0 +1,92 @@
+package testfixture_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/odlm-render/odlm-render/internal/testfixture"
+	"github.com/odlm-render/odlm-render/internal/testtools"
+)
+
+// TestBundleImageIsTesttools: a bundle folder gives the image digest testtools.BundleImage
+// gives, so that the images of the generated snapshot are those other tests build.
+func TestBundleImageIsTesttools(t *testing.T) {
+	t.Parallel()
+	for _, dir := range []string{"kube-green-0.7.1", "ibm-commonui-operator-4.15.1", "keycloak-operator-24.0.0"} {
+		t.Run(dir, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join("../..", testfixture.BundlesDir, dir)
+			img, err := testfixture.BundleImage(path, "a-package")
+			require.NoError(t, err)
+			got, err := img.Digest()
+			require.NoError(t, err)
+			want, err := testtools.BundleImage(t, path, "a-package").Digest()
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+		})
+	}
+}
+
+// TestBundleImageOfAMissingFolder names the folder.
+func TestBundleImageOfAMissingFolder(t *testing.T) {
+	t.Parallel()
+	_, err := testfixture.BundleImage(filepath.Join(t.TempDir(), "nothing"), "p")
+	require.ErrorContains(t, err, "nothing")
+}
+
+// TestPathOfAnUnknownName lists the known names.
+func TestPathOfAnUnknownName(t *testing.T) {
+	t.Parallel()
+	_, err := testfixture.Path("no-such-file")
+	require.ErrorContains(t, err, `"no-such-file": unknown (known: `+testfixture.FoundationalServices+")")
+}
+
+// TestHeadsHaveBundleFolders: every head's folder is under testdata/bundles.
+func TestHeadsHaveBundleFolders(t *testing.T) {
+	t.Parallel()
+	for _, h := range testfixture.Heads {
+		fi, err := os.Stat(filepath.Join("../..", testfixture.BundlesDir, h.Dir, "manifests"))
+		require.NoError(t, err, h.Bundle)
+		assert.True(t, fi.IsDir(), h.Bundle)
+	}
+}
+
+// TestCopyCatalogWithImages renames each image once, and refuses an image that occurs
+// other than once.
+func TestCopyCatalogWithImages(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(src, "p"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(src, "p", "catalog.yaml"),
+		[]byte("image: a.example/x:1\n---\nimage: a.example/y:1\n---\nimage: a.example/y:1\n"), 0o644))
+	tests := []struct {
+		name    string
+		images  map[string]string
+		want    string
+		wantErr string
+	}{
+		{name: "renamed", images: map[string]string{"a.example/x:1": "b.test/x@sha256:1"},
+			want: "image: b.test/x@sha256:1\n---\nimage: a.example/y:1\n---\nimage: a.example/y:1\n"},
+		{name: "twice", images: map[string]string{"a.example/y:1": "b.test/y"}, wantErr: "image a.example/y:1 occurs 2 times"},
+		{name: "absent", images: map[string]string{"a.example/z:1": "b.test/z"}, wantErr: "image a.example/z:1 occurs 0 times"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dst := filepath.Join(t.TempDir(), "catalog")
+			err := testfixture.CopyCatalogWithImages(src, dst, tt.images)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			got, err := os.ReadFile(filepath.Join(dst, "p", "catalog.yaml"))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, string(got))
+		})
+	}
+}
