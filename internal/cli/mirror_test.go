@@ -26,7 +26,8 @@ const (
 type mirrorCase struct {
 	// Inputs are more PATHs after input/ (another case's input folder)
 	Inputs []string `json:"inputs,omitempty"`
-	// Catalogs and Snapshots are --catalog and --snapshot PATHs
+	// Catalogs and Snapshots are --catalog and --snapshot PATHs; a catalog may be
+	// "generated:NAME" (golden.ResolveCatalogs)
 	Catalogs  []string `json:"catalogs,omitempty"`
 	Snapshots []string `json:"snapshots,omitempty"`
 	// Args are the other flags, as written on a command line (-o is the test's)
@@ -40,6 +41,7 @@ func loadMirrorCase(t *testing.T, dir string) mirrorCase {
 	require.NoError(t, err)
 	var c mirrorCase
 	require.NoError(t, yaml.UnmarshalStrict(b, &c), "%s/case.yaml", dir)
+	c.Catalogs = golden.ResolveCatalogs(t, c.Catalogs)
 	return c
 }
 
@@ -50,7 +52,7 @@ func (c mirrorCase) args(dir, out string) []string {
 		args = append(args, filepath.Join(testdataRoot, p))
 	}
 	for _, p := range c.Catalogs {
-		args = append(args, "--catalog", filepath.Join(testdataRoot, p))
+		args = append(args, "--catalog", golden.CatalogPath(testdataRoot, p))
 	}
 	for _, p := range c.Snapshots {
 		args = append(args, "--snapshot", filepath.Join(testdataRoot, p))

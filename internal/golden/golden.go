@@ -2,6 +2,12 @@
 // and an expected/ folder with one file per output object (NN_<kind>_<namespace>_<name>.yaml,
 // in output order) and results.txt. Compare fails on missing, extra or different files;
 // `go test ... -update` rewrites expected/ on purpose (read the diff before committing).
+//
+// A case's catalogs are paths, or "generated:NAME" for a catalog derived at test time rather
+// than kept in git (internal/testfixture, e.g. generated:real-foundational-services):
+// LoadCase replaces such an entry by the absolute path of the generated file, generating it
+// on first use (CatalogPaths and CatalogPath then give every entry's path). ResolveCatalogs
+// and CatalogPath do the same for the loaders of other case files (testdata/mirror).
 package golden
 
 import (
@@ -19,6 +25,7 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/testfixture"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
@@ -90,7 +97,8 @@ func Compare(t *testing.T, dir string, files map[string]string) {
 type Case struct {
 	// Dir is the case folder.
 	Dir string `json:"-"`
-	// Catalogs are folders under testdata/catalogs.
+	// Catalogs are folders or files under testdata/catalogs, or "generated:NAME" in
+	// case.yaml (the absolute path of that generated file once loaded).
 	Catalogs []string `json:"catalogs,omitempty"`
 	// Snapshots are files or folders relative to the case folder.
 	Snapshots []string `json:"snapshots,omitempty"`
@@ -129,11 +137,42 @@ func LoadCase(t testing.TB, dir string) Case {
 		require.NoError(t, yaml.UnmarshalStrict(b, &c), "%s/case.yaml", dir)
 	}
 	c.Dir = dir
+	c.Catalogs = ResolveCatalogs(t, c.Catalogs)
 	return c
 }
 
-// Request is what the loader reads for the case: its input folder, its catalogs (folders
-// under catalogsRoot) and its snapshots.
+// GeneratedPrefix marks a case file's catalog that internal/testfixture generates:
+// "generated:NAME", NAME one of testfixture.Names().
+const GeneratedPrefix = "generated:"
+
+// ResolveCatalogs returns catalogs with each "generated:NAME" entry replaced by the absolute
+// path of that generated file (generated when testdata/generated has none for its inputs);
+// the other entries are kept as they are.
+func ResolveCatalogs(t testing.TB, catalogs []string) []string {
+	t.Helper()
+	var out []string
+	for _, p := range catalogs {
+		if name, ok := strings.CutPrefix(p, GeneratedPrefix); ok {
+			var err error
+			p, err = testfixture.Path(name)
+			require.NoError(t, err, "catalog %s", GeneratedPrefix+name)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// CatalogPath is a resolved catalog entry of a case file as a path: under root, or as it is
+// when absolute (a generated catalog).
+func CatalogPath(root, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(root, p)
+}
+
+// Request is what the loader reads for the case: its input folder, its catalogs (under
+// catalogsRoot, or generated) and its snapshots.
 func (c Case) Request(catalogsRoot string) inputs.Request {
 	return inputs.Request{Paths: []string{c.Input()}, Catalogs: c.CatalogPaths(catalogsRoot), Snapshots: c.SnapshotPaths()}
 }
@@ -154,11 +193,11 @@ func (c Case) Name() string { return filepath.Base(c.Dir) }
 // Input is the case's input folder.
 func (c Case) Input() string { return filepath.Join(c.Dir, "input") }
 
-// CatalogPaths returns the case's catalog folders, given testdata/catalogs.
+// CatalogPaths returns the case's catalog paths, given testdata/catalogs.
 func (c Case) CatalogPaths(catalogsRoot string) []string {
 	var out []string
 	for _, p := range c.Catalogs {
-		out = append(out, filepath.Join(catalogsRoot, p))
+		out = append(out, CatalogPath(catalogsRoot, p))
 	}
 	return out
 }

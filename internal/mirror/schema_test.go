@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
+	"github.com/odlm-render/odlm-render/internal/golden"
 	"github.com/odlm-render/odlm-render/internal/mirror"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
@@ -111,7 +112,7 @@ var (
 const goldenRoot = "../../testdata/mirror"
 
 // goldenCase is what these tests read of testdata/mirror/<case>/case.yaml: its catalogs,
-// relative to testdata/.
+// relative to testdata/ (a generated one resolved to its path: golden.ResolveCatalogs).
 type goldenCase struct {
 	Dir      string
 	Catalogs []string `json:"catalogs"`
@@ -131,6 +132,7 @@ func goldenCases(t *testing.T) []goldenCase {
 		b, err := os.ReadFile(filepath.Join(c.Dir, "case.yaml"))
 		require.NoError(t, err)
 		require.NoError(t, yaml.Unmarshal(b, &c), "%s/case.yaml", c.Dir)
+		c.Catalogs = golden.ResolveCatalogs(t, c.Catalogs)
 		out = append(out, c)
 	}
 	require.NotEmpty(t, out)
@@ -285,7 +287,7 @@ func TestGoldenFilesDecodeAsTheirReadersDo(t *testing.T) {
 			isc := decodeISC(t, c.expected(t, "imageset-config.yaml"))
 			var paths []string
 			for _, p := range c.Catalogs {
-				paths = append(paths, filepath.Join("../../testdata", p))
+				paths = append(paths, golden.CatalogPath("../../testdata", p))
 			}
 			assertFiltersInto(t, isc, load(t, paths...))
 			if sets := c.expected(t, "mirror-sets.yaml"); sets != "" {
