@@ -4,58 +4,29 @@ import (
 	"archive/tar"
 	"bytes"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/odlm-render/odlm-render/internal/testfixture"
 )
 
-// BundleImage builds the registry+v1 image of a bundle folder (its manifests/ and metadata/
-// in one layer, with the labels operator-sdk's bundle.Dockerfile sets), then the extra
-// layers. The same folder always gives the same image digest.
+// BundleImage builds the registry+v1 image of a bundle folder (internal/testfixture's: its
+// manifests/ and metadata/ in one layer, with the labels operator-sdk's bundle.Dockerfile
+// sets), then the extra layers. The same folder always gives the same image digest.
 func BundleImage(t testing.TB, dir, pkg string, extra ...v1.Layer) v1.Image {
 	t.Helper()
-	var entries []TarEntry
-	for _, sub := range []string{"manifests", "metadata"} {
-		root := filepath.Join(dir, sub)
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(root, p)
-			entries = append(entries, TarEntry{Name: sub + "/" + filepath.ToSlash(rel), Body: string(data)})
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	img, err := mutate.AppendLayers(empty.Image, append([]v1.Layer{Layer(t, entries...)}, extra...)...)
+	img, err := testfixture.BundleImage(dir, pkg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := img.ConfigFile()
-	if err != nil {
-		t.Fatal(err)
+	if len(extra) == 0 {
+		return img
 	}
-	cfg = cfg.DeepCopy()
-	cfg.Config.Labels = map[string]string{
-		"operators.operatorframework.io.bundle.mediatype.v1": "registry+v1",
-		"operators.operatorframework.io.bundle.manifests.v1": "manifests/",
-		"operators.operatorframework.io.bundle.metadata.v1":  "metadata/",
-		"operators.operatorframework.io.bundle.package.v1":   pkg,
-	}
-	if img, err = mutate.ConfigFile(img, cfg); err != nil {
+	if img, err = mutate.AppendLayers(img, extra...); err != nil {
 		t.Fatal(err)
 	}
 	return img
