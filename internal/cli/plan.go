@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -18,7 +19,8 @@ import (
 // written.
 type planFlags struct {
 	renderFlags
-	format, failOn, openShiftVersion string
+	format, openShiftVersion string
+	failOn                   []string
 }
 
 func newPlanCmd(stdin io.Reader, stdout, stderr io.Writer, eng engine) *cobra.Command {
@@ -84,7 +86,9 @@ every list is present, [] when empty) or markdown (a pull-request comment). Text
 markdown print the plan notes first.
 
 Exit status: 0 success, 1 when any error was found or, with --fail-on unsafe, when any CRD
-change or stored object is unsafe or any added rule escalates; 2 for wrong usage.`,
+change or stored object is unsafe or any added rule escalates, or, with --fail-on blocked,
+when OLM will not bring an operator to its target (no path, a target behind the installed
+CSV, a hop blocked by --openshift-version or --kube-version); 2 for wrong usage.`,
 		Args: needPaths("plan"),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if err := f.check(); err != nil {
@@ -95,7 +99,7 @@ change or stored object is unsafe or any added rule escalates; 2 for wrong usage
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&f.format, "output", "o", "text", "text, json or markdown")
-	fs.StringVar(&f.failOn, "fail-on", "", "unsafe: exit 1 when any finding is unsafe")
+	fs.StringSliceVar(&f.failOn, "fail-on", nil, "unsafe (an unsafe CRD change, a stored object the new schema breaks, an escalating rule) or blocked (no path, a target behind the installed CSV, a hop the cluster's version blocks): exit 1 when any is found; repeatable or comma-separated")
 	fs.StringVar(&f.openShiftVersion, "openshift-version", "", "the cluster's OpenShift version X.Y: flag hops whose olm.maxOpenShiftVersion is below it")
 	f.output = "yaml"
 	f.bindInputFlags(cmd, inputHelp{
@@ -112,8 +116,10 @@ func (f planFlags) check() error {
 	default:
 		return usageError{fmt.Errorf("-o %q: text, json or markdown", f.format)}
 	}
-	if f.failOn != "" && f.failOn != "unsafe" {
-		return usageError{fmt.Errorf("--fail-on %q: only unsafe", f.failOn)}
+	for _, v := range f.failOn {
+		if v != failOnUnsafe && v != failOnBlocked {
+			return usageError{fmt.Errorf("--fail-on %q: unsafe or blocked", v)}
+		}
 	}
 	if len(f.snapshots) == 0 && !f.live.on {
 		return usageError{errors.New("plan needs --snapshot CLUSTER-EXPORT or --live: the cluster to compare with")}
@@ -172,8 +178,27 @@ func runPlan(f planFlags, paths []string, stdin io.Reader, out output.Stream, en
 	if _, err := out.Stdout.Write(b); err != nil {
 		return err
 	}
-	if n := p.Unsafe(); f.failOn == "unsafe" && n > 0 {
-		fmt.Fprintf(out.Stderr, "odlm-render: plan: %d unsafe finding(s) (--fail-on unsafe)\n", n)
+	return f.failed(p, out.Stderr)
+}
+
+// The --fail-on values.
+const (
+	failOnUnsafe  = "unsafe"
+	failOnBlocked = "blocked"
+)
+
+// failed reports, and returns errReported, when the plan has what --fail-on names.
+func (f planFlags) failed(p plan.Plan, stderr io.Writer) error {
+	failed := false
+	if n := p.Unsafe(); slices.Contains(f.failOn, failOnUnsafe) && n > 0 {
+		fmt.Fprintf(stderr, "odlm-render: plan: %d unsafe finding(s) (--fail-on unsafe)\n", n)
+		failed = true
+	}
+	if n := p.Blocked(); slices.Contains(f.failOn, failOnBlocked) && n > 0 {
+		fmt.Fprintf(stderr, "odlm-render: plan: %d operator(s) OLM will not bring to the target (--fail-on blocked)\n", n)
+		failed = true
+	}
+	if failed {
 		return errReported
 	}
 	return nil

@@ -146,7 +146,7 @@ func TestPlanUsage(t *testing.T) {
 		{"no path", []string{"--snapshot", snapshot}, "plan needs at least one PATH"},
 		{"no cluster", []string{input}, "plan needs --snapshot CLUSTER-EXPORT or --live"},
 		{"unknown format", []string{input, "--snapshot", snapshot, "-o", "yaml"}, `-o "yaml": text, json or markdown`},
-		{"unknown fail-on", []string{input, "--snapshot", snapshot, "--fail-on", "warning"}, `--fail-on "warning": only unsafe`},
+		{"unknown fail-on", []string{input, "--snapshot", snapshot, "--fail-on", "warning"}, `--fail-on "warning": unsafe or blocked`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

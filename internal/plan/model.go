@@ -133,6 +133,32 @@ func (p Plan) Unsafe() int {
 	return n
 }
 
+// Blocked counts the operators whose update OLM will not complete: no path to the target (the
+// target behind the installed CSV among them), or a hop blocked by the cluster's OpenShift or
+// Kubernetes version.
+func (p Plan) Blocked() int {
+	n := 0
+	for _, op := range p.Operators {
+		if op.blocked() {
+			n++
+		}
+	}
+	return n
+}
+
+// blocked tells whether OLM will not bring this operator to its target.
+func (op Operator) blocked() bool {
+	if op.PathError != "" || op.Action == ActionBehind {
+		return true
+	}
+	for _, h := range op.Path {
+		if h.OpenShiftBlocked || h.KubeBlocked {
+			return true
+		}
+	}
+	return false
+}
+
 // unsafe counts one operator's unsafe findings.
 func (op Operator) unsafe() int {
 	n := len(op.StoredObjects)

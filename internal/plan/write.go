@@ -43,7 +43,7 @@ func (p Plan) Text() []byte {
 	for _, l := range p.Objects.lines() {
 		b.WriteString(strings.Repeat("  ", l.depth+1) + l.text + "\n")
 	}
-	fmt.Fprintf(&b, "\n%d operator(s), %d unsafe finding(s)\n", len(p.Operators), p.Unsafe())
+	fmt.Fprintf(&b, "\n%d operator(s), %d unsafe finding(s), %d blocked\n", len(p.Operators), p.Unsafe(), p.Blocked())
 	return []byte(b.String())
 }
 
@@ -196,12 +196,20 @@ func (p Plan) Markdown() []byte {
 	return []byte(b.String())
 }
 
+// yesNo is "yes" or "no".
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
 // writeOperatorsMarkdown writes the summary table and a collapsible section per operator.
 func (p Plan) writeOperatorsMarkdown(b *strings.Builder) {
-	b.WriteString("| Operator | Package | Action | From | To | Hops | Unsafe |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| Operator | Package | Action | From | To | Hops | Unsafe | Blocked |\n|---|---|---|---|---|---|---|---|\n")
 	for _, op := range p.Operators {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %d | %d |\n", cell(op.Namespace+"/"+op.Name), cell(op.Package), op.Action,
-			cell(op.From), cell(op.To), len(op.Path), op.unsafe())
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %d | %d | %s |\n", cell(op.Namespace+"/"+op.Name), cell(op.Package), op.Action,
+			cell(op.From), cell(op.To), len(op.Path), op.unsafe(), yesNo(op.blocked()))
 	}
 	for _, op := range p.Operators {
 		fmt.Fprintf(b, "\n<details><summary>%s</summary>\n\n", htmlEscape(op.headline()))
