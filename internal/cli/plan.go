@@ -23,12 +23,8 @@ type planFlags struct {
 	failOn                   []string
 }
 
-func newPlanCmd(stdin io.Reader, stdout, stderr io.Writer, eng engine) *cobra.Command {
-	var f planFlags
-	cmd := &cobra.Command{
-		Use:   "plan [flags] PATH... --snapshot CLUSTER-EXPORT",
-		Short: "Say what applying the render will do to a cluster, before it is applied",
-		Long: `Plan renders PATH... as render does (the same flags decide the same Subscriptions) and
+// planHelp is plan's --help: what it compares, the JSON shape, the exit status.
+const planHelp = `Plan renders PATH... as render does (the same flags decide the same Subscriptions) and
 compares, for every operator the render installs, the cluster as exported in --snapshot (or
 read with --live) with what the render leads to:
 
@@ -88,8 +84,15 @@ markdown print the plan notes first.
 Exit status: 0 success, 1 when any error was found or, with --fail-on unsafe, when any CRD
 change or stored object is unsafe or any added rule escalates, or, with --fail-on blocked,
 when OLM will not bring an operator to its target (no path, a target behind the installed
-CSV, a hop blocked by --openshift-version or --kube-version); 2 for wrong usage.`,
-		Args: needPaths("plan"),
+CSV, a hop blocked by --openshift-version or --kube-version); 2 for wrong usage.`
+
+func newPlanCmd(stdin io.Reader, stdout, stderr io.Writer, eng engine) *cobra.Command {
+	var f planFlags
+	cmd := &cobra.Command{
+		Use:   "plan [flags] PATH... --snapshot CLUSTER-EXPORT",
+		Short: "Say what applying the render will do to a cluster, before it is applied",
+		Long:  planHelp,
+		Args:  needPaths("plan"),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if err := f.check(); err != nil {
 				return err
