@@ -56,9 +56,13 @@ const (
 func (v *olmV1) toOLMv1(generated []*manifest.Object) ([]*manifest.Object, map[*manifest.Object][]*manifest.Object) {
 	extensionOf := map[*manifest.Object][]*manifest.Object{}
 	planOf := map[*manifest.Object]*subscriptionPlan{}
+	updated := map[*manifest.Object]*subscriptionPlan{}
 	for _, p := range v.subscriptions {
-		if p.obj != nil && p.existing == nil {
+		switch {
+		case p.obj != nil && p.existing == nil:
 			planOf[p.obj] = p
+		case p.obj != nil:
+			updated[p.obj] = p
 		}
 	}
 	names := map[string]*manifest.Object{}
@@ -69,7 +73,8 @@ func (v *olmV1) toOLMv1(generated []*manifest.Object) ([]*manifest.Object, map[*
 		case o.Group() == olmGroup && o.Kind() == "Subscription":
 			p, ok := planOf[o]
 			if !ok {
-				out = append(out, o) // an input ODLM updates: it stays what it is
+				v.warnUpdatedV0(updated[o], o)
+				out = append(out, o) // one ODLM updates in the cluster: it stays what it is
 				continue
 			}
 			ce := v.clusterExtension(p)
@@ -101,6 +106,22 @@ func (v *olmV1) toOLMv1(generated []*manifest.Object) ([]*manifest.Object, map[*
 		v.add(diag.Infof(nil, "", "OLM v1 has no OperatorGroups: the %d the render would write for OLM v0 are left out", droppedGroups))
 	}
 	return out, extensionOf
+}
+
+// warnUpdatedV0 says that a Subscription the cluster already has (OLM v0 installed the
+// operator) stays a Subscription under --olm v1: ODLM updates it, and a ClusterExtension for
+// the same package would be a second install of the same objects.
+func (v *olmV1) warnUpdatedV0(p *subscriptionPlan, sub *manifest.Object) {
+	about, field := sub, "spec"
+	installed := ""
+	if p != nil {
+		about, field = p.about()
+		if csv := p.existing.String("status", "installedCSV"); csv != "" {
+			installed = ", " + csv + " installed"
+		}
+	}
+	v.add(diag.Warnf(about, field, "Subscription %s/%s exists in the cluster (OLM v0%s): ODLM updates it, so it stays a Subscription and no ClusterExtension is written for package %s; a ClusterExtension beside it would install the same objects again. To move the operator to OLM v1, delete the Subscription and its CSV first (the CRDs and custom resources stay), then render again",
+		sub.Namespace(), sub.Name(), installed, sub.String("spec", "name")))
 }
 
 func describeExtension(ce *manifest.Object) string {
