@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -190,14 +191,14 @@ func (req Request) removedObjects(out *Objects, rendered []map[string]any, produ
 	if err != nil {
 		return nil, err
 	}
-	var forbidden []string
+	var forbidden []cluster.Kind
 	for _, kind := range kinds {
 		objs, err := cluster.Labelled(req.Cluster, kind.APIVersion, kind.Kind, "", naming.ControlLabel, "true")
 		switch {
 		case errors.Is(err, cluster.ErrNotServed):
 			continue
 		case errors.Is(err, cluster.ErrForbidden):
-			forbidden = append(forbidden, kind.String())
+			forbidden = append(forbidden, kind)
 			continue
 		case err != nil:
 			return nil, fmt.Errorf("listing %s objects with the label %s: %w", kind, naming.ControlLabel, err)
@@ -205,9 +206,52 @@ func (req Request) removedObjects(out *Objects, rendered []map[string]any, produ
 		out.fileRemoved(objs, produced)
 	}
 	if len(forbidden) > 0 {
-		notes = append(notes, fmt.Sprintf("not searched for removed objects: %s (forbidden: the user may not list them)", strings.Join(forbidden, ", ")))
+		notes = append(notes, forbiddenNote(forbidden))
 	}
 	return notes, nil
+}
+
+// forbiddenNote is the plan note for the kinds the user may not list (each group and kind
+// once, as searchedKinds gives them): how many, then the kinds by API group, as RBAC rules
+// group them ("core" for the core group, first), groups and kinds sorted, for example
+// "not searched for removed objects: 3 kinds the user may not list (forbidden), by API
+// group: core: Pod, Secret; apps: DaemonSet". Dozens of kinds stay readable, and each
+// one is named.
+func forbiddenNote(kinds []cluster.Kind) string {
+	byGroup := map[string][]string{}
+	for _, k := range kinds {
+		g := apiGroup(k.APIVersion)
+		byGroup[g] = append(byGroup[g], k.Kind)
+	}
+	groups := slices.Sorted(maps.Keys(byGroup))
+	parts := make([]string, 0, len(groups))
+	for _, g := range groups {
+		names := slices.Sorted(slices.Values(byGroup[g]))
+		parts = append(parts, groupName(g)+": "+strings.Join(names, ", "))
+	}
+	what := "kinds"
+	if len(kinds) == 1 {
+		what = "kind"
+	}
+	return fmt.Sprintf("not searched for removed objects: %d %s the user may not list (forbidden), by API group: %s",
+		len(kinds), what, strings.Join(parts, "; "))
+}
+
+// apiGroup is the group of an apiVersion: "" for the core group's "v1".
+func apiGroup(apiVersion string) string {
+	g, _, found := strings.Cut(apiVersion, "/")
+	if !found {
+		return ""
+	}
+	return g
+}
+
+// groupName is how a note names an API group: "core" for the core group.
+func groupName(group string) string {
+	if group == "" {
+		return "core"
+	}
+	return group
 }
 
 // fileRemoved files the labelled objects the render does not produce as removed, once each,

@@ -231,7 +231,7 @@ func TestRemovedObjectsNotSearched(t *testing.T) {
 			name:    "forbidden kinds",
 			cluster: refusing{listErr: map[string]error{"Secret": forbidden, "Sizing": forbidden}},
 			removed: []string{"data"},
-			notes:   []string{"not searched for removed objects: Sizing (example.com/v1), Secret (v1) (forbidden: the user may not list them)"},
+			notes:   []string{"not searched for removed objects: 2 kinds the user may not list (forbidden), by API group: core: Secret; example.com: Sizing"},
 		},
 		{
 			name:    "kinds discovery could not tell",
@@ -261,6 +261,60 @@ func TestRemovedObjectsNotSearched(t *testing.T) {
 			}
 			assert.Equal(t, tc.removed, removed)
 			assert.Equal(t, tc.notes, p.Notes)
+		})
+	}
+}
+
+// TestForbiddenKindsNoteByAPIGroup: however many kinds the user may not list, the note names
+// each once, grouped by API group (the core group first, as "core"), groups and kinds sorted,
+// and counts them; the kinds it may list are searched.
+func TestForbiddenKindsNoteByAPIGroup(t *testing.T) {
+	t.Parallel()
+	forbidden := fmt.Errorf("live: forbidden: %w", cluster.ErrForbidden)
+	docs := []string{
+		`{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: ns, labels: {operator.ibm.com/opreq-control: "true"}}}`,
+		`{apiVersion: v1, kind: PersistentVolumeClaim, metadata: {name: data, namespace: ns, labels: {operator.ibm.com/opreq-control: "true"}}}`,
+		`{apiVersion: v1, kind: ConfigMap, metadata: {name: settings, namespace: ns, labels: {operator.ibm.com/opreq-control: "true"}}}`,
+		`{apiVersion: apps/v1, kind: StatefulSet, metadata: {name: db, namespace: ns, labels: {operator.ibm.com/opreq-control: "true"}}}`,
+		`{apiVersion: apps/v1, kind: DaemonSet, metadata: {name: agent, namespace: ns, labels: {operator.ibm.com/opreq-control: "true"}}}`,
+		`{apiVersion: batch/v1, kind: CronJob, metadata: {name: backup, namespace: ns, labels: {operator.ibm.com/opreq-control: "true"}}}`,
+		`{apiVersion: example.com/v1, kind: Sizing, metadata: {name: small, namespace: ns, labels: {operator.ibm.com/opreq-control: "true"}}}`,
+		`{apiVersion: example.com/v1, kind: Cache, metadata: {name: c, namespace: ns, labels: {operator.ibm.com/opreq-control: "true"}}}`,
+	}
+	for _, tc := range []struct {
+		name    string
+		refused []string
+		removed []string
+		note    string
+	}{
+		{
+			name:    "one kind",
+			refused: []string{"Secret"},
+			removed: []string{"agent", "db", "backup", "c", "small", "settings", "data"},
+			note:    "not searched for removed objects: 1 kind the user may not list (forbidden), by API group: core: Secret",
+		},
+		{
+			name:    "many kinds of several groups",
+			refused: []string{"Sizing", "StatefulSet", "PersistentVolumeClaim", "Secret", "CronJob", "DaemonSet", "Cache"},
+			removed: []string{"settings"},
+			note: "not searched for removed objects: 7 kinds the user may not list (forbidden), by API group: " +
+				"core: PersistentVolumeClaim, Secret; apps: DaemonSet, StatefulSet; batch: CronJob; example.com: Cache, Sizing",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := refusing{Snapshot: snapshot(t, docs...), listErr: map[string]error{}}
+			for _, kind := range tc.refused {
+				c.listErr[kind] = forbidden
+			}
+			p, err := plan.Build(plan.Request{Cluster: c})
+			require.NoError(t, err)
+			var removed []string
+			for _, r := range p.Objects.Removed {
+				removed = append(removed, r.Name)
+			}
+			assert.Equal(t, tc.removed, removed)
+			assert.Equal(t, []string{tc.note}, p.Notes)
 		})
 	}
 }
