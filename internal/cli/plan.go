@@ -29,9 +29,11 @@ compares, for every operator the render installs, the cluster as exported in --s
 read with --live) with what the render leads to:
 
   from -> to     the CSV installed now (the Subscription's status.installedCSV, else a CSV of
-                 the package in its namespace) and the one the render's Subscription leads to;
-                 new installs, and ODLM's Subscriptions (label operator.ibm.com/opreq-control)
-                 whose package the render no longer installs, are listed as such; "channel
+                 the package in its namespace; with --olm v1, else the ClusterExtension's
+                 status.install.bundle) and the one the render's Subscription leads to;
+                 new installs, and ODLM's Subscriptions (label operator.ibm.com/opreq-control;
+                 with --olm v1, also its ClusterExtensions) whose package the render no
+                 longer installs, are listed as such; "channel
                  A -> B" when the render moves the Subscription to another channel, where
                  OLM's path is then found
   path           the hops OLM v0 takes, with deprecations, olm.maxOpenShiftVersion
@@ -170,7 +172,7 @@ func runPlan(f planFlags, paths []string, stdin io.Reader, out output.Stream, en
 		return errReported
 	}
 	p, err := plan.Build(plan.Request{Installs: answer.Installs, Catalog: in.Catalog, Cluster: sources,
-		Rendered: generated(answer), SecretFields: secretFieldsByKey(answer), OpenShiftVersion: f.openShiftVersion, KubeVersion: f.opts.KubeVersion})
+		Rendered: generated(answer), SecretFields: secretFieldsByKey(answer), OpenShiftVersion: f.openShiftVersion, KubeVersion: f.opts.KubeVersion, OLMv1: f.opts.OLM == render.OLMv1})
 	if err != nil {
 		return err
 	}

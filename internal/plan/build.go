@@ -36,6 +36,9 @@ type Request struct {
 	Rendered []map[string]any
 	// OpenShiftVersion, when set (4.20), flags hops whose olm.maxOpenShiftVersion is below it.
 	OpenShiftVersion string
+	// OLMv1 tells that the render installs through OLM v1 (--olm v1): the installed version is
+	// then read from ClusterExtensions, which OLM v1 keeps instead of Subscriptions and CSVs.
+	OLMv1 bool
 	// KubeVersion, when set (1.31.2), flags hops whose bundle OLM will not install on a cluster
 	// of that Kubernetes version (minKubeVersion).
 	KubeVersion string
@@ -107,12 +110,7 @@ func newOperator(ns, name, pkg, channel string) Operator {
 // operator plans one install.
 func (req Request) operator(in render.Install) (Operator, error) {
 	op := newOperator(in.Namespace, in.Name, in.Package, in.Channel)
-	from, err := req.installedCSV(in)
-	if err != nil {
-		return op, err
-	}
-	op.From = from
-	if op.FromChannel, err = req.installedChannel(in); err != nil {
+	if err := req.installed(&op, in); err != nil {
 		return op, err
 	}
 	if in.Bundle != nil {
@@ -237,6 +235,30 @@ func (req Request) checkKube(op *Operator, h *Hop) {
 	}
 }
 
+// installed fills op's From and FromChannel from the cluster: OLM v0's Subscription and CSV,
+// else, with OLMv1, OLM v1's ClusterExtension of the same name (an operator OLM v0 installed
+// stays a Subscription under --olm v1).
+func (req Request) installed(op *Operator, in render.Install) error {
+	from, err := req.installedCSV(in)
+	if err != nil {
+		return err
+	}
+	if from != "" {
+		op.From = from
+		op.FromChannel, err = req.installedChannel(in)
+		return err
+	}
+	if !req.OLMv1 {
+		return nil
+	}
+	bundle, channel, found, err := req.installedExtension(in)
+	if err != nil || !found {
+		return err
+	}
+	op.From, op.FromChannel, op.olmV1 = bundle, channel, true
+	return nil
+}
+
 // installedCSV is the CSV installed for in: the Subscription's status.installedCSV, else a
 // CSV in its namespace that belongs to the package; "" when none, or when the cluster does
 // not serve OLM's kinds (Build notes it).
@@ -298,8 +320,8 @@ func belongs(csv, pkgName string, pkg *catalog.Package) bool {
 	return strings.HasPrefix(csv, pkgName+".")
 }
 
-// removals are ODLM's Subscriptions in the cluster whose package no install has (none when
-// the cluster does not serve Subscriptions).
+// removals are ODLM's Subscriptions, and with OLMv1 its ClusterExtensions, in the cluster
+// whose package no install has (none of a kind the cluster does not serve).
 func (req Request) removals() ([]Operator, error) {
 	subs, err := req.Cluster.List(olmV1alpha1, kindSub, "")
 	if err != nil && !errors.Is(err, cluster.ErrNotServed) {
@@ -321,6 +343,13 @@ func (req Request) removals() ([]Operator, error) {
 		op.From = str(sub, "status", "installedCSV")
 		op.FromChannel = op.Channel
 		out = append(out, op)
+	}
+	if req.OLMv1 {
+		extensions, err := req.extensionRemovals(kept)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, extensions...)
 	}
 	slices.SortFunc(out, func(a, b Operator) int {
 		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)

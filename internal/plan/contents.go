@@ -98,6 +98,15 @@ func (req Request) stored(op *Operator, name string, newCRD map[string]any) erro
 func (req Request) permissions(op *Operator, c *catalog.Contents) error {
 	newRules := flatten(c.Permissions, c.ClusterPermissions)
 	oldRules := []Rule{}
+	if op.olmV1 {
+		old := req.installedContents(op)
+		if old == nil {
+			op.Notes = append(op.Notes, fmt.Sprintf("permissions not compared: OLM v1 keeps no CSV, and the catalog does not carry bundle %s's permissions", op.From))
+			return nil
+		}
+		op.RBAC = diffRules(flatten(old.Permissions, old.ClusterPermissions), newRules)
+		return nil
+	}
 	if op.From != "" {
 		csv, found, err := req.Cluster.Get(olmV1alpha1, kindCSV, op.Namespace, op.From)
 		if err != nil {
@@ -115,6 +124,16 @@ func (req Request) permissions(op *Operator, c *catalog.Contents) error {
 	}
 	op.RBAC = diffRules(oldRules, newRules)
 	return nil
+}
+
+// installedContents are the contents the catalog holds for the installed bundle, nil when
+// unknown (a loaded catalog keeps the channel heads' only).
+func (req Request) installedContents(op *Operator) *catalog.Contents {
+	pkg, _ := req.Catalog.Package(op.Package)
+	if pkg == nil || pkg.Bundles[op.From] == nil {
+		return nil
+	}
+	return pkg.Bundles[op.From].Contents
 }
 
 // csvPermissions decodes a CSV object's install strategy permissions.

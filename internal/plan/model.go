@@ -56,6 +56,8 @@ type Operator struct {
 	Objects []Object `json:"objects"`
 	// Notes say what could not be checked, and why.
 	Notes []string `json:"notes"`
+
+	olmV1 bool // From is what an OLM v1 ClusterExtension installed (there is no CSV)
 }
 
 // Object is one manifest of the target bundle besides its CSV and CRDs. Action is create

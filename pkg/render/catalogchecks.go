@@ -111,10 +111,11 @@ func (oi *olmInstall) deprecations(p *subscriptionPlan, pkg *catalog.Package, ch
 }
 
 // checkInstallModes compares the OperatorGroup a new Subscription lands in with the install
-// modes the CSV supports (OLM refuses the CSV otherwise). Without OLM the plain install
-// checks them, as an error (plain.go).
+// modes the CSV supports (OLM refuses the CSV otherwise). OLM v1, which writes no
+// OperatorGroup, checks the modes it can install in its own terms (olmv1.go), and without OLM
+// the plain install checks them, as an error (plain.go).
 func (oi *olmInstall) checkInstallModes(p *subscriptionPlan, head *catalog.Bundle) {
-	if len(head.InstallModes) == 0 || oi.r.opts.OLM == OLMNone {
+	if len(head.InstallModes) == 0 || oi.r.opts.OLM == OLMNone || oi.r.opts.OLM == OLMv1 {
 		return
 	}
 	mode, og := oi.installModeOf(p.namespace)
