@@ -358,9 +358,14 @@ func applyWithStatus(t *testing.T, c *testcluster.Cluster, objs []*manifest.Obje
 		require.NoError(t, u.UnmarshalJSON(b))
 		gv, err := schema.ParseGroupVersion(o.APIVersion())
 		require.NoError(t, err)
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		_, err = dyn.Resource(gv.WithResource(plural[o.Kind()])).Namespace(o.Namespace()).ApplyStatus(ctx, o.Name(), u, metav1.ApplyOptions{FieldManager: "olm", Force: true})
-		cancel()
-		require.NoError(t, err, "status of %s", o.Ref())
+		res := dyn.Resource(gv.WithResource(plural[o.Kind()])).Namespace(o.Namespace())
+		// another test applying OLM's CRDs on the shared server makes the server reload their
+		// handlers, which answer 404 for a moment: retry until the status is written
+		require.EventuallyWithT(t, func(c *assert.CollectT) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, err := res.ApplyStatus(ctx, o.Name(), u, metav1.ApplyOptions{FieldManager: "olm", Force: true})
+			assert.NoError(c, err, "status of %s", o.Ref())
+		}, 30*time.Second, 200*time.Millisecond)
 	}
 }

@@ -300,6 +300,9 @@ func planRBACKubeGreen(t *testing.T, c *testcluster.Cluster, kubeconfig, user st
 	assert.Equal(t, "kube-green.v0.6.0", manifest.Get(kubeGreen, "from"))
 	assert.Len(t, manifest.Get(kubeGreen, "crdChanges"), 3, "the CRD the bundle changes, read with get")
 	assert.NotEmpty(t, manifest.Get(kubeGreen, "rbac", "removed"), "the installed CSV's permissions, read with get")
+	assert.Equal(t, []any{map[string]any{"crd": "sleepinfos.kube-green.com", "object": "dev/working-hours", "field": "spec.suspendJobs",
+		"reason": "not in the new schema: the API server drops it when it reads the object, and it is lost on the next write"}},
+		manifest.Get(kubeGreen, "storedObjects"), "the stored SleepInfo, listed in the version the cluster serves (v1alpha1), as --snapshot finds it")
 
 	refusedAs := func(want string) {
 		t.Helper()

@@ -74,14 +74,39 @@ func (req Request) crd(op *Operator, c *catalog.Contents, i int) error {
 	for _, f := range findings {
 		op.CRDChanges = append(op.CRDChanges, CRDChange{CRD: f.CRD, Version: f.Version, Field: f.Field, Rule: f.Rule, Safe: f.Safe, Message: f.Message})
 	}
-	return req.stored(op, name, newCRD)
+	return req.stored(op, name, newCRD, listedVersion(oldCRD))
+}
+
+// listedVersion is the version the cluster's custom resources of a CRD are listed in: its
+// storage version when served, else its first served version ("v1" when the manifest names
+// none). A snapshot lists every version alike; a live cluster serves only these.
+func listedVersion(crd map[string]any) string {
+	versions, _ := dig(crd, "spec", "versions").([]any)
+	first := ""
+	for _, v := range versions {
+		m, _ := v.(map[string]any)
+		name, _ := m["name"].(string)
+		if served, _ := m["served"].(bool); !served || name == "" {
+			continue
+		}
+		if storage, _ := m["storage"].(bool); storage {
+			return name
+		}
+		if first == "" {
+			first = name
+		}
+	}
+	if first == "" {
+		return "v1"
+	}
+	return first
 }
 
 // stored validates the cluster's custom resources of the CRD against its new manifest, each
-// as the version it was exported as.
-func (req Request) stored(op *Operator, name string, newCRD map[string]any) error {
+// as the version it was exported or listed as (listed: the version the cluster serves them in).
+func (req Request) stored(op *Operator, name string, newCRD map[string]any, version string) error {
 	group, kind := str(newCRD, "spec", "group"), str(newCRD, "spec", "names", "kind")
-	objs, err := req.Cluster.List(group+"/v1", kind, "")
+	objs, err := req.Cluster.List(group+"/"+version, kind, "")
 	if err != nil {
 		return fmt.Errorf("listing %s objects: %w", kind, err)
 	}
