@@ -73,7 +73,7 @@ func (v *olmV1) toOLMv1(generated []*manifest.Object) ([]*manifest.Object, map[*
 		case o.Group() == olmGroup && o.Kind() == "Subscription":
 			p, ok := planOf[o]
 			if !ok {
-				v.warnUpdatedV0(updated[o], o)
+				v.add(keptV0Subscription(updated[o], o, "a ClusterExtension", "OLM v1"))
 				out = append(out, o) // one ODLM updates in the cluster: it stays what it is
 				continue
 			}
@@ -106,22 +106,6 @@ func (v *olmV1) toOLMv1(generated []*manifest.Object) ([]*manifest.Object, map[*
 		v.add(diag.Infof(nil, "", "OLM v1 has no OperatorGroups: the %d the render would write for OLM v0 are left out", droppedGroups))
 	}
 	return out, extensionOf
-}
-
-// warnUpdatedV0 says that a Subscription the cluster already has (OLM v0 installed the
-// operator) stays a Subscription under --olm v1: ODLM updates it, and a ClusterExtension for
-// the same package would be a second install of the same objects.
-func (v *olmV1) warnUpdatedV0(p *subscriptionPlan, sub *manifest.Object) {
-	about, field := sub, "spec"
-	installed := ""
-	if p != nil {
-		about, field = p.about()
-		if csv := p.existing.String("status", "installedCSV"); csv != "" {
-			installed = ", " + csv + " installed"
-		}
-	}
-	v.add(diag.Warnf(about, field, "Subscription %s/%s exists in the cluster (OLM v0%s): ODLM updates it, so it stays a Subscription and no ClusterExtension is written for package %s; a ClusterExtension beside it would install the same objects again. To move the operator to OLM v1, delete the Subscription and its CSV first (the CRDs and custom resources stay), then render again",
-		sub.Namespace(), sub.Name(), installed, sub.String("spec", "name")))
 }
 
 func describeExtension(ce *manifest.Object) string {

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
@@ -54,4 +55,21 @@ func (r *run) output() Output {
 	manifest.Sort(out.Objects)
 	out.Results = r.results.Sort()
 	return out
+}
+
+// keptV0Subscription is the warning for a Subscription the cluster already has (OLM v0
+// installed the operator) under --olm v1 or none: ODLM updates it, so it stays a Subscription,
+// and writing the operator's install again in the other form (instead, for target) would
+// install the same objects a second time.
+func keptV0Subscription(p *subscriptionPlan, sub *manifest.Object, instead, target string) diag.Result {
+	about, field := sub, "spec"
+	installed := ""
+	if p != nil {
+		about, field = p.about()
+		if csv := p.existing.String("status", "installedCSV"); csv != "" {
+			installed = ", " + csv + " installed"
+		}
+	}
+	return diag.Warnf(about, field, "Subscription %s/%s exists in the cluster (OLM v0%s): ODLM updates it, so it stays a Subscription and %s is not written for package %s; writing it beside the Subscription would install the same objects again. To move the operator to %s, delete the Subscription and its CSV first (the CRDs and custom resources stay), then render again",
+		sub.Namespace(), sub.Name(), installed, instead, sub.String("spec", "name"), target)
 }

@@ -47,9 +47,13 @@ func (r *run) plainInstall() *plainInstall {
 // toPlain returns the objects to emit and, for ordering, each Subscription's Deployments.
 func (pi *plainInstall) toPlain(generated []*manifest.Object) ([]*manifest.Object, map[*manifest.Object][]*manifest.Object) {
 	planOf := map[*manifest.Object]*subscriptionPlan{}
+	updated := map[*manifest.Object]*subscriptionPlan{}
 	for _, p := range pi.subscriptions {
-		if p.obj != nil && p.existing == nil {
+		switch {
+		case p.obj != nil && p.existing == nil:
 			planOf[p.obj] = p
+		case p.obj != nil:
+			updated[p.obj] = p
 		}
 	}
 	installOf := map[*manifest.Object][]*manifest.Object{}
@@ -70,6 +74,9 @@ func (pi *plainInstall) toPlain(generated []*manifest.Object) ([]*manifest.Objec
 					installOf[o] = append(installOf[o], obj)
 				}
 			}
+		case o.Group() == olmGroup && o.Kind() == "Subscription":
+			pi.add(keptV0Subscription(updated[o], o, "the operator's own install", "an install without OLM"))
+			out = append(out, o)
 		case o.Group() == olmGroup && (o.Kind() == "OperatorGroup" || o.Kind() == "CatalogSource"):
 			dropped[o.Kind()]++
 		default:
