@@ -66,6 +66,7 @@ fuzz: ## run every fuzzer for 60 s
 	$(GO) test ./pkg/render/ -run '^$$' -fuzz FuzzRender -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./internal/template/ -run '^$$' -fuzz FuzzResolve -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./internal/collection/ -run '^$$' -fuzz FuzzCollection -fuzztime 60s -fuzzminimizetime 10s
+	$(GO) test ./internal/plan/ -run '^$$' -fuzz FuzzBuild -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./internal/crd/ -run '^$$' -fuzz FuzzCheck -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./internal/krm/ -run '^$$' -fuzz FuzzParseByItemAgrees -fuzztime 60s -fuzzminimizetime 10s
 	$(GO) test ./internal/manifest/ -run '^$$' -fuzz FuzzDecodeParallelAgrees -fuzztime 60s -fuzzminimizetime 10s
