@@ -91,16 +91,31 @@ func TestPlanJSONShape(t *testing.T) {
 	var got struct {
 		Operators []map[string]json.RawMessage `json:"operators"`
 		Objects   map[string]json.RawMessage   `json:"objects"`
+		Notes     json.RawMessage              `json:"notes"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
 	require.NotEmpty(t, got.Operators)
-	for _, key := range []string{"name", "namespace", "package", "channel", "action", "from", "to", "path", "pathError",
+	for _, key := range []string{"name", "namespace", "package", "channel", "fromChannel", "action", "from", "to", "path", "pathError",
 		"deprecations", "crdChanges", "storedObjects", "rbac", "objects", "notes"} {
 		assert.Contains(t, got.Operators[0], key)
 	}
 	assert.JSONEq(t, "[]", string(got.Operators[0]["objects"]))
+	assert.JSONEq(t, "[]", string(got.Notes))
 	for _, key := range []string{"added", "changed", "unchanged", "removed"} {
 		assert.Contains(t, got.Objects, key)
+	}
+	var hops []map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(got.Operators[0]["path"], &hops))
+	require.NotEmpty(t, hops)
+
+	// every key the JSON has is in the shape plan --help documents
+	_, help, _ := run(t, "", "plan", "--help")
+	var top map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal([]byte(stdout), &top))
+	for _, keys := range []map[string]json.RawMessage{top, got.Operators[0], got.Objects, hops[0]} {
+		for key := range keys {
+			assert.Regexp(t, `[{\s,\[]`+key+`[,}\s\]]`, help, "plan --help documents the key %q", key)
+		}
 	}
 }
 
