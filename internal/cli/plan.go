@@ -39,8 +39,10 @@ read with --live) with what the render leads to:
   path           the hops OLM v0 takes, with deprecations, olm.maxOpenShiftVersion
                  (flagged when below --openshift-version) and the CSV's minKubeVersion
                  (flagged when above --kube-version: OLM does not install that bundle)
-  CRDs           OLM v1's CRD upgrade safety checks between the cluster's CRDs and the target
-                 bundle's, and the cluster's custom resources the new schema refuses or prunes
+  CRDs           OLM v1's CRD upgrade safety checks of the CRDs of each hop's bundle whose
+                 contents the catalog carries (against the CRD the cluster has by then: its
+                 own, or the previous hop's) and of the target bundle, and the cluster's custom
+                 resources each new schema refuses or prunes
   permissions    the rules the target bundle grants or drops against the installed CSV's,
                  escalations marked (wildcards, secrets, escalate/bind/impersonate, a rule
                  moved from namespaced to cluster-wide)
@@ -73,7 +75,7 @@ for removed objects) is an error naming the resource and the verb RBAC must allo
 -o text (default), json (a stable shape: {"operators": [{name, namespace, package, channel, fromChannel,
 action, from, to, path [{from, to, via, version, maxOpenShiftVersion, openShiftBlocked, minKubeVersion,
 kubeBlocked}],
-pathError, deprecations, crdChanges [{crd, version, field, rule, safe, message}],
+pathError, deprecations, crdChanges [{bundle, crd, version, field, rule, safe, message}],
 storedObjects [{crd, object, field, reason}], rbac {added, removed} (rules: scope,
 serviceAccount, apiGroups, resources, resourceNames, nonResourceURLs, verbs, escalations),
 objects [{apiVersion, kind, name, action}], notes}], objects {added [{apiVersion, kind,
@@ -164,7 +166,7 @@ func secretFieldsByKey(out render.Output) map[string]secret.Fields {
 }
 
 func runPlan(f planFlags, paths []string, stdin io.Reader, out output.Stream, eng engine) error {
-	in, sources, answer, err := f.renderPaths(paths, stdin, eng, catalog.LoadOptions{})
+	in, sources, answer, err := f.renderPaths(paths, stdin, eng, catalog.LoadOptions{AllContents: true})
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,8 @@ package plan_test
 
 import (
 	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -159,7 +161,7 @@ func TestBuildUnknowns(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, p.Operators, 1)
 			require.Len(t, p.Operators[0].Notes, 1)
-			assert.Contains(t, p.Operators[0].Notes[0], tc.note)
+			assert.Contains(t, strings.Join(p.Operators[0].Notes, "\n"), tc.note)
 		})
 	}
 }
@@ -199,7 +201,7 @@ func TestBuildBadCSV(t *testing.T) {
 	require.Len(t, p.Operators, 1)
 	assert.NotEmpty(t, p.Operators[0].RBAC.Added)
 	require.NotEmpty(t, p.Operators[0].Notes)
-	assert.Contains(t, p.Operators[0].Notes[0], "ClusterServiceVersion kube-green/kube-green.v0.6.0: spec.install.spec")
+	assert.Contains(t, strings.Join(p.Operators[0].Notes, "\n"), "ClusterServiceVersion kube-green/kube-green.v0.6.0: spec.install.spec")
 }
 
 // sleepInfoCRD is the older SleepInfo CRD of the kube-green-crd-changes plan case.
@@ -236,7 +238,48 @@ func TestBuildHostileCluster(t *testing.T) {
 			assert.Equal(t, tc.stored, len(p.Operators[0].StoredObjects) > 0, "stored objects: %v", p.Operators[0].StoredObjects)
 			if tc.note != "" {
 				require.NotEmpty(t, p.Operators[0].Notes)
-				assert.Contains(t, p.Operators[0].Notes[0], tc.note)
+				assert.Contains(t, strings.Join(p.Operators[0].Notes, "\n"), tc.note)
+			}
+		})
+	}
+}
+
+// TestBuildChecksTheCRDsOfEachHop: with every bundle's contents (catalog.LoadOptions
+// AllContents), kube-green's CRD is checked at each hop, v0.6.0 -> v0.7.0 -> v0.7.1, each
+// against the one before: a field added at the first hop is a finding of v0.7.0, not of
+// v0.7.1; without them, the head's CRD is checked against the cluster's and a note says
+// how many hops were not.
+func TestBuildChecksTheCRDsOfEachHop(t *testing.T) {
+	t.Parallel()
+	dir := "../../testdata/catalogs-bundle-object/community-v4.16/kube-green"
+	cluster := []string{sub("kube-green", "kube-green", "kube-green", "kube-green.v0.6.0", true), sleepInfoCRD(t)}
+	for _, tc := range []struct {
+		name    string
+		all     bool
+		bundles []string
+		note    string
+	}{
+		{"every hop", true, []string{"kube-green.v0.7.0"}, ""},
+		{"the head only", false, []string{"kube-green.v0.7.1"}, "CRDs of 1 of the 2 hops' bundles unknown"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cat, err := inputs.LoadCatalogWith(catalog.LoadOptions{AllContents: tc.all}, []string{dir}, nil)
+			require.NoError(t, err)
+			in := install(t, cat, "kube-green", "kube-green", "alpha")
+			p, err := plan.Build(plan.Request{Installs: []render.Install{in}, Catalog: cat, Cluster: snapshot(t, cluster...)})
+			require.NoError(t, err)
+			op := p.Operators[0]
+			require.NotEmpty(t, op.CRDChanges)
+			var bundles []string
+			for _, c := range op.CRDChanges {
+				if !slices.Contains(bundles, c.Bundle) {
+					bundles = append(bundles, c.Bundle)
+				}
+			}
+			assert.Equal(t, tc.bundles, bundles)
+			if tc.note != "" {
+				assert.Contains(t, strings.Join(op.Notes, "\n"), tc.note)
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
@@ -23,10 +24,8 @@ func (req Request) contents(op *Operator, b *catalog.Bundle) error {
 		op.Notes = append(op.Notes, "contents unknown: the catalog does not carry bundle "+b.Name+"'s CRDs and permissions")
 		return nil
 	}
-	for i := range b.Contents.CRDs {
-		if err := req.crd(op, b.Contents, i); err != nil {
-			return err
-		}
+	if err := req.crdSteps(op, b); err != nil {
+		return err
 	}
 	if err := req.objects(op, b.Contents); err != nil {
 		return err
@@ -50,19 +49,66 @@ func (req Request) objects(op *Operator, c *catalog.Contents) error {
 	return nil
 }
 
-// crd checks the i-th CRD of the bundle against the cluster's CRD of that name, and the
-// cluster's custom resources of it against the new schema.
-func (req Request) crd(op *Operator, c *catalog.Contents, i int) error {
+// crdSteps checks the CRDs OLM applies on the way to bundle b: those of each hop's bundle
+// whose contents the catalog carries (with catalog.LoadOptions.AllContents), in the order of
+// the path, then b's. Each CRD is compared with the one the cluster has by then (its own, or
+// an earlier hop's), and the cluster's custom resources of it are validated against it; a note
+// says how many hops' CRDs could not be checked.
+func (req Request) crdSteps(op *Operator, b *catalog.Bundle) error {
+	steps, unknown := req.stepBundles(op, b)
+	if unknown > 0 {
+		op.Notes = append(op.Notes, fmt.Sprintf("CRDs of %d of the %d hops' bundles unknown (the catalog does not carry their contents): the changes at those hops are not checked one by one, only as part of the next known one", unknown, len(op.Path)))
+	}
+	applied := map[string]map[string]any{} // by CRD name: the CRD an earlier step applied
+	for _, step := range steps {
+		for i := range step.Contents.CRDs {
+			if err := req.crd(op, step, i, applied); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// stepBundles are the bundles of op's hops whose contents are known, in path order, ending
+// with b; unknown counts the hops before b whose contents are not.
+func (req Request) stepBundles(op *Operator, b *catalog.Bundle) (steps []*catalog.Bundle, unknown int) {
+	pkg, _ := req.Catalog.Package(op.Package)
+	for _, h := range op.Path {
+		if h.To == b.Name {
+			continue
+		}
+		var hb *catalog.Bundle
+		if pkg != nil {
+			hb = pkg.Bundles[h.To]
+		}
+		if hb == nil || hb.Contents == nil {
+			unknown++
+			continue
+		}
+		steps = append(steps, hb)
+	}
+	return append(steps, b), unknown
+}
+
+// crd checks the i-th CRD of a step's bundle against the CRD the cluster has by then (an
+// earlier step's, else the cluster's own), and the cluster's custom resources of it against
+// the new schema.
+func (req Request) crd(op *Operator, step *catalog.Bundle, i int, applied map[string]map[string]any) error {
+	c := step.Contents
 	name := c.CRDName(i)
 	newCRD, err := c.CRD(i)
 	if err != nil {
-		op.Notes = append(op.Notes, fmt.Sprintf("CRD %s of the bundle: %v", name, err))
+		op.Notes = append(op.Notes, fmt.Sprintf("CRD %s of bundle %s: %v", name, step.Name, err))
 		return nil
 	}
-	oldCRD, found, err := req.Cluster.Get(crdAPIVersion, kindCRD, "", name)
-	if err != nil {
-		return fmt.Errorf("reading CustomResourceDefinition %s: %w", name, err)
+	oldCRD, found := applied[name]
+	if !found {
+		if oldCRD, found, err = req.Cluster.Get(crdAPIVersion, kindCRD, "", name); err != nil {
+			return fmt.Errorf("reading CustomResourceDefinition %s: %w", name, err)
+		}
 	}
+	applied[name] = newCRD
 	if !found {
 		return nil
 	}
@@ -72,7 +118,7 @@ func (req Request) crd(op *Operator, c *catalog.Contents, i int) error {
 		return nil
 	}
 	for _, f := range findings {
-		op.CRDChanges = append(op.CRDChanges, CRDChange{CRD: f.CRD, Version: f.Version, Field: f.Field, Rule: f.Rule, Safe: f.Safe, Message: f.Message})
+		op.CRDChanges = append(op.CRDChanges, CRDChange{Bundle: step.Name, CRD: f.CRD, Version: f.Version, Field: f.Field, Rule: f.Rule, Safe: f.Safe, Message: f.Message})
 	}
 	return req.stored(op, name, newCRD, listedVersion(oldCRD))
 }
@@ -113,7 +159,10 @@ func (req Request) stored(op *Operator, name string, newCRD map[string]any, vers
 	for _, obj := range objs {
 		_, version, _ := strings.Cut(str(obj, "apiVersion"), "/")
 		for _, p := range crdupgrade.ValidateStored(newCRD, version, []map[string]any{obj}) {
-			op.StoredObjects = append(op.StoredObjects, StoredProblem{CRD: name, Object: p.Object, Field: p.Field, Reason: p.Reason})
+			problem := StoredProblem{CRD: name, Object: p.Object, Field: p.Field, Reason: p.Reason}
+			if !slices.Contains(op.StoredObjects, problem) { // an earlier hop's CRD found it too
+				op.StoredObjects = append(op.StoredObjects, problem)
+			}
 		}
 	}
 	return nil

@@ -89,6 +89,10 @@ type Hop struct {
 
 // CRDChange is one finding of internal/crdupgrade between the cluster's CRD and the bundle's.
 type CRDChange struct {
+	// Bundle is the bundle whose CRD this is: the hop's target OLM applies it with (the
+	// checks run for each hop whose bundle's contents are known, against the CRD the cluster
+	// has by then).
+	Bundle  string `json:"bundle"`
 	CRD     string `json:"crd"`
 	Version string `json:"version"`
 	Field   string `json:"field"`

@@ -101,7 +101,11 @@ func (op Operator) detailLines() []string {
 		out = append(out, "deprecated: "+d)
 	}
 	for _, c := range op.CRDChanges {
-		out = append(out, fmt.Sprintf("crd %s: %s", verdict(c.Safe), c.text()))
+		line := fmt.Sprintf("crd %s: %s", verdict(c.Safe), c.text())
+		if c.Bundle != op.To {
+			line += " (at hop " + c.Bundle + ")"
+		}
+		out = append(out, line)
 	}
 	for _, s := range op.StoredObjects {
 		out = append(out, fmt.Sprintf("stored object unsafe: %s %s %s: %s", s.CRD, s.Object, s.Field, s.Reason))

@@ -31,16 +31,18 @@ type Builder struct {
 	done        bool
 	stats       stats
 	strs        map[string]string // interned strings, see internBundle
+	allContents bool              // LoadOptions.AllContents
 }
 
 // NewBuilder returns an empty Builder.
 func NewBuilder(opts LoadOptions) *Builder {
 	b := &Builder{
-		dec:      decoder{relatedImages: opts.RelatedImages},
-		packages: map[string]*Package{},
-		defined:  map[string]bool{},
-		deprSeen: map[string]Source{},
-		ignored:  map[string]int{},
+		dec:         decoder{relatedImages: opts.RelatedImages},
+		allContents: opts.AllContents,
+		packages:    map[string]*Package{},
+		defined:     map[string]bool{},
+		deprSeen:    map[string]Source{},
+		ignored:     map[string]int{},
 
 		dupPackages: map[string]bool{},
 	}
@@ -359,7 +361,7 @@ func (b *Builder) Catalog() (*Catalog, error) {
 			continue
 		}
 		errs = append(errs, validatePackage(p)...)
-		keepHeadContents(p)
+		keepContents(p, b.allContents)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -367,14 +369,14 @@ func (b *Builder) Catalog() (*Catalog, error) {
 	return &Catalog{packages: b.packages, ignored: b.ignored}, nil
 }
 
-// keepHeadContents drops the contents of every bundle that heads no channel: OLM installs
-// the heads once converged, and the CRDs of older versions only made catalogs of the older
-// shape (and their snapshots) many times larger.
-func keepHeadContents(p *Package) {
+// keepContents drops the contents of every bundle that heads no channel, unless all: OLM
+// installs the heads once converged, and the CRDs of older versions only made catalogs of the
+// older shape (and their snapshots) many times larger.
+func keepContents(p *Package, all bool) {
 	heads := p.heads()
 	for name, bu := range p.Bundles {
 		switch {
-		case !heads[name]:
+		case !heads[name] && !all:
 			bu.Contents = nil
 		case bu.Contents != nil:
 			// kept: unpacked, in the form a snapshot writes and reads (stored CRDs are valid

@@ -145,3 +145,36 @@ func TestContentsFromManifests(t *testing.T) {
 	_, err = catalog.ContentsFromFolder(t.TempDir())
 	assert.ErrorContains(t, err, "no ClusterServiceVersion")
 }
+
+// TestAllContentsKeepsEveryBundles: by default only the channel heads keep their contents;
+// LoadOptions.AllContents keeps every bundle's that carries them (odlm-render plan checks
+// each hop's CRDs), readable like the head's.
+func TestAllContentsKeepsEveryBundles(t *testing.T) {
+	t.Parallel()
+	dir := "../../testdata/catalogs-bundle-object/community-v4.16/kube-green"
+	for _, tc := range []struct {
+		name string
+		all  bool
+	}{{"heads only", false}, {"every bundle", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := catalog.LoadWith(catalog.LoadOptions{AllContents: tc.all}, dir)
+			require.NoError(t, err)
+			p, _ := c.Package("kube-green")
+			head, err := p.HeadBundle("")
+			require.NoError(t, err)
+			require.NotNil(t, head.Contents)
+			older := p.Bundles["kube-green.v0.7.0"]
+			require.NotNil(t, older)
+			if !tc.all {
+				assert.Nil(t, older.Contents)
+				return
+			}
+			require.NotNil(t, older.Contents)
+			require.Len(t, older.Contents.CRDs, 1)
+			crd, err := older.Contents.CRD(0)
+			require.NoError(t, err)
+			assert.Equal(t, "sleepinfos.kube-green.com", manifestPath(crd, "metadata", "name"))
+		})
+	}
+}

@@ -49,6 +49,11 @@ type LoadOptions struct {
 	// need them, so they are dropped by default: they are a fifth of what a
 	// loaded catalog would otherwise hold. A snapshot's are checked either way.
 	RelatedImages bool
+	// AllContents keeps the contents (Bundle.Contents) of every bundle that carries them, not
+	// only of the channel heads: odlm-render plan checks the CRDs of each hop OLM takes.
+	// Rendering installs the heads only, and older versions' CRDs make a loaded catalog of
+	// the older shape many times larger, so they are dropped by default.
+	AllContents bool
 }
 
 // ExtractGCPercent is the garbage collector setting catalog extraction runs with (see
