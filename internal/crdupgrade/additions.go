@@ -6,6 +6,8 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/crdify/pkg/validations"
+
+	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
 // Rules this package adds to crdify's.
@@ -74,7 +76,7 @@ func addedFields(oldCRD, newCRD *apiextensionsv1.CustomResourceDefinition) []Fin
 	var out []Finding
 	for _, p := range sameVersions(oldCRD, newCRD) {
 		oldFields, newFields := fieldsOf(p.old), fieldsOf(p.new)
-		for _, path := range sortedKeys(newFields) {
+		for _, path := range manifest.SortedKeys(newFields) {
 			f := newFields[path]
 			_, parentKnown := oldFields[f.parent]
 			if _, known := oldFields[path]; known || !parentKnown || path == "" || requiredIn(newFields[f.parent], path, f.parent) {
@@ -105,7 +107,7 @@ func widenedEnums(oldCRD, newCRD *apiextensionsv1.CustomResourceDefinition) []Fi
 	var out []Finding
 	for _, p := range sameVersions(oldCRD, newCRD) {
 		oldFields, newFields := fieldsOf(p.old), fieldsOf(p.new)
-		for _, path := range sortedKeys(newFields) {
+		for _, path := range manifest.SortedKeys(newFields) {
 			o := oldFields[path]
 			if o == nil || len(o.Enum) == 0 {
 				continue

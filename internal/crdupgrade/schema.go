@@ -8,6 +8,8 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/crdify/pkg/validations"
+
+	"github.com/odlm-render/odlm-render/internal/manifest"
 )
 
 // schemaOf is the OpenAPI schema of a version of a CRD, nil when the CRD has no such version
@@ -39,7 +41,7 @@ func fieldsOf(s *apiextensionsv1.JSONSchemaProps) map[string]*field {
 
 func walk(s *apiextensionsv1.JSONSchemaProps, path, parent string, out map[string]*field) {
 	out[path] = &field{JSONSchemaProps: s, parent: parent}
-	for _, name := range sortedKeys(s.Properties) {
+	for _, name := range manifest.SortedKeys(s.Properties) {
 		child := s.Properties[name]
 		walk(&child, childPath(path, name), path, out)
 	}
@@ -120,7 +122,7 @@ func joinStep(path string, tokens []string, s *apiextensionsv1.JSONSchemaProps) 
 func changedKeywords(a, b *field) []string {
 	am, bm := keywords(a), keywords(b)
 	var out []string
-	for _, k := range sortedSet(slices.Concat(sortedKeys(am), sortedKeys(bm))) {
+	for _, k := range sortedSet(slices.Concat(manifest.SortedKeys(am), manifest.SortedKeys(bm))) {
 		if !reflect.DeepEqual(am[k], bm[k]) {
 			out = append(out, k)
 		}
@@ -142,15 +144,6 @@ func keywords(f *field) map[string]any {
 		return nil
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func sortedSet(in []string) []string {

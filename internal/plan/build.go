@@ -10,6 +10,7 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/kubeversion"
+	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/template/secret"
 	"github.com/odlm-render/odlm-render/internal/upgradepath"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
@@ -334,7 +335,7 @@ func (req Request) removals() ([]Operator, error) {
 	out := []Operator{}
 	for _, sub := range subs {
 		pkg := str(sub, "spec", "name")
-		labels, _ := dig(sub, "metadata", "labels").(map[string]any)
+		labels, _ := manifest.Get(sub, "metadata", "labels").(map[string]any)
 		if labels[odlmLabel] != "true" || kept[pkg] {
 			continue
 		}
@@ -357,21 +358,8 @@ func (req Request) removals() ([]Operator, error) {
 	return out, nil
 }
 
-// dig follows keys through nested maps; nil when a step is missing.
-func dig(obj map[string]any, keys ...string) any {
-	var cur any = obj
-	for _, k := range keys {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		cur = m[k]
-	}
-	return cur
-}
-
 // str is the string at keys, "" when missing or not a string.
 func str(obj map[string]any, keys ...string) string {
-	s, _ := dig(obj, keys...).(string)
+	s, _ := manifest.Get(obj, keys...).(string)
 	return s
 }

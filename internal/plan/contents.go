@@ -9,6 +9,7 @@ import (
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 
 	"github.com/odlm-render/odlm-render/internal/crdupgrade"
+	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
@@ -127,7 +128,7 @@ func (req Request) crd(op *Operator, step *catalog.Bundle, i int, applied map[st
 // storage version when served, else its first served version ("v1" when the manifest names
 // none). A snapshot lists every version alike; a live cluster serves only these.
 func listedVersion(crd map[string]any) string {
-	versions, _ := dig(crd, "spec", "versions").([]any)
+	versions, _ := manifest.Get(crd, "spec", "versions").([]any)
 	first := ""
 	for _, v := range versions {
 		m, _ := v.(map[string]any)

@@ -100,7 +100,7 @@ func (d *differ) walk(live any, liveFound bool, rendered any, keys []string, ste
 			d.record(live, liveFound, rendered, keys, steps, path)
 			return
 		}
-		for _, k := range sortedKeys(r) {
+		for _, k := range manifest.SortedKeys(r) {
 			lv, found := l[k]
 			d.walk(lv, found, r[k], append(slices.Clip(keys), k), append(slices.Clip(steps), manifest.PathStep{Key: k}), joinKey(path, k))
 		}
@@ -143,16 +143,6 @@ func hideIfSet(s string) string {
 		return ""
 	}
 	return hidden
-}
-
-// sortedKeys are a map's keys, sorted.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // plainKey matches a map key written after a dot in a JSON path.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/odlm-render/odlm-render/internal/cluster"
+	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
@@ -37,7 +38,7 @@ func (req Request) installedExtension(in render.Install) (bundle, channel string
 // extensionChannel is the one channel a ClusterExtension follows, "" when it names none or
 // several.
 func extensionChannel(ext map[string]any) string {
-	channels, _ := dig(ext, "spec", "source", "catalog", "channels").([]any)
+	channels, _ := manifest.Get(ext, "spec", "source", "catalog", "channels").([]any)
 	if len(channels) != 1 {
 		return ""
 	}
@@ -55,7 +56,7 @@ func (req Request) extensionRemovals(kept map[string]bool) ([]Operator, error) {
 	var out []Operator
 	for _, ext := range exts {
 		pkg := str(ext, "spec", "source", "catalog", "packageName")
-		labels, _ := dig(ext, "metadata", "labels").(map[string]any)
+		labels, _ := manifest.Get(ext, "metadata", "labels").(map[string]any)
 		if labels[odlmLabel] != "true" || kept[pkg] {
 			continue
 		}
