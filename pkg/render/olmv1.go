@@ -55,16 +55,7 @@ const (
 // ClusterExtension.
 func (v *olmV1) toOLMv1(generated []*manifest.Object) ([]*manifest.Object, map[*manifest.Object][]*manifest.Object) {
 	extensionOf := map[*manifest.Object][]*manifest.Object{}
-	planOf := map[*manifest.Object]*subscriptionPlan{}
-	updated := map[*manifest.Object]*subscriptionPlan{}
-	for _, p := range v.subscriptions {
-		switch {
-		case p.obj != nil && p.existing == nil:
-			planOf[p.obj] = p
-		case p.obj != nil:
-			updated[p.obj] = p
-		}
-	}
+	planOf, updated := plansByObject(v.subscriptions)
 	names := map[string]*manifest.Object{}
 	var out []*manifest.Object
 	droppedGroups := 0
@@ -126,7 +117,7 @@ func (v *olmV1) clusterExtension(p *subscriptionPlan) *manifest.Object {
 		catalogSpec["selector"] = map[string]any{"matchLabels": map[string]any{clusterCatalogNameLabel: src}}
 	}
 	watch := ""
-	if b := v.installedBundleOf(p); b != nil {
+	if b := bundleInstalledBy(v.installed, p); b != nil {
 		var ok bool
 		if watch, ok = v.installableByOLMv1(p, b); !ok {
 			return nil
@@ -164,16 +155,6 @@ func (v *olmV1) clusterExtension(p *subscriptionPlan) *manifest.Object {
 	}
 	ce.Source = sub.Source
 	return ce
-}
-
-// installedBundleOf is the bundle a plan's Subscription installs once converged.
-func (v *olmV1) installedBundleOf(p *subscriptionPlan) *catalog.Bundle {
-	for _, ib := range v.installed {
-		if ib.plan == p {
-			return ib.bundle
-		}
-	}
-	return nil
 }
 
 // installableByOLMv1 reports whether OLM v1 can install a bundle for the plan, and the

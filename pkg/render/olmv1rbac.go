@@ -198,7 +198,7 @@ func (v *olmV1) withInstaller(p *subscriptionPlan, ce *manifest.Object) []*manif
 		return nil
 	}
 	about, field := p.about()
-	b := v.installedBundleOf(p)
+	b := bundleInstalledBy(v.installed, p)
 	if b == nil {
 		v.add(diag.Errorf(about, field, "ClusterExtension %s: the bundle it installs is not known, so its installer's permissions cannot be derived (give a catalog)", ce.Name()))
 		return nil

@@ -3,6 +3,7 @@ package render
 import (
 	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
 // output assembles pass-through inputs and rendered objects, sorted.
@@ -72,4 +73,31 @@ func keptV0Subscription(p *subscriptionPlan, sub *manifest.Object, instead, targ
 	}
 	return diag.Warnf(about, field, "Subscription %s/%s exists in the cluster (OLM v0%s): ODLM updates it, so it stays a Subscription and %s is not written for package %s; writing it beside the Subscription would install the same objects again. To move the operator to %s, delete the Subscription and its CSV first (the CRDs and custom resources stay), then render again",
 		sub.Namespace(), sub.Name(), installed, instead, sub.String("spec", "name"), target)
+}
+
+// plansByObject splits a round's Subscription plans by the Subscription object they write:
+// created, the ones the render creates (an output form other than OLM v0's replaces them),
+// and updated, the ones ODLM updates in the cluster (they stay Subscriptions).
+func plansByObject(plans []*subscriptionPlan) (created, updated map[*manifest.Object]*subscriptionPlan) {
+	created, updated = map[*manifest.Object]*subscriptionPlan{}, map[*manifest.Object]*subscriptionPlan{}
+	for _, p := range plans {
+		switch {
+		case p.obj != nil && p.existing == nil:
+			created[p.obj] = p
+		case p.obj != nil:
+			updated[p.obj] = p
+		}
+	}
+	return created, updated
+}
+
+// bundleInstalledBy is the bundle a plan's Subscription installs once converged, among the
+// round's installed bundles; nil when the catalog does not say.
+func bundleInstalledBy(installed []installedBundle, p *subscriptionPlan) *catalog.Bundle {
+	for _, ib := range installed {
+		if ib.plan == p {
+			return ib.bundle
+		}
+	}
+	return nil
 }

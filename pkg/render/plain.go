@@ -46,16 +46,7 @@ func (r *run) plainInstall() *plainInstall {
 
 // toPlain returns the objects to emit and, for ordering, each Subscription's Deployments.
 func (pi *plainInstall) toPlain(generated []*manifest.Object) ([]*manifest.Object, map[*manifest.Object][]*manifest.Object) {
-	planOf := map[*manifest.Object]*subscriptionPlan{}
-	updated := map[*manifest.Object]*subscriptionPlan{}
-	for _, p := range pi.subscriptions {
-		switch {
-		case p.obj != nil && p.existing == nil:
-			planOf[p.obj] = p
-		case p.obj != nil:
-			updated[p.obj] = p
-		}
-	}
+	planOf, updated := plansByObject(pi.subscriptions)
 	installOf := map[*manifest.Object][]*manifest.Object{}
 	written := map[string]*manifest.Object{}
 	var out []*manifest.Object
@@ -111,7 +102,7 @@ func (pi *plainInstall) duplicate(p *subscriptionPlan, written map[string]*manif
 func (pi *plainInstall) install(p *subscriptionPlan) []*manifest.Object {
 	sub := p.obj
 	about, field := p.about()
-	b := pi.installedBundleOf(p)
+	b := bundleInstalledBy(pi.installed, p)
 	if b == nil {
 		pi.add(diag.Errorf(about, field, "package %s: the catalog does not say which bundle Subscription %s/%s installs, so it cannot be installed without OLM", sub.String("spec", "name"), sub.Namespace(), sub.Name()))
 		return nil
@@ -151,15 +142,6 @@ func (pi *plainInstall) install(p *subscriptionPlan) []*manifest.Object {
 		out = append(out, o.Object)
 	}
 	return out
-}
-
-func (pi *plainInstall) installedBundleOf(p *subscriptionPlan) *catalog.Bundle {
-	for _, ib := range pi.installed {
-		if ib.plan == p {
-			return ib.bundle
-		}
-	}
-	return nil
 }
 
 // targetsOf are the namespaces the OperatorGroup of a namespace targets, as OLM resolves
