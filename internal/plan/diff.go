@@ -26,16 +26,17 @@ var ignoredAnnotations = map[string]bool{
 	"deployment.kubernetes.io/revision":                true,
 }
 
-// ignored tells whether the field at keys (map keys from the object's root; list indexes as
-// "") is one the cluster manages.
-func ignored(keys []string) bool {
+// ignored tells whether the field at path (from the object's root) is one the cluster
+// manages. A list index has no Key, so it matches none of these names.
+func ignored(path []manifest.PathStep) bool {
+	key := func(i int) string { return path[i].Key }
 	switch {
-	case len(keys) == 1:
-		return keys[0] == "status" || keys[0] == "apiVersion"
-	case len(keys) == 2 && keys[0] == "metadata":
-		return ignoredMetadata[keys[1]]
-	case len(keys) == 3 && keys[0] == "metadata" && keys[1] == "annotations":
-		return ignoredAnnotations[keys[2]]
+	case len(path) == 1:
+		return key(0) == "status" || key(0) == "apiVersion"
+	case len(path) == 2 && key(0) == "metadata":
+		return ignoredMetadata[key(1)]
+	case len(path) == 3 && key(0) == "metadata" && key(1) == "annotations":
+		return ignoredAnnotations[key(2)]
 	}
 	return false
 }
@@ -55,7 +56,7 @@ func diffObject(ref ObjectRef, live, rendered map[string]any) []FieldChange {
 	if d.secret {
 		rendered = withStringData(rendered)
 	}
-	d.walk(live, true, rendered, nil, nil, "")
+	d.walk(live, true, rendered, nil)
 	slices.SortFunc(d.out, func(a, b FieldChange) int { return strings.Compare(a.Path, b.Path) })
 	return d.out
 }
@@ -88,50 +89,50 @@ func withStringData(secret map[string]any) map[string]any {
 }
 
 // walk compares the rendered value with the cluster's (liveFound false when the cluster
-// lacks the field) at path (steps, as the render marks Secret-derived fields).
-func (d *differ) walk(live any, liveFound bool, rendered any, keys []string, steps []manifest.PathStep, path string) {
-	if ignored(keys) {
+// lacks the field) at path (as the render marks Secret-derived fields).
+func (d *differ) walk(live any, liveFound bool, rendered any, path []manifest.PathStep) {
+	if ignored(path) {
 		return
 	}
 	switch r := rendered.(type) {
 	case map[string]any:
 		l, ok := live.(map[string]any)
 		if !liveFound || !ok {
-			d.record(live, liveFound, rendered, keys, steps, path)
+			d.record(live, liveFound, rendered, path)
 			return
 		}
 		for _, k := range manifest.SortedKeys(r) {
 			lv, found := l[k]
-			d.walk(lv, found, r[k], append(slices.Clip(keys), k), append(slices.Clip(steps), manifest.PathStep{Key: k}), joinKey(path, k))
+			d.walk(lv, found, r[k], append(slices.Clip(path), manifest.PathStep{Key: k}))
 		}
 	case []any:
 		l, ok := live.([]any)
 		if !liveFound || !ok || len(l) != len(r) {
-			d.record(live, liveFound, rendered, keys, steps, path)
+			d.record(live, liveFound, rendered, path)
 			return
 		}
 		for i := range r {
-			d.walk(l[i], true, r[i], append(slices.Clip(keys), ""), append(slices.Clip(steps), manifest.PathStep{Index: i, IsIndex: true}), path+"["+strconv.Itoa(i)+"]")
+			d.walk(l[i], true, r[i], append(slices.Clip(path), manifest.PathStep{Index: i, IsIndex: true}))
 		}
 	default:
-		d.record(live, liveFound, rendered, keys, steps, path)
+		d.record(live, liveFound, rendered, path)
 	}
 }
 
 // record adds a field change when the values differ.
-func (d *differ) record(live any, liveFound bool, rendered any, keys []string, steps []manifest.PathStep, path string) {
+func (d *differ) record(live any, liveFound bool, rendered any, path []manifest.PathStep) {
 	oldText, newText := jsonText(live), jsonText(rendered)
 	if liveFound && oldText == newText {
 		return
 	}
-	change := FieldChange{Path: path, Change: FieldChanged, Old: oldText, New: newText, steps: steps}
+	change := FieldChange{Path: jsonPath(path), Change: FieldChanged, Old: oldText, New: newText, steps: path}
 	switch {
 	case !liveFound:
 		change.Change, change.Old = FieldAdded, ""
 	case rendered == nil:
 		change.Change, change.New = FieldRemoved, ""
 	}
-	if d.secret && len(keys) > 0 && (keys[0] == "data" || keys[0] == "stringData") {
+	if d.secret && len(path) > 0 && (path[0].Key == "data" || path[0].Key == "stringData") {
 		change.Old, change.New = hideIfSet(change.Old), hideIfSet(change.New)
 	}
 	d.out = append(d.out, change)
@@ -143,6 +144,20 @@ func hideIfSet(s string) string {
 		return ""
 	}
 	return hidden
+}
+
+// jsonPath writes a path as the plan prints it: .key, ["key"] for a key with other
+// characters, [i] for a list index.
+func jsonPath(path []manifest.PathStep) string {
+	out := ""
+	for _, s := range path {
+		if s.IsIndex {
+			out += "[" + strconv.Itoa(s.Index) + "]"
+			continue
+		}
+		out = joinKey(out, s.Key)
+	}
+	return out
 }
 
 // plainKey matches a map key written after a dot in a JSON path.
