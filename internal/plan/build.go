@@ -240,14 +240,13 @@ func (req Request) checkKube(op *Operator, h *Hop) {
 // else, with OLMv1, OLM v1's ClusterExtension of the same name (an operator OLM v0 installed
 // stays a Subscription under --olm v1).
 func (req Request) installed(op *Operator, in render.Install) error {
-	from, err := req.installedCSV(in)
+	from, channel, err := req.installedCSV(in)
 	if err != nil {
 		return err
 	}
 	if from != "" {
-		op.From = from
-		op.FromChannel, err = req.installedChannel(in)
-		return err
+		op.From, op.FromChannel = from, channel
+		return nil
 	}
 	if !req.OLMv1 {
 		return nil
@@ -262,28 +261,29 @@ func (req Request) installed(op *Operator, in render.Install) error {
 
 // installedCSV is the CSV installed for in: the Subscription's status.installedCSV, else a
 // CSV in its namespace that belongs to the package; "" when none, or when the cluster does
-// not serve OLM's kinds (Build notes it).
-func (req Request) installedCSV(in render.Install) (string, error) {
+// not serve OLM's kinds (Build notes it). channel is the Subscription's, "" without one.
+func (req Request) installedCSV(in render.Install) (csv, channel string, err error) {
 	sub, found, err := req.Cluster.Get(olmV1alpha1, kindSub, in.Namespace, in.Name)
 	if err != nil && !errors.Is(err, cluster.ErrNotServed) {
-		return "", fmt.Errorf("reading Subscription %s/%s: %w", in.Namespace, in.Name, err)
+		return "", "", fmt.Errorf("reading Subscription %s/%s: %w", in.Namespace, in.Name, err)
 	}
 	if found {
+		channel = str(sub, "spec", "channel")
 		if csv := str(sub, "status", "installedCSV"); csv != "" {
-			return csv, nil
+			return csv, channel, nil
 		}
 	}
 	csvs, err := req.Cluster.List(olmV1alpha1, kindCSV, in.Namespace)
 	if err != nil && !errors.Is(err, cluster.ErrNotServed) {
-		return "", fmt.Errorf("listing ClusterServiceVersions in %s: %w", in.Namespace, err)
+		return "", "", fmt.Errorf("listing ClusterServiceVersions in %s: %w", in.Namespace, err)
 	}
 	pkg, _ := req.Catalog.Package(in.Package)
-	for _, csv := range csvs {
-		if name := str(csv, "metadata", "name"); belongs(name, in.Package, pkg) {
-			return name, nil
+	for _, obj := range csvs {
+		if name := str(obj, "metadata", "name"); belongs(name, in.Package, pkg) {
+			return name, channel, nil
 		}
 	}
-	return "", nil
+	return "", "", nil
 }
 
 // startingCSV is the spec.startingCSV of the render's Subscription for in, "" when none.
@@ -295,19 +295,6 @@ func (req Request) startingCSV(in render.Install) string {
 		}
 	}
 	return ""
-}
-
-// installedChannel is the channel of the cluster's Subscription for in, "" when there is
-// none or the cluster does not serve Subscriptions.
-func (req Request) installedChannel(in render.Install) (string, error) {
-	sub, found, err := req.Cluster.Get(olmV1alpha1, kindSub, in.Namespace, in.Name)
-	if err != nil && !errors.Is(err, cluster.ErrNotServed) {
-		return "", fmt.Errorf("reading Subscription %s/%s: %w", in.Namespace, in.Name, err)
-	}
-	if !found {
-		return "", nil
-	}
-	return str(sub, "spec", "channel"), nil
 }
 
 // belongs tells whether a CSV name is one of the package's: a bundle of the catalog's
