@@ -34,7 +34,7 @@ func TestGoldenCasesThroughTheFunction(t *testing.T) {
 			catalogs, err := filepath.Abs(filepath.Join(c.Dir, "..", "..", "catalogs"))
 			require.NoError(t, err)
 			fc := functionConfig(t, c, catalogs)
-			rl := resourceList(t, c.Input(), fc)
+			rl := resourceListOf(t, c.InputPaths(t), fc)
 			t.Chdir(c.Input())
 			out, err := execute(t, rl)
 			// the results, exactly: every error, warning and info line of the case, in order
@@ -154,8 +154,8 @@ func TestResultsNeverCarrySecretValues(t *testing.T) {
 		}
 		for _, mode := range []string{"copy", "external-secrets"} {
 			fc := "apiVersion: odlm-render.io/v1alpha1\nkind: RenderConfig\nmetadata: {name: render}\nspec:\n  explain: true\n  bindinfoSecrets: " + mode + "\n"
-			fc += "  catalogs: [" + strings.Join(c.CatalogPaths("../testdata/catalogs"), ", ") + "]\n"
-			out, _ := execute(t, resourceList(t, c.Input(), fc))
+			fc += "  catalogs: [" + strings.Join(c.CatalogPaths(t, "../testdata/catalogs"), ", ") + "]\n"
+			out, _ := execute(t, resourceListOf(t, c.InputPaths(t), fc))
 			results := strings.Join(resultMessages(t, out), "\n")
 			for _, planted := range []string{"s3cr3t", "czNjcjN0", "do-not-leak-me", "ZG8tbm90LWxlYWstbWU="} {
 				assert.NotContains(t, results, planted, "%s (%s)", c.Name(), mode)
@@ -172,9 +172,9 @@ func functionConfig(t *testing.T, c golden.Case, catalogsRoot string) string {
 	require.NoError(t, err)
 	spec := map[string]any{}
 	require.NoError(t, json.Unmarshal(b, &spec))
-	spec["catalogs"] = c.CatalogPaths(catalogsRoot)
+	spec["catalogs"] = c.CatalogPaths(t, catalogsRoot)
 	if len(c.Snapshots) > 0 {
-		spec["snapshots"] = c.SnapshotPaths()
+		spec["snapshots"] = c.SnapshotPaths(t)
 	}
 	b, err = json.Marshal(map[string]any{"apiVersion": ConfigAPIVersion, "kind": ConfigKind, "metadata": map[string]any{"name": "render"}, "spec": spec})
 	require.NoError(t, err)

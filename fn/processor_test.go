@@ -36,8 +36,18 @@ pipeline:
 // path annotations), plus extra items and a functionConfig.
 func resourceList(t *testing.T, dir string, fnConfig string, extra ...string) []byte {
 	t.Helper()
-	nodes, err := kio.LocalPackageReader{PackagePath: dir, MatchFilesGlob: []string{"*.yaml"}}.Read()
-	require.NoError(t, err)
+	return resourceListOf(t, []string{dir}, fnConfig, extra...)
+}
+
+// resourceListOf is resourceList of the YAML files of several folders or files, in order.
+func resourceListOf(t *testing.T, paths []string, fnConfig string, extra ...string) []byte {
+	t.Helper()
+	var nodes []*yaml.RNode
+	for _, p := range paths {
+		read, err := kio.LocalPackageReader{PackagePath: p, MatchFilesGlob: []string{"*.yaml"}}.Read()
+		require.NoError(t, err)
+		nodes = append(nodes, read...)
+	}
 	for _, e := range extra {
 		n, err := yaml.Parse(e)
 		require.NoError(t, err)

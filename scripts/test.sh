@@ -10,7 +10,18 @@ scripts/tools.sh >/dev/null
 scripts/apiserver.sh build >/dev/null
 dir=$(scripts/apiserver.sh start)
 status=1
+# tests that need real third-party data (internal/refdata: $ODLM_RENDER_REFERENCE_DATA, else
+# ../shared/reference) skip without it, each one line in this log, counted at the end
+skiplog=$(mktemp)
+export ODLM_RENDER_SKIP_LOG="$skiplog"
 cleanup() {
+  skipped=$(sort -u "$skiplog" | wc -l)
+  if [ "$skipped" -gt 0 ]; then
+    echo "test.sh: $skipped tests skipped for want of reference data (set ODLM_RENDER_REFERENCE_DATA to the reference-data folder, or place it at ../shared/reference; docs/testing.md)" >&2
+  else
+    echo "test.sh: no test skipped for want of reference data" >&2
+  fi
+  rm -f "$skiplog"
   scripts/apiserver.sh stop "$dir" >/dev/null 2>&1 || true
   scripts/docker.sh stop >/dev/null 2>&1 || true
   # the apiserver's folder (kubeconfigs, logs) is kept only when something failed

@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,16 +18,16 @@ func TestGoldenCasesThroughTheCLI(t *testing.T) {
 	t.Parallel()
 	for _, c := range golden.Cases(t, "../../testdata/render") {
 		t.Run(c.Name(), func(t *testing.T) {
-			args := []string{"render", c.Input()}
-			for _, p := range c.CatalogPaths("../../testdata/catalogs") {
+			args := append([]string{"render"}, c.InputPaths(t)...)
+			for _, p := range c.CatalogPaths(t, "../../testdata/catalogs") {
 				args = append(args, "--catalog", p)
 			}
-			for _, p := range c.SnapshotPaths() {
+			for _, p := range c.SnapshotPaths(t) {
 				args = append(args, "--snapshot", p)
 			}
 			args = append(args, optionFlags(c.Options)...)
 			code, out, stderr := run(t, "", args...)
-			stderr = strings.ReplaceAll(stderr, c.Dir+"/", "")
+			stderr = golden.Relative(stderr, c.Dir)
 			errs := c.ExpectedResults(t, "error")
 			if len(errs) > 0 {
 				assert.Equal(t, cli.ExitErrors, code)

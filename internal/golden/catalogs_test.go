@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/internal/golden"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 )
 
 // TestCatalogPath joins a relative entry to the root and keeps an absolute one (a resolved
@@ -39,13 +40,36 @@ func TestResolveCatalogs(t *testing.T) {
 	assert.Positive(t, fi.Size())
 }
 
-// TestLoadCaseResolvesAGeneratedCatalog: a case naming a generated catalog loads with its
-// path, which CatalogPaths keeps.
-func TestLoadCaseResolvesAGeneratedCatalog(t *testing.T) {
+// TestCatalogPathsResolveAGeneratedCatalog: a case naming a generated catalog keeps the entry
+// as written; CatalogPaths gives the generated file's absolute path.
+func TestCatalogPathsResolveAGeneratedCatalog(t *testing.T) {
 	t.Parallel()
 	c := golden.LoadCase(t, "../../testdata/render/real-foundational-services-olm-none")
-	paths := c.CatalogPaths("../../testdata/catalogs")
+	assert.Equal(t, []string{golden.GeneratedPrefix + "real-foundational-services"}, c.Catalogs)
+	assert.True(t, c.NeedsReference())
+	paths := c.CatalogPaths(t, "../../testdata/catalogs")
 	require.Len(t, paths, 1)
 	assert.True(t, filepath.IsAbs(paths[0]), paths[0])
-	assert.Equal(t, c.Catalogs, paths)
+}
+
+// TestReferenceEntries: "reference:PATH" entries of catalogs, snapshots and inputs resolve in
+// the reference folder, and the paths of its files read back as written.
+func TestReferenceEntries(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "cat", "pkg"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "snap.yaml"), nil, 0o644))
+	t.Setenv(refdata.Env, dir)
+	c := golden.Case{
+		Dir:       "/cases/x",
+		Catalogs:  []string{refdata.Prefix + "cat/pkg", "community/kube-green"},
+		Snapshots: []string{refdata.Prefix + "snap.yaml", "snapshot"},
+		Inputs:    []string{refdata.Prefix + "cat"},
+	}
+	assert.True(t, c.NeedsReference())
+	assert.Equal(t, []string{filepath.Join(dir, "cat/pkg"), "root/community/kube-green"}, c.CatalogPaths(t, "root"))
+	assert.Equal(t, []string{filepath.Join(dir, "snap.yaml"), "/cases/x/snapshot"}, c.SnapshotPaths(t))
+	assert.Equal(t, []string{"/cases/x/input", filepath.Join(dir, "cat")}, c.InputPaths(t))
+	assert.Equal(t, "input/a.yaml:3 and reference:snap.yaml:1",
+		golden.Relative("/cases/x/input/a.yaml:3 and "+filepath.Join(dir, "snap.yaml")+":1", "/cases/x"))
+	assert.False(t, golden.Case{Catalogs: []string{"community/kube-green"}}.NeedsReference())
 }

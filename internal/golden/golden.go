@@ -3,14 +3,18 @@
 // in output order) and results.txt. Compare fails on missing, extra or different files;
 // `go test ... -update` rewrites expected/ on purpose (read the diff before committing).
 //
-// A case's catalogs are paths, or "generated:NAME" for a catalog derived at test time rather
-// than kept in git (internal/testfixture, e.g. generated:real-foundational-services):
-// LoadCase replaces such an entry by the absolute path of the generated file, generating it
-// on first use (CatalogPaths and CatalogPath then give every entry's path). ResolveCatalogs
-// and CatalogPath do the same for the loaders of other case files (testdata/mirror).
+// A case's catalogs, snapshots and extra inputs are paths; "reference:PATH" for real
+// third-party data the repository does not hold, read from the reference-data folder
+// (internal/refdata); or, for catalogs, "generated:NAME" for a catalog derived at test time
+// rather than kept in git (internal/testfixture, e.g. generated:real-foundational-services).
+// LoadCase keeps the entries as written; CatalogPaths, SnapshotPaths, InputPaths and Request
+// resolve them for one test, which skips when the reference data is absent (fails with
+// ODLM_RENDER_REQUIRE_TOOLS=1). ResolveCatalogs and CatalogPath do the same for the loaders
+// of other case files (testdata/mirror, testdata/plan).
 package golden
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -25,6 +29,7 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/testfixture"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
@@ -93,25 +98,66 @@ func Compare(t *testing.T, dir string, files map[string]string) {
 
 // Case is testdata/render/<case>/case.yaml: how a golden case is rendered. Its keys are the
 // engine's options under their functionConfig names (render.Options), and the case's own
-// catalogs and snapshots.
+// catalogs, snapshots and extra inputs, as written (see the package comment).
 type Case struct {
 	// Dir is the case folder.
 	Dir string `json:"-"`
-	// Catalogs are folders or files under testdata/catalogs, or "generated:NAME" in
-	// case.yaml (the absolute path of that generated file once loaded).
+	// Catalogs are folders or files relative to testdata/catalogs, "reference:PATH" or
+	// "generated:NAME".
 	Catalogs []string `json:"catalogs,omitempty"`
-	// Snapshots are files or folders relative to the case folder.
+	// Snapshots are files or folders relative to the case folder, or "reference:PATH".
 	Snapshots []string `json:"snapshots,omitempty"`
+	// Inputs are more input files or folders besides input/: relative to the case folder,
+	// or "reference:PATH" (third-party ODLM configurations).
+	Inputs []string `json:"inputs,omitempty"`
 	render.Options
 }
 
-// SnapshotPaths returns the case's snapshot paths.
-func (c Case) SnapshotPaths() []string {
+// NeedsReference says whether the case reads the reference-data folder (directly, or
+// through a generated catalog derived from it).
+func (c Case) NeedsReference() bool {
+	for _, list := range [][]string{c.Catalogs, c.Snapshots, c.Inputs} {
+		for _, p := range list {
+			if strings.HasPrefix(p, refdata.Prefix) || strings.HasPrefix(p, GeneratedPrefix) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Runnable says whether the case can run here: it needs no reference data, or the
+// reference folder exists. Loops that do not run a test per case (fuzz seeds) use it.
+func (c Case) Runnable() bool { return !c.NeedsReference() || refdata.Available() }
+
+// SnapshotPaths returns the case's snapshot paths (t skips without reference data).
+func (c Case) SnapshotPaths(t testing.TB) []string {
+	t.Helper()
 	var out []string
 	for _, p := range c.Snapshots {
-		out = append(out, filepath.Join(c.Dir, p))
+		out = append(out, c.local(t, p))
 	}
 	return out
+}
+
+// InputPaths returns the case's input folder and its extra inputs (t skips without
+// reference data).
+func (c Case) InputPaths(t testing.TB) []string {
+	t.Helper()
+	out := []string{c.Input()}
+	for _, p := range c.Inputs {
+		out = append(out, c.local(t, p))
+	}
+	return out
+}
+
+// local resolves an entry relative to the case folder, or in the reference folder.
+func (c Case) local(t testing.TB, p string) string {
+	t.Helper()
+	if path, ok := refdata.Resolve(t, p); ok {
+		return path
+	}
+	return filepath.Join(c.Dir, p)
 }
 
 // Cases lists the golden render cases under root (testdata/render).
@@ -129,7 +175,7 @@ func Cases(t testing.TB, root string) []Case {
 	return out
 }
 
-// LoadCase reads the case in dir.
+// LoadCase reads the case in dir; its entries stay as written.
 func LoadCase(t testing.TB, dir string) Case {
 	t.Helper()
 	c := Case{Dir: dir}
@@ -137,7 +183,6 @@ func LoadCase(t testing.TB, dir string) Case {
 		require.NoError(t, yaml.UnmarshalStrict(b, &c), "%s/case.yaml", dir)
 	}
 	c.Dir = dir
-	c.Catalogs = ResolveCatalogs(t, c.Catalogs)
 	return c
 }
 
@@ -146,8 +191,9 @@ func LoadCase(t testing.TB, dir string) Case {
 const GeneratedPrefix = "generated:"
 
 // ResolveCatalogs returns catalogs with each "generated:NAME" entry replaced by the absolute
-// path of that generated file (generated when testdata/generated has none for its inputs);
-// the other entries are kept as they are.
+// path of that generated file (generated when testdata/generated has none for its inputs)
+// and each "reference:PATH" by the reference folder's file; t skips when the reference data
+// is absent. The other entries are kept as they are.
 func ResolveCatalogs(t testing.TB, catalogs []string) []string {
 	t.Helper()
 	var out []string
@@ -155,15 +201,19 @@ func ResolveCatalogs(t testing.TB, catalogs []string) []string {
 		if name, ok := strings.CutPrefix(p, GeneratedPrefix); ok {
 			var err error
 			p, err = testfixture.Path(name)
+			if errors.Is(err, refdata.ErrMissing) {
+				refdata.Skip(t, err)
+			}
 			require.NoError(t, err, "catalog %s", GeneratedPrefix+name)
 		}
+		p, _ = refdata.Resolve(t, p)
 		out = append(out, p)
 	}
 	return out
 }
 
 // CatalogPath is a resolved catalog entry of a case file as a path: under root, or as it is
-// when absolute (a generated catalog).
+// when absolute (a generated or reference catalog).
 func CatalogPath(root, p string) string {
 	if filepath.IsAbs(p) {
 		return p
@@ -171,10 +221,11 @@ func CatalogPath(root, p string) string {
 	return filepath.Join(root, p)
 }
 
-// Request is what the loader reads for the case: its input folder, its catalogs (under
-// catalogsRoot, or generated) and its snapshots.
-func (c Case) Request(catalogsRoot string) inputs.Request {
-	return inputs.Request{Paths: []string{c.Input()}, Catalogs: c.CatalogPaths(catalogsRoot), Snapshots: c.SnapshotPaths()}
+// Request is what the loader reads for the case: its inputs, its catalogs (under
+// catalogsRoot, generated or reference) and its snapshots.
+func (c Case) Request(t testing.TB, catalogsRoot string) inputs.Request {
+	t.Helper()
+	return inputs.Request{Paths: c.InputPaths(t), Catalogs: c.CatalogPaths(t, catalogsRoot), Snapshots: c.SnapshotPaths(t)}
 }
 
 // Load is the case's inputs and options, loaded as the front doors load theirs (inputs.Load).
@@ -193,10 +244,12 @@ func (c Case) Name() string { return filepath.Base(c.Dir) }
 // Input is the case's input folder.
 func (c Case) Input() string { return filepath.Join(c.Dir, "input") }
 
-// CatalogPaths returns the case's catalog paths, given testdata/catalogs.
-func (c Case) CatalogPaths(catalogsRoot string) []string {
+// CatalogPaths returns the case's catalog paths, given testdata/catalogs (t skips without
+// reference data).
+func (c Case) CatalogPaths(t testing.TB, catalogsRoot string) []string {
+	t.Helper()
 	var out []string
-	for _, p := range c.Catalogs {
+	for _, p := range ResolveCatalogs(t, c.Catalogs) {
 		out = append(out, CatalogPath(catalogsRoot, p))
 	}
 	return out
@@ -247,4 +300,14 @@ func (c Case) ResultLines(t testing.TB) []string {
 		}
 	}
 	return out
+}
+
+// Relative rewrites the paths text names as the expected files write them: relative to the
+// case folder dir, and a reference-data file as "reference:PATH".
+func Relative(text, dir string) string {
+	text = strings.ReplaceAll(text, filepath.ToSlash(dir)+"/", "")
+	if root, err := refdata.Root(); err == nil {
+		text = strings.ReplaceAll(text, filepath.ToSlash(root)+"/", refdata.Prefix)
+	}
+	return text
 }

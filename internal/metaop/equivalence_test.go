@@ -38,7 +38,7 @@ func TestRenderingMetaCRsEqualsRenderingTheirConversion(t *testing.T) {
 			}
 			t.Run(c.Name(), func(t *testing.T) {
 				t.Parallel()
-				docs, err := inputs.ReadPaths([]string{c.Input()}, nil)
+				docs, err := inputs.ReadPaths(c.InputPaths(t), nil)
 				require.NoError(t, err)
 				set, err := inputs.Classify(docs)
 				require.NoError(t, err)
@@ -47,7 +47,7 @@ func TestRenderingMetaCRsEqualsRenderingTheirConversion(t *testing.T) {
 						t.Skip("css-control Subscriptions among the inputs: ODLM does not adopt them")
 					}
 				}
-				cat, err := inputs.LoadCatalog(c.CatalogPaths("../../testdata/catalogs"), set.CatalogBlobs)
+				cat, err := inputs.LoadCatalog(c.CatalogPaths(t, "../../testdata/catalogs"), set.CatalogBlobs)
 				require.NoError(t, err)
 				opts := render.Options{DefaultNamespace: c.DefaultNamespace}
 

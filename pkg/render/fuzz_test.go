@@ -81,6 +81,9 @@ func fuzzOptions(bits uint16) (render.Options, bool) {
 // default and non-default options.
 func FuzzRender(f *testing.F) {
 	for i, c := range golden.Cases(f, casesDir) {
+		if !c.Runnable() {
+			continue // its inputs are partly reference data, absent here
+		}
 		files, _ := filepath.Glob(filepath.Join(c.Input(), "*.yaml"))
 		var stream []string
 		for _, file := range files {

@@ -2,7 +2,6 @@ package render_test
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -26,7 +25,7 @@ func loadCase(t testing.TB, dir string) (render.Inputs, render.Options) {
 func loadCaseOrdered(t testing.TB, dir string, order func([]*manifest.Object)) (render.Inputs, render.Options) {
 	t.Helper()
 	c := golden.LoadCase(t, dir)
-	req := c.Request("../../testdata/catalogs")
+	req := c.Request(t, "../../testdata/catalogs")
 	if order != nil {
 		docs, err := inputs.ReadPaths(req.Paths, nil)
 		require.NoError(t, err)
@@ -41,11 +40,10 @@ func loadCaseOrdered(t testing.TB, dir string, order func([]*manifest.Object)) (
 // resultLines prints results with their severity, with paths relative to the case folder
 // (also inside messages, which may name a catalog file).
 func resultLines(dir string, rs diag.Results) []string {
-	prefix := filepath.ToSlash(dir) + "/"
 	var lines []string
 	for _, r := range rs {
-		r.File = strings.TrimPrefix(r.File, prefix)
-		r.Message = strings.ReplaceAll(r.Message, prefix, "")
+		r.File = golden.Relative(r.File, dir)
+		r.Message = golden.Relative(r.Message, dir)
 		lines = append(lines, "["+string(r.Severity)+"] "+r.String())
 	}
 	return lines

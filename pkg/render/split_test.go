@@ -167,7 +167,7 @@ func loadSplit(t *testing.T, c golden.Case, inputDir string) (render.Inputs, ren
 	require.NoError(t, err)
 	set, err := inputs.Classify(docs)
 	require.NoError(t, err)
-	cat, err := inputs.LoadCatalog(c.CatalogPaths("../../testdata/catalogs"), set.CatalogBlobs)
+	cat, err := inputs.LoadCatalog(c.CatalogPaths(t, "../../testdata/catalogs"), set.CatalogBlobs)
 	require.NoError(t, err)
 	_, opts := loadCase(t, c.Dir) // the options, snapshots included, are the case's
 	var sources cluster.Chain
