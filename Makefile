@@ -7,22 +7,25 @@ BIN := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/odlm-render/odlm-render/internal/version.Version=$(VERSION)
 
-.PHONY: all help build install example test tools apiserver unit lint fuzz bench golden generated clean
+.PHONY: all help build cli install example test tools apiserver unit lint fuzz bench golden generated clean
 
 all: build
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-build: ## build bin/odlm-render and bin/odlm-render-fn
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/odlm-render ./cmd/odlm-render
+build: cli ## build bin/odlm-render and bin/odlm-render-fn
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/odlm-render-fn ./fn
+
+cli: ## build bin/odlm-render alone (what `make example` needs)
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/odlm-render ./cmd/odlm-render
 
 install: build ## copy bin/odlm-render and bin/odlm-render-fn to $(go env GOPATH)/bin (or $GOBIN)
 	@dest="$${GOBIN:-$$($(GO) env GOPATH)/bin}"; mkdir -p "$$dest" && cp $(BIN)/odlm-render $(BIN)/odlm-render-fn "$$dest/" && echo "installed into $$dest"
 
-# Render the bundled quickstart example (ODLM CRs + a real catalog) to stdout.
-example: build ## render the bundled example (examples/quickstart) to stdout
+# Render the bundled quickstart example (ODLM CRs and the example's catalog) to stdout; it
+# builds only the CLI (the KRM function is not needed to render it).
+example: cli ## render the bundled example (examples/quickstart) to stdout
 	$(BIN)/odlm-render render examples/quickstart/manifests --catalog examples/quickstart/catalog
 
 # Every test: vet and format checks, unit, golden, front-door tests, and the integration
