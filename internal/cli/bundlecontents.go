@@ -61,7 +61,7 @@ func bundleContents(ctx context.Context, f extractFlags, cat *catalog.Catalog, r
 // and any failure is the command's error (nothing is written).
 func pullContents(ctx context.Context, f extractFlags, bundles []*catalog.Bundle, rewrites []image.Rewrite, stderr io.Writer, warn func(string)) error {
 	puller := &image.BundlePuller{
-		Options:  image.Options{Timeout: f.timeout, Remote: remoteOptions, Warn: warn},
+		Options:  image.Options{Timeout: f.timeout, Warn: warn},
 		Rewrites: rewrites,
 		CacheDir: f.cacheDir,
 	}

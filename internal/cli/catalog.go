@@ -16,7 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/spf13/cobra"
 
 	"github.com/odlm-render/odlm-render/internal/image"
@@ -67,9 +66,6 @@ const (
 
 // pullWorkers is how many bundle images are read at once.
 const pullWorkers = 4
-
-// remoteOptions are more registry options for tests (an in-process registry's transport).
-var remoteOptions []remote.Option
 
 // progressTiming is when extract starts printing progress lines (after), and how often it
 // prints them then (every).
