@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod
+# commit messages: subjects of at most 72 characters, then a blank line (CONTRIBUTING.md)
+scripts/check-commits.sh
 scripts/tools.sh >/dev/null
 scripts/apiserver.sh build >/dev/null
 dir=$(scripts/apiserver.sh start)
