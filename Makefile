@@ -7,12 +7,22 @@ BIN := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/odlm-render/odlm-render/internal/version.Version=$(VERSION)
 
-.PHONY: all help build cli install example test tools apiserver unit lint fuzz bench golden generated clean
+.PHONY: all help setup build cli install example test tools apiserver unit lint fuzz bench golden generated clean
 
 all: build
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+# The commit-msg hook (scripts/commit-msg: subjects of at most 72 characters, then a blank
+# line): .git/hooks/commit-msg (git rev-parse --git-path hooks, which worktrees share) runs
+# the scripts/commit-msg of the checkout committed to. Running it again is harmless.
+setup: ## install the commit-msg hook into .git/hooks
+	@hooks=$$(git rev-parse --git-path hooks) && mkdir -p "$$hooks" && \
+	  printf '%s\n' '#!/bin/sh' '# installed by `make setup`: the rule of scripts/commit-msg' \
+	    'hook="$$(git rev-parse --show-toplevel)/scripts/commit-msg"' \
+	    '[ -x "$$hook" ] || exit 0' 'exec "$$hook" "$$@"' >"$$hooks/commit-msg" && \
+	  chmod +x "$$hooks/commit-msg" && echo "installed $$hooks/commit-msg (runs scripts/commit-msg)"
 
 build: cli ## build bin/odlm-render and bin/odlm-render-fn
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/odlm-render-fn ./fn
@@ -60,23 +70,9 @@ golden: ## regenerate golden files (read the diff before committing)
 generated: ## write the test data derived at test time into testdata/generated/ (prints the paths)
 	$(GO) run ./hack/testfixture
 
-fuzz: ## run every fuzzer for 60 s
-	$(GO) test ./internal/merge/ -run '^$$' -fuzz FuzzMerge -fuzztime 60s -fuzzminimizetime 10s
-	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzLoad -fuzztime 60s -fuzzminimizetime 10s
-	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzStreamingMatchesReference -fuzztime 60s -fuzzminimizetime 10s
-	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzPrune -fuzztime 60s -fuzzminimizetime 10s
-	$(GO) test ./pkg/catalog/ -run '^$$' -fuzz FuzzCompactJSON -fuzztime 60s -fuzzminimizetime 10s
-	$(GO) test ./pkg/render/ -run '^$$' -fuzz FuzzRender -fuzztime 60s -fuzzminimizetime 10s
-	$(GO) test ./internal/template/ -run '^$$' -fuzz FuzzResolve -fuzztime 60s -fuzzminimizetime 10s
-	$(GO) test ./internal/collection/ -run '^$$' -fuzz FuzzCollection -fuzztime 60s -fuzzminimizetime 10s
-	$(GO) test ./internal/plan/ -run '^$$' -fuzz FuzzBuild -fuzztime 60s -fuzzminimizetime 10s
-	$(GO) test ./internal/crd/ -run '^$$' -fuzz FuzzCheck -fuzztime 60s -fuzzminimizetime 10s
-	$(GO) test ./internal/krm/ -run '^$$' -fuzz FuzzParseByItemAgrees -fuzztime 60s -fuzzminimizetime 10s
-	$(GO) test ./internal/manifest/ -run '^$$' -fuzz FuzzDecodeParallelAgrees -fuzztime 60s -fuzzminimizetime 10s
-	$(GO) test ./internal/yamlwrite/ -run '^$$' -fuzz FuzzWriter -fuzztime 60s -fuzzminimizetime 10s
-	$(GO) test ./internal/manifest/ -run '^$$' -fuzz FuzzFastDocumentRoundTrip -fuzztime 60s -fuzzminimizetime 10s
-	$(GO) test ./internal/image/ -run '^$$' -fuzz FuzzBundleLayers -fuzztime 60s -fuzzminimizetime 10s
-	$(GO) test ./internal/naming/ -run '^$$' -fuzz FuzzCanonicalJSON -fuzztime 60s -fuzzminimizetime 10s
+# Every fuzzer of the module, found in the code (scripts/fuzz.sh --list prints them).
+fuzz: ## run every fuzzer for 60 s each (FUZZTIME=10s to change)
+	scripts/fuzz.sh
 
 # Scale benchmarks (go test -bench, kustomize, start-up, peak memory): one table and the
 # ratios against the targets; a few minutes. See scripts/bench.sh.
