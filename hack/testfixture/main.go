@@ -1,6 +1,8 @@
 // Command testfixture writes the test data derived at test time (internal/testfixture) into
 // testdata/generated/ and prints each file's path: every generated file, or those named as
 // arguments (`go run ./hack/testfixture real-foundational-services`). `make generated` runs it.
+// Their real inputs are read from the reference-data folder (internal/refdata:
+// $ODLM_RENDER_REFERENCE_DATA, else ../shared/reference); without it, it says so and exits 1.
 package main
 
 import (

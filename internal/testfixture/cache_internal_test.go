@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/odlm-render/odlm-render/internal/refdata"
 )
 
 // TestWriteAtomicLeavesOnlyTheFile: the file holds the data, and no temporary file stays.
@@ -83,4 +85,34 @@ func TestKeyFollowsTheInputs(t *testing.T) {
 	assert.NotEqual(t, first, second, "other contents")
 	require.NoError(t, os.Rename(filepath.Join(root, "in", "a"), filepath.Join(root, "in", "b")))
 	assert.NotEqual(t, second, key("1"), "another name")
+}
+
+// TestKeyOfReferenceFiles: a reference folder's file is hashed by its "reference:PATH" name
+// and contents, wherever the folder is; another contents gives another key, and no folder an
+// error wrapping refdata.ErrMissing.
+func TestKeyOfReferenceFiles(t *testing.T) {
+	key := func(refRoot string) (string, error) {
+		t.Setenv(refdata.Env, refRoot)
+		in := newInputs(t.TempDir(), "1")
+		if err := in.addReference("data"); err != nil {
+			return "", err
+		}
+		return in.key(), nil
+	}
+	folder := func(text string) string {
+		dir := t.TempDir()
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, "data", "sub"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "data", "sub", "a"), []byte(text), 0o644))
+		return dir
+	}
+	first, err := key(folder("one"))
+	require.NoError(t, err)
+	again, err := key(folder("one"))
+	require.NoError(t, err)
+	assert.Equal(t, first, again, "the same files in another folder")
+	other, err := key(folder("two"))
+	require.NoError(t, err)
+	assert.NotEqual(t, first, other, "other contents")
+	_, err = key(filepath.Join(t.TempDir(), "none"))
+	require.ErrorIs(t, err, refdata.ErrMissing)
 }

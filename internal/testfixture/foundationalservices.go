@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/odlm-render/odlm-render/internal/image"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
@@ -32,12 +33,28 @@ const FoundationalServices = "real-foundational-services"
 // bump it when the generator changes what it writes.
 const foundationalServicesVersion = "1"
 
-// FoundationalServicesCatalog is the catalog folder, relative to the repository root: IBM's
-// two operators and the rhbk-operator stand-in as FBC, EDB's package as a CatalogSnapshot.
+// FoundationalServicesCatalog is the catalog folder as the repository held it, relative to
+// the repository root: IBM's two operators and the rhbk-operator stand-in as FBC, EDB's
+// package as a CatalogSnapshot, one folder per package. Only the stand-in
+// (FoundationalServicesOwnPackages) is still there; the other packages, third-party, are
+// read from the reference folder's copy (refdata.TestdataCopy + "/testdata/" + the same
+// path). AssembleFoundationalServicesCatalog puts them together again.
 const FoundationalServicesCatalog = "testdata/render/real-foundational-services/catalog"
 
-// BundlesDir is the folder of the real bundle folders, relative to the repository root.
-const BundlesDir = "testdata/bundles"
+// FoundationalServicesReferencePackages are the package folders of FoundationalServicesCatalog
+// read from the reference folder (EDB's and IBM's catalogs).
+var FoundationalServicesReferencePackages = []string{"cloud-native-postgresql", "ibm-commonui-operator-app", "ibm-iam-operator"}
+
+// FoundationalServicesOwnPackages are the package folders of FoundationalServicesCatalog the
+// repository holds (the project's rhbk-operator stand-in).
+var FoundationalServicesOwnPackages = []string{"rhbk-operator"}
+
+// foundationalServicesReference is FoundationalServicesCatalog in the reference folder.
+const foundationalServicesReference = refdata.TestdataCopy + "/testdata/render/real-foundational-services/catalog"
+
+// BundlesDir is the folder of the real bundle folders, relative to the reference folder (the
+// copy of testdata/bundles).
+const BundlesDir = refdata.TestdataCopy + "/testdata/bundles"
 
 // BundleHost is the registry the generated catalog names for the heads' images
 // (BundleHost/<repository>@sha256:…); extract reads it from the in-process registry.
@@ -51,7 +68,7 @@ const PulledName = "real-foundational-services-pulled"
 type Head struct {
 	Bundle  string // the bundle's name in the catalog
 	Image   string // the image the catalog names for it
-	Dir     string // the bundle folder under BundlesDir
+	Dir     string // the bundle folder under BundlesDir (in the reference folder)
 	Package string // the package its metadata/annotations.yaml names (the image's label)
 }
 
@@ -75,17 +92,26 @@ var Heads = []Head{
 }
 
 // foundationalServicesKey hashes the generated snapshot's inputs: the generator's version,
-// the catalog's files, the heads' bundle folders and the module's Go sources.
+// the catalog's files (the reference folder's and the repository's), the heads' bundle
+// folders and the module's Go sources. The reference folder's files are hashed under their
+// "reference:PATH" names, so that the key is the same wherever the folder is.
 func foundationalServicesKey(root string) (string, error) {
 	in := newInputs(root, foundationalServicesVersion)
 	for _, h := range Heads {
 		fmt.Fprintf(in.h, "head %s %s %s %s\n", h.Bundle, h.Image, h.Dir, h.Package)
 	}
-	if err := in.addTree(FoundationalServicesCatalog, nil); err != nil {
-		return "", err
+	for _, pkg := range FoundationalServicesReferencePackages {
+		if err := in.addReference(foundationalServicesReference + "/" + pkg); err != nil {
+			return "", err
+		}
+	}
+	for _, pkg := range FoundationalServicesOwnPackages {
+		if err := in.addTree(filepath.Join(FoundationalServicesCatalog, pkg), nil); err != nil {
+			return "", err
+		}
 	}
 	for _, h := range Heads {
-		if err := in.addTree(filepath.Join(BundlesDir, h.Dir), nil); err != nil {
+		if err := in.addReference(BundlesDir + "/" + h.Dir); err != nil {
 			return "", err
 		}
 	}
@@ -95,16 +121,40 @@ func foundationalServicesKey(root string) (string, error) {
 	return in.key(), nil
 }
 
+// AssembleFoundationalServicesCatalog writes FoundationalServicesCatalog as the repository
+// held it into the folder dst (dst/<package>/…), given the repository root: the reference
+// folder's packages and the repository's. The error wraps refdata.ErrMissing when there is
+// no reference folder.
+func AssembleFoundationalServicesCatalog(root, dst string) error {
+	var parts []string
+	for _, pkg := range FoundationalServicesReferencePackages {
+		p, err := refdata.Lookup(foundationalServicesReference + "/" + pkg)
+		if err != nil {
+			return fmt.Errorf("catalog %s: %w", FoundationalServicesCatalog, err)
+		}
+		parts = append(parts, p)
+	}
+	for _, pkg := range FoundationalServicesOwnPackages {
+		parts = append(parts, filepath.Join(root, FoundationalServicesCatalog, pkg))
+	}
+	for _, p := range parts {
+		if err := CopyCatalogWithImages(p, filepath.Join(dst, filepath.Base(p)), nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // GenerateFoundationalServices writes the FoundationalServices snapshot, given the
-// repository root: it serves the heads' images from an in-process registry, copies the
-// catalog with each head's image renamed under BundleHost into a temporary folder
-// "catalog", and extracts it as `catalog extract --bundle-contents pull` does
-// (ExtractPulled). Nothing leaves the process.
+// repository root: it serves the heads' images from an in-process registry, assembles the
+// catalog (AssembleFoundationalServicesCatalog) and copies it with each head's image renamed
+// under BundleHost into a temporary folder "catalog", and extracts it as `catalog extract
+// --bundle-contents pull` does (ExtractPulled). Nothing leaves the process.
 func GenerateFoundationalServices(ctx context.Context, root string) ([]byte, error) {
 	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
 	defer srv.Close()
 	host := strings.TrimPrefix(srv.URL, "http://")
-	images, err := PushHeads(root, host)
+	images, err := PushHeads(host)
 	if err != nil {
 		return nil, err
 	}
@@ -113,20 +163,34 @@ func GenerateFoundationalServices(ctx context.Context, root string) ([]byte, err
 		return nil, err
 	}
 	defer func() { _ = os.RemoveAll(tmp) }()
+	plain := filepath.Join(tmp, "assembled")
+	if err := AssembleFoundationalServicesCatalog(root, plain); err != nil {
+		return nil, err
+	}
 	dir := filepath.Join(tmp, "catalog")
-	if err := CopyCatalogWithImages(filepath.Join(root, FoundationalServicesCatalog), dir, images); err != nil {
+	if err := CopyCatalogWithImages(plain, dir, images); err != nil {
 		return nil, err
 	}
 	return ExtractPulled(ctx, dir, PulledName, []image.Rewrite{{From: BundleHost, To: host}})
 }
 
-// PushHeads builds each head's bundle image from its folder (under root), pushes it by
-// digest to the registry at host, and returns the catalog's image of each head mapped to the
-// image name under BundleHost that a rewrite BundleHost=host sends to it.
-func PushHeads(root, host string) (map[string]string, error) {
+// BundleDir is the absolute path of h's bundle folder in the reference folder; the error
+// wraps refdata.ErrMissing when there is no reference folder.
+func BundleDir(h Head) (string, error) {
+	return refdata.Lookup(BundlesDir + "/" + h.Dir)
+}
+
+// PushHeads builds each head's bundle image from its folder (BundleDir), pushes it by digest
+// to the registry at host, and returns the catalog's image of each head mapped to the image
+// name under BundleHost that a rewrite BundleHost=host sends to it.
+func PushHeads(host string) (map[string]string, error) {
 	images := map[string]string{}
 	for _, h := range Heads {
-		img, err := BundleImage(filepath.Join(root, BundlesDir, h.Dir), h.Package)
+		dir, err := BundleDir(h)
+		if err != nil {
+			return nil, fmt.Errorf("bundle %s: %w", h.Bundle, err)
+		}
+		img, err := BundleImage(dir, h.Package)
 		if err != nil {
 			return nil, err
 		}
@@ -152,7 +216,8 @@ func PushHeads(root, host string) (map[string]string, error) {
 }
 
 // CopyCatalogWithImages copies the catalog folder src to dst, each image named in images
-// (the value of an "image:" line) replaced by its value. Every image must occur exactly once.
+// (the value of an "image:" line) replaced by its value. Every image must occur exactly once;
+// nil images copies the folder as it is.
 func CopyCatalogWithImages(src, dst string, images map[string]string) error {
 	seen := map[string]int{}
 	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {

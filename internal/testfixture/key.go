@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/odlm-render/odlm-render/internal/refdata"
 )
 
 // keyLength is how many hex digits of the inputs' hash name a generated file.
@@ -31,11 +33,32 @@ func newInputs(root, version string) *inputs {
 // addTree hashes every file under dir (relative to the root) that keep accepts, by path
 // and contents, in lexical order.
 func (in *inputs) addTree(dir string, keep func(rel string) bool) error {
-	return filepath.WalkDir(filepath.Join(in.root, dir), func(p string, d fs.DirEntry, err error) error {
+	return in.walk(in.root, filepath.Join(in.root, dir), "", keep)
+}
+
+// addReference hashes every file under rel, a folder of the reference folder (refdata), by
+// its name "reference:PATH" and contents, in lexical order: the key does not depend on where
+// the reference folder is. The error wraps refdata.ErrMissing when there is none.
+func (in *inputs) addReference(rel string) error {
+	dir, err := refdata.Lookup(rel)
+	if err != nil {
+		return err
+	}
+	root, err := refdata.Root()
+	if err != nil {
+		return err
+	}
+	return in.walk(root, dir, refdata.Prefix, nil)
+}
+
+// walk hashes every file under dir that keep accepts, named prefix + its path relative to
+// base (slash-separated), by name and contents, in lexical order.
+func (in *inputs) walk(base, dir, prefix string, keep func(rel string) bool) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		rel, err := filepath.Rel(in.root, p)
+		rel, err := filepath.Rel(base, p)
 		if err != nil {
 			return err
 		}
@@ -43,17 +66,22 @@ func (in *inputs) addTree(dir string, keep func(rel string) bool) error {
 		if keep != nil && !keep(rel) {
 			return nil
 		}
-		return in.addFile(rel)
+		return in.addData(prefix+rel, p)
 	})
 }
 
 // addFile hashes one file (relative to the root) by path and contents.
 func (in *inputs) addFile(rel string) error {
-	data, err := os.ReadFile(filepath.Join(in.root, filepath.FromSlash(rel)))
+	return in.addData(rel, filepath.Join(in.root, filepath.FromSlash(rel)))
+}
+
+// addData hashes the file at path under the name name, and its contents.
+func (in *inputs) addData(name, path string) error {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(in.h, "%s %d\n", rel, len(data))
+	fmt.Fprintf(in.h, "%s %d\n", name, len(data))
 	in.h.Write(data)
 	return nil
 }

@@ -1,9 +1,11 @@
 // Package testfixture owns the test data that is derived at test time rather than kept in
-// git: files the tests need that the product writes from real inputs kept in testdata (a
-// CatalogSnapshot with pulled bundle contents, built from testdata/bundles). Each is
-// generated offline, once per change of its inputs, into testdata/generated/ (gitignored),
-// under a name keyed by a hash of those inputs, written atomically so that test binaries run
-// in parallel may race to write it. It is for tests and hack/ tools only.
+// git: files the tests need that the product writes from real inputs (a CatalogSnapshot with
+// pulled bundle contents, built from real bundle folders). Those inputs are third-party data
+// read from the reference-data folder (internal/refdata), with the project's own files of
+// testdata. Each is generated offline, once per change of its inputs, into
+// testdata/generated/ (gitignored), under a name keyed by a hash of those inputs, written
+// atomically so that test binaries run in parallel may race to write it. It is for tests and
+// hack/ tools only.
 package testfixture
 
 import (
@@ -63,6 +65,8 @@ var (
 
 // Path returns the absolute path of the generated file name (one of Names), generating it
 // when testdata/generated has none for the current inputs. It is computed once per process.
+// Without the reference folder the error wraps refdata.ErrMissing (a test skips:
+// golden.ResolveCatalogs).
 func Path(name string) (string, error) {
 	pathsMu.Lock()
 	once, ok := paths[name]

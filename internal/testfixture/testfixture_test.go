@@ -1,6 +1,7 @@
 package testfixture_test
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/testfixture"
 )
 
@@ -17,7 +19,7 @@ import (
 // which would change every generated snapshot's images, is seen.
 func TestBundleImageDigestIsStable(t *testing.T) {
 	t.Parallel()
-	img, err := testfixture.BundleImage(filepath.Join("../..", testfixture.BundlesDir, "kube-green-0.7.1"), "kube-green")
+	img, err := testfixture.BundleImage(refdata.Path(t, testfixture.BundlesDir+"/kube-green-0.7.1"), "kube-green")
 	require.NoError(t, err)
 	got, err := img.Digest()
 	require.NoError(t, err)
@@ -40,14 +42,62 @@ func TestPathOfAnUnknownName(t *testing.T) {
 	require.ErrorContains(t, err, `"no-such-file": unknown (known: `+testfixture.FoundationalServices+")")
 }
 
-// TestHeadsHaveBundleFolders: every head's folder is under testdata/bundles.
+// TestHeadsHaveBundleFolders: every head's folder is in the reference folder's copy of
+// testdata/bundles.
 func TestHeadsHaveBundleFolders(t *testing.T) {
 	t.Parallel()
+	refdata.Path(t, testfixture.BundlesDir)
 	for _, h := range testfixture.Heads {
-		fi, err := os.Stat(filepath.Join("../..", testfixture.BundlesDir, h.Dir, "manifests"))
+		dir, err := testfixture.BundleDir(h)
+		require.NoError(t, err, h.Bundle)
+		fi, err := os.Stat(filepath.Join(dir, "manifests"))
 		require.NoError(t, err, h.Bundle)
 		assert.True(t, fi.IsDir(), h.Bundle)
 	}
+}
+
+// TestAssembleFoundationalServicesCatalog: the catalog is the reference folder's packages
+// and the repository's stand-in, one folder each, as the repository held it.
+func TestAssembleFoundationalServicesCatalog(t *testing.T) {
+	t.Parallel()
+	want := refdata.Testdata(t, "render/real-foundational-services/catalog")
+	root, err := testfixture.RepoRoot()
+	require.NoError(t, err)
+	dst := filepath.Join(t.TempDir(), "catalog")
+	require.NoError(t, testfixture.AssembleFoundationalServicesCatalog(root, dst))
+	assert.Equal(t, treeFiles(t, want), treeFiles(t, dst))
+}
+
+// TestAssembleWithoutReferenceData: without the reference folder the generated file cannot be
+// made, and the error says so (refdata.ErrMissing: the tests that read it skip).
+func TestAssembleWithoutReferenceData(t *testing.T) {
+	t.Setenv(refdata.Env, filepath.Join(t.TempDir(), "none"))
+	root, err := testfixture.RepoRoot()
+	require.NoError(t, err)
+	err = testfixture.AssembleFoundationalServicesCatalog(root, t.TempDir())
+	require.ErrorIs(t, err, refdata.ErrMissing)
+	_, err = testfixture.BundleDir(testfixture.Heads[0])
+	require.ErrorIs(t, err, refdata.ErrMissing)
+}
+
+// treeFiles is every file under dir by its slash-separated path relative to dir, with its
+// contents.
+func treeFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = string(data)
+		return err
+	}))
+	return files
 }
 
 // TestCopyCatalogWithImages renames each image once, and refuses an image that occurs
