@@ -16,13 +16,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/internal/golden"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/testtools"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
 // pulledSnapshot is the CatalogSnapshot TestExtractPullsBundleContents writes: the real
 // kube-green package (catalogs/v4.20, CSV metadata only) with the contents of its channel
-// head pulled from a registry; golden case bundle-contents-pulled renders from it.
+// head pulled from a registry, both read from the reference folder; golden case
+// bundle-contents-pulled renders from it.
 const pulledSnapshot = "../../testdata/catalogs-pulled/kube-green.snapshot.yaml"
 
 // bundleHost is the registry the test catalog names for the head bundle's image; a
@@ -30,7 +32,7 @@ const pulledSnapshot = "../../testdata/catalogs-pulled/kube-green.snapshot.yaml"
 const bundleHost = "bundles.odlm-render.test"
 
 func TestExtractPullsBundleContents(t *testing.T) {
-	img := testtools.BundleImage(t, "../../testdata/bundles/kube-green-0.7.1", "kube-green")
+	img := testtools.BundleImage(t, refdata.Testdata(t, "bundles/kube-green-0.7.1"), "kube-green")
 	digest, err := img.Digest()
 	require.NoError(t, err)
 	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
@@ -41,7 +43,7 @@ func TestExtractPullsBundleContents(t *testing.T) {
 	require.NoError(t, remote.Write(ref, img))
 
 	// the real v4.20 catalog of kube-green, its head's image naming the image built above
-	real, err := os.ReadFile(filepath.Join(testCatalogs, "community/kube-green/catalog.yaml"))
+	real, err := os.ReadFile(filepath.Join(testCatalogs(t), "community/kube-green/catalog.yaml"))
 	require.NoError(t, err)
 	headImage := "quay.io/community-operator-pipeline-prod/kube-green@sha256:6a3babd5a11f00ce3786a1a2c7f7543ee72b4fe41d10a4e184a566da36b75bd0"
 	require.Contains(t, string(real), "image: "+headImage, "kube-green.v0.7.1's image in catalogs/v4.20")
@@ -112,7 +114,7 @@ func TestExtractPullsBundleContents(t *testing.T) {
 // `*`) is not used: extract warns, reads the bundle image again and writes the snapshot it
 // wrote before. Before, the edited entry went into the snapshot.
 func TestExtractReadsATamperedCacheEntryAgain(t *testing.T) {
-	img := testtools.BundleImage(t, "../../testdata/bundles/kube-green-0.7.1", "kube-green")
+	img := testtools.BundleImage(t, refdata.Testdata(t, "bundles/kube-green-0.7.1"), "kube-green")
 	digest, err := img.Digest()
 	require.NoError(t, err)
 	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
@@ -121,7 +123,7 @@ func TestExtractReadsATamperedCacheEntryAgain(t *testing.T) {
 	ref, err := name.ParseReference(host + "/op/kube-green@" + digest.String())
 	require.NoError(t, err)
 	require.NoError(t, remote.Write(ref, img))
-	real, err := os.ReadFile(filepath.Join(testCatalogs, "community/kube-green/catalog.yaml"))
+	real, err := os.ReadFile(filepath.Join(testCatalogs(t), "community/kube-green/catalog.yaml"))
 	require.NoError(t, err)
 	headImage := "quay.io/community-operator-pipeline-prod/kube-green@sha256:6a3babd5a11f00ce3786a1a2c7f7543ee72b4fe41d10a4e184a566da36b75bd0"
 	dir := t.TempDir()

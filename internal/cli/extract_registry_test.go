@@ -8,33 +8,81 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/odlm-render/odlm-render/internal/golden"
+	"github.com/odlm-render/odlm-render/internal/refdata"
+	"github.com/odlm-render/odlm-render/internal/testfixture"
 )
 
 // realCase is IBM's foundational-services configuration as the common-services operator
 // assembles it (testdata/render/real-foundational-services/README.md): 97 registry entries
 // of 28 packages, 15 entries installMode no-op (9 packages only no-op), every entry with
-// sourceName opencloud-operators; its catalog/ holds real data of 4 packages from three
-// vendors' catalogs.
+// sourceName opencloud-operators; its catalog holds real data of 3 packages from two
+// vendors' catalogs (read from the reference folder) and the project's stand-in for Red
+// Hat's Keycloak (testfixture.FoundationalServicesCatalog).
 const realCase = "../../testdata/render/real-foundational-services"
 
+// realRegistry is the case's OperandRegistry, IBM's, read from the reference folder (t skips
+// without it).
+func realRegistry(t *testing.T) string {
+	t.Helper()
+	return refdata.Testdata(t, "render/real-foundational-services/input/registry.yaml")
+}
+
+// realInputs are the case's inputs: its input/ folder and IBM's registry and config from the
+// reference folder (t skips without it).
+func realInputs(t *testing.T) []string {
+	t.Helper()
+	return golden.LoadCase(t, realCase).InputPaths(t)
+}
+
+// realCatalog is the case's catalog folder as the repository held it, assembled in a
+// temporary folder from the reference folder's packages and the repository's stand-in (t
+// skips without the reference folder).
+func realCatalog(t *testing.T) string {
+	t.Helper()
+	refdata.Testdata(t, "render/real-foundational-services/catalog")
+	root, err := testfixture.RepoRoot()
+	require.NoError(t, err)
+	dir := filepath.Join(t.TempDir(), "catalog")
+	require.NoError(t, testfixture.AssembleFoundationalServicesCatalog(root, dir))
+	return dir
+}
+
 // vendorCatalogs splits the real case's catalog as the vendors publish it: IBM's packages,
-// Red Hat's Keycloak and EDB's PostgreSQL in three catalogs.
+// Red Hat's Keycloak (the stand-in) and EDB's PostgreSQL in three catalogs (t skips without
+// the reference folder).
 func vendorCatalogs(t *testing.T) (ibm, redhat, certified string) {
 	t.Helper()
+	catalog := realCatalog(t)
 	dir := t.TempDir()
 	for sub, pkgs := range map[string][]string{
 		"opencloud-operators": {"ibm-iam-operator", "ibm-commonui-operator-app"},
-		"redhat-operators":    {"rhbk-operator"},
 		"certified-operators": {"cloud-native-postgresql"},
 	} {
-		for _, p := range pkgs {
-			data, err := os.ReadFile(filepath.Join(realCase, "catalog", p, "catalog.yaml"))
-			require.NoError(t, err)
-			require.NoError(t, os.MkdirAll(filepath.Join(dir, sub, p), 0o755))
-			require.NoError(t, os.WriteFile(filepath.Join(dir, sub, p, "catalog.yaml"), data, 0o644))
-		}
+		copyPackages(t, catalog, filepath.Join(dir, sub), pkgs...)
 	}
-	return filepath.Join(dir, "opencloud-operators"), filepath.Join(dir, "redhat-operators"), filepath.Join(dir, "certified-operators")
+	return filepath.Join(dir, "opencloud-operators"), redhatCatalog(t), filepath.Join(dir, "certified-operators")
+}
+
+// redhatCatalog is the catalog redhat-operators of vendorCatalogs: the project's
+// rhbk-operator stand-in alone, which the repository holds.
+func redhatCatalog(t *testing.T) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "redhat-operators")
+	copyPackages(t, filepath.Join("../..", testfixture.FoundationalServicesCatalog), dst, testfixture.FoundationalServicesOwnPackages...)
+	return dst
+}
+
+// copyPackages copies the catalog.yaml of each package folder of src into dst.
+func copyPackages(t *testing.T, src, dst string, pkgs ...string) {
+	t.Helper()
+	for _, p := range pkgs {
+		data, err := os.ReadFile(filepath.Join(src, p, "catalog.yaml"))
+		require.NoError(t, err)
+		require.NoError(t, os.MkdirAll(filepath.Join(dst, p), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dst, p, "catalog.yaml"), data, 0o644))
+	}
 }
 
 // noOpOnly are the real registry's packages whose every entry is installMode no-op.
@@ -47,7 +95,7 @@ var noOpOnly = []string{"ibm-licensing-operator-app", "ibm-cert-manager-operator
 func TestExtractRealRegistry(t *testing.T) {
 	t.Parallel()
 	ibm, redhat, certified := vendorCatalogs(t)
-	registry := realCase + "/input/registry.yaml"
+	registry := realRegistry(t)
 	missingWarning := func(stderr string) int { return strings.Count(stderr, "odlm-render: warning: package ") }
 
 	t.Run("entries look where their sourceName points", func(t *testing.T) {
@@ -77,11 +125,11 @@ func TestExtractRealRegistry(t *testing.T) {
 			assert.Contains(t, string(data), "metadata:\n  name: "+name+"\n")
 		}
 		render := func(catalogPath string) string {
-			code, out, stderr := extract(t, "", "render", realCase+"/input", "--catalog", catalogPath)
+			code, out, stderr := extract(t, "", append(append([]string{"render"}, realInputs(t)...), "--catalog", catalogPath)...)
 			require.Equal(t, ExitOK, code, stderr)
 			return out
 		}
-		assert.Equal(t, render(realCase+"/catalog"), render(snap), "the snapshots of three catalogs render as the catalog folder")
+		assert.Equal(t, render(realCatalog(t)), render(snap), "the snapshots of three catalogs render as the catalog folder")
 	})
 }
 
@@ -89,8 +137,7 @@ func TestExtractRealRegistry(t *testing.T) {
 // nothing found.
 func TestExtractKeepsAndWarns(t *testing.T) {
 	t.Parallel()
-	_, redhat, _ := vendorCatalogs(t)
-	registry := realCase + "/input/registry.yaml"
+	redhat := redhatCatalog(t)
 
 	t.Run("a package two catalogs hold is kept from the first", func(t *testing.T) {
 		code, out, stderr := extract(t, "", "catalog", "extract", "--package", "rhbk-operator", "--from", redhat, "--from", "copy="+redhat, "--bundle-contents", "drop")
@@ -116,6 +163,7 @@ spec:
 	})
 
 	t.Run("nothing found is an error, and nothing is written", func(t *testing.T) {
+		registry := realRegistry(t)
 		out := filepath.Join(t.TempDir(), "out.yaml")
 		code, stdout, stderr := extract(t, "", "catalog", "extract", "--registry", registry, "--from", t.TempDir(), "-o", out)
 		assert.Equal(t, ExitErrors, code)
@@ -128,7 +176,8 @@ spec:
 
 func TestExtractSourcesUsage(t *testing.T) {
 	t.Parallel()
-	ibm, redhat, _ := vendorCatalogs(t)
+	ibm, redhat := filepath.Join(t.TempDir(), "opencloud-operators"), redhatCatalog(t)
+	require.NoError(t, os.Mkdir(ibm, 0o755))
 	for _, tc := range []struct {
 		name string
 		args []string

@@ -29,19 +29,17 @@ import (
 // a change of it is reviewed on purpose (-update rewrites it).
 const fsPulledDigest = "../../testdata/catalogs-pulled/real-foundational-services.sha256"
 
-// fsCatalog is the catalog of the real-foundational-services golden cases: IBM's two
-// operators and the rhbk-operator stand-in as FBC, EDB's package as a CatalogSnapshot.
-const fsCatalog = "../../" + testfixture.FoundationalServicesCatalog
-
 // TestExtractPullsFoundationalServicesContents checks the snapshot golden cases read for the
 // foundational services catalog with every head's contents pulled, which internal/testfixture
 // generates at test time: it is what catalog extract --bundle-contents pull writes (the
 // command run here on the same catalog, every head's image served by an in-process registry
 // and built from its real bundle folder), its sha256 is the one checked in, each head
 // carries its own CSV's install strategy and CRDs, no other bundle carries contents, and
-// nothing else differs from the catalog.
+// nothing else differs from the catalog. The catalog (but for the project's rhbk-operator
+// stand-in) and the bundles are read from the reference folder.
 func TestExtractPullsFoundationalServicesContents(t *testing.T) {
-	requireHeadsCovered(t)
+	fsCatalog := realCatalog(t)
+	requireHeadsCovered(t, fsCatalog)
 	generated, err := testfixture.Path(testfixture.FoundationalServices)
 	require.NoError(t, err)
 	snap, err := os.ReadFile(generated)
@@ -49,15 +47,13 @@ func TestExtractPullsFoundationalServicesContents(t *testing.T) {
 	requireDigest(t, snap)
 	csvNames := map[string]string{}
 	for _, h := range testfixture.Heads {
-		csvNames[h.Bundle] = csvNameOf(t, h.Dir)
+		csvNames[h.Bundle] = csvNameOf(t, h)
 	}
 
-	root, err := testfixture.RepoRoot()
-	require.NoError(t, err)
 	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
 	t.Cleanup(srv.Close)
 	host := strings.TrimPrefix(srv.URL, "http://")
-	images, err := testfixture.PushHeads(root, host)
+	images, err := testfixture.PushHeads(host)
 	require.NoError(t, err)
 	dir := t.TempDir()
 	require.NoError(t, testfixture.CopyCatalogWithImages(fsCatalog, filepath.Join(dir, "catalog"), images))
@@ -101,9 +97,9 @@ func requireDigest(t *testing.T, snap []byte) {
 		"the generated snapshot changed: read its diff, then go test ./internal/cli -run TestExtractPullsFoundationalServicesContents -update")
 }
 
-// requireHeadsCovered checks that testfixture.Heads are exactly the channel heads of
-// fsCatalog, with the images it names.
-func requireHeadsCovered(t *testing.T) {
+// requireHeadsCovered checks that testfixture.Heads are exactly the channel heads of the
+// catalog folder fsCatalog, with the images it names.
+func requireHeadsCovered(t *testing.T, fsCatalog string) {
 	t.Helper()
 	c, err := catalog.Load(fsCatalog)
 	require.NoError(t, err)
@@ -149,11 +145,13 @@ func findBundle(t *testing.T, c *catalog.Catalog, bundle string) *catalog.Bundle
 	return nil
 }
 
-// csvNameOf is the metadata.name of the ClusterServiceVersion in a bundle folder of
-// testdata/bundles.
-func csvNameOf(t *testing.T, dir string) string {
+// csvNameOf is the metadata.name of the ClusterServiceVersion in h's bundle folder (the
+// reference folder's copy of testdata/bundles).
+func csvNameOf(t *testing.T, h testfixture.Head) string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("../../testdata/bundles", dir, "manifests", "*.clusterserviceversion.yaml"))
+	dir, err := testfixture.BundleDir(h)
+	require.NoError(t, err)
+	files, err := filepath.Glob(filepath.Join(dir, "manifests", "*.clusterserviceversion.yaml"))
 	require.NoError(t, err)
 	require.Len(t, files, 1, dir)
 	data, err := os.ReadFile(files[0])
