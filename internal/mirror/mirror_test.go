@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/internal/mirror"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
@@ -39,7 +40,7 @@ func head(t *testing.T, c *catalog.Catalog, pkg, channel string) *catalog.Bundle
 // each package at exactly its installed version.
 func TestPlanListsWhatIsInstalledOnce(t *testing.T) {
 	t.Parallel()
-	c := load(t, "../../testdata/catalogs/community/kube-green", "../../testdata/catalogs/community/nfs-provisioner-operator")
+	c := load(t, refdata.Testdata(t, "catalogs/community/kube-green"), refdata.Testdata(t, "catalogs/community/nfs-provisioner-operator"))
 	kg, nfs := head(t, c, "kube-green", "alpha"), head(t, c, "nfs-provisioner-operator", "alpha")
 	require.NotEmpty(t, kg.RelatedImages, "the real catalog lists kube-green's relatedImages")
 	const index = "registry.example.com/community/index:v4.20"
@@ -78,7 +79,7 @@ func TestPlanListsWhatIsInstalledOnce(t *testing.T) {
 // bundle.
 func TestPlanWarns(t *testing.T) {
 	t.Parallel()
-	c := load(t, "../../testdata/catalogs/community/kube-green")
+	c := load(t, refdata.Testdata(t, "catalogs/community/kube-green"))
 	kg := head(t, c, "kube-green", "alpha")
 	bare := *kg
 	bare.RelatedImages = nil
@@ -150,7 +151,7 @@ func TestMirrorSets(t *testing.T) {
 // package is listed beside it.
 func TestImageSetConfigurationListsAChannelOnce(t *testing.T) {
 	t.Parallel()
-	c := load(t, "../../testdata/catalogs/certified/eda-openshift-operator")
+	c := load(t, refdata.Testdata(t, "catalogs/certified/eda-openshift-operator"))
 	latest, older := head(t, c, "eda-k8s-operator", "6.0"), head(t, c, "eda-k8s-operator", "stable")
 	const index = "registry.redhat.io/redhat/certified-operator-index:v4.20"
 	plan := mirror.New([]render.Install{
@@ -190,7 +191,7 @@ mirror:
 // installed only from channels other than its default one names the first of them.
 func TestImageSetConfigurationNamesADefaultChannel(t *testing.T) {
 	t.Parallel()
-	c := load(t, "../../testdata/catalogs/certified/eda-openshift-operator", "../../testdata/catalogs/community/kube-green")
+	c := load(t, refdata.Testdata(t, "catalogs/certified/eda-openshift-operator"), refdata.Testdata(t, "catalogs/community/kube-green"))
 	older, kg := head(t, c, "eda-k8s-operator", "stable"), head(t, c, "kube-green", "alpha")
 	const index = "registry.redhat.io/redhat/certified-operator-index:v4.20"
 	plan := mirror.New([]render.Install{
@@ -225,7 +226,7 @@ mirror:
 // relatedImages, the catalog image and the install's own images, never fewer than the install.
 func TestWholeChannelCountsWhatTheInstallNeeds(t *testing.T) {
 	t.Parallel()
-	c := load(t, "../../testdata/catalogs/community/kube-green")
+	c := load(t, refdata.Testdata(t, "catalogs/community/kube-green"))
 	bare := *head(t, c, "kube-green", "alpha")
 	bare.RelatedImages = nil
 	bare.Contents = &catalog.Contents{Install: &catalog.Install{Deployments: []catalog.InstallDeployment{{Name: "manager",

@@ -111,11 +111,23 @@ var (
 // goldenRoot holds the golden cases of odlm-render mirror.
 const goldenRoot = "../../testdata/mirror"
 
-// goldenCase is what these tests read of testdata/mirror/<case>/case.yaml: its catalogs,
-// relative to testdata/ (a generated one resolved to its path: golden.ResolveCatalogs).
+// goldenCase is what these tests read of testdata/mirror/<case>/case.yaml: its catalogs as
+// written, relative to testdata/, "reference:PATH" or "generated:NAME" (catalogPaths
+// resolves them).
 type goldenCase struct {
 	Dir      string
 	Catalogs []string `json:"catalogs"`
+}
+
+// catalogPaths are the case's catalogs as paths: a reference or generated one resolved
+// (golden.ResolveCatalogs: t skips without the reference folder), the others under testdata/.
+func (c goldenCase) catalogPaths(t *testing.T) []string {
+	t.Helper()
+	var paths []string
+	for _, p := range golden.ResolveCatalogs(t, c.Catalogs) {
+		paths = append(paths, golden.CatalogPath("../../testdata", p))
+	}
+	return paths
 }
 
 // goldenCases lists the golden cases of odlm-render mirror.
@@ -132,7 +144,6 @@ func goldenCases(t *testing.T) []goldenCase {
 		b, err := os.ReadFile(filepath.Join(c.Dir, "case.yaml"))
 		require.NoError(t, err)
 		require.NoError(t, yaml.Unmarshal(b, &c), "%s/case.yaml", c.Dir)
-		c.Catalogs = golden.ResolveCatalogs(t, c.Catalogs)
 		out = append(out, c)
 	}
 	require.NotEmpty(t, out)
@@ -284,11 +295,8 @@ func TestGoldenFilesDecodeAsTheirReadersDo(t *testing.T) {
 	for _, c := range goldenCases(t) {
 		t.Run(filepath.Base(c.Dir), func(t *testing.T) {
 			t.Parallel()
+			paths := c.catalogPaths(t)
 			isc := decodeISC(t, c.expected(t, "imageset-config.yaml"))
-			var paths []string
-			for _, p := range c.Catalogs {
-				paths = append(paths, golden.CatalogPath("../../testdata", p))
-			}
 			assertFiltersInto(t, isc, load(t, paths...))
 			if sets := c.expected(t, "mirror-sets.yaml"); sets != "" {
 				digest, tag := decodeMirrorSets(t, sets)
