@@ -133,12 +133,12 @@ func TestContainerKptFnEvalFailsOnErrorResults(t *testing.T) {
 }
 
 // replaceIn replaces old by new in a file, which must contain old.
-func replaceIn(t *testing.T, path, old, new string) {
+func replaceIn(t *testing.T, path, old, replacement string) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Contains(t, string(b), old, path)
-	require.NoError(t, os.WriteFile(path, []byte(strings.ReplaceAll(string(b), old, new)), 0o644))
+	require.NoError(t, os.WriteFile(path, []byte(strings.ReplaceAll(string(b), old, replacement)), 0o644))
 }
 
 // A Kptfile pipeline cannot mount anything into a container function, and kpt refuses

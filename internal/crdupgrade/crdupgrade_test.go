@@ -73,7 +73,7 @@ func TestCheckRules(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name    string
-		change  func(old, new map[string]any)
+		change  func(before, after map[string]any)
 		want    []verdict
 		message string // a part of the first finding's message
 	}{
@@ -183,9 +183,9 @@ func TestCheckRules(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			old, new := load(t, sleepInfos), load(t, sleepInfos)
-			tc.change(old, new)
-			findings, err := crdupgrade.Check(old, new)
+			before, after := load(t, sleepInfos), load(t, sleepInfos)
+			tc.change(before, after)
+			findings, err := crdupgrade.Check(before, after)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, verdicts(findings))
 			for _, f := range findings {

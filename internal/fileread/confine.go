@@ -20,7 +20,7 @@ func Resolve(path string) (string, error) {
 // resolved too; a root that does not exist holds nothing). A path that does not exist is
 // not inside anything: its links cannot be followed to say where it goes.
 func Inside(path string, roots ...string) bool {
-	real, err := Resolve(path)
+	resolved, err := Resolve(path)
 	if err != nil {
 		return false
 	}
@@ -29,7 +29,7 @@ func Inside(path string, roots ...string) bool {
 		if err != nil {
 			continue
 		}
-		if real == r || strings.HasPrefix(real, r+string(filepath.Separator)) || r == string(filepath.Separator) {
+		if resolved == r || strings.HasPrefix(resolved, r+string(filepath.Separator)) || r == string(filepath.Separator) {
 			return true
 		}
 	}

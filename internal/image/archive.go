@@ -191,14 +191,14 @@ func resolveEntry(entries map[string]archiveEntry, p string) int64 {
 	return 0
 }
 
-// readSmall reads a file of at most max bytes.
-func readSmall(r io.Reader, size int64, what string, max int64) ([]byte, error) {
-	if size > max {
-		return nil, &LimitError{What: what, Limit: max, Bytes: true}
+// readSmall reads a file of at most limit bytes.
+func readSmall(r io.Reader, size int64, what string, limit int64) ([]byte, error) {
+	if size > limit {
+		return nil, &LimitError{What: what, Limit: limit, Bytes: true}
 	}
-	data, err := io.ReadAll(io.LimitReader(r, max+1))
-	if err == nil && int64(len(data)) > max {
-		err = &LimitError{What: what, Limit: max, Bytes: true}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err == nil && int64(len(data)) > limit {
+		err = &LimitError{What: what, Limit: limit, Bytes: true}
 	}
 	return data, err
 }

@@ -63,13 +63,13 @@ func (p *BundlePuller) readEntry(f, digest string) (*catalog.Contents, error) {
 	}
 	defer file.Close()
 	// the contents are about the size of the manifests they come from
-	max := 2 * p.Limits.or(DefaultBundleLimits).MaxReadBytes
-	data, err := io.ReadAll(io.LimitReader(file, max+1))
+	limit := 2 * p.Limits.or(DefaultBundleLimits).MaxReadBytes
+	data, err := io.ReadAll(io.LimitReader(file, limit+1))
 	switch {
 	case err != nil:
 		return nil, err
-	case int64(len(data)) > max:
-		return nil, fmt.Errorf("a cache entry larger than %s", quantity(max, true))
+	case int64(len(data)) > limit:
+		return nil, fmt.Errorf("a cache entry larger than %s", quantity(limit, true))
 	}
 	var e cacheEntry
 	if err := json.Unmarshal(data, &e); err != nil {

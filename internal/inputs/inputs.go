@@ -248,8 +248,8 @@ func canonicalPath(p string) string {
 	if err != nil {
 		return filepath.Clean(p)
 	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real
+	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
+		return resolved
 	}
 	return abs
 }

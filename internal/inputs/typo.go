@@ -39,7 +39,7 @@ func notObjectError(d *manifest.Object) error {
 		}
 		hint := fmt.Sprintf("%q is not a field (did you mean %q?)", key, want)
 		if v, isString := d.Map[key].(string); isString && want == "kind" && !slices.Contains(odlmKinds, v) {
-			if near, close := suggest.Closest(v, odlmKinds); close {
+			if near, isNear := suggest.Closest(v, odlmKinds); isNear {
 				hint += fmt.Sprintf(", and %s is not a kind of ODLM's API (did you mean %q?)", v, near)
 			}
 		}

@@ -271,21 +271,21 @@ func (p *fastParser) flow(text []byte, depth int) (any, []byte, bool) {
 		return nil, nil, false
 	}
 	p.nodes++
-	open, close := text[0], byte('}')
-	if open == '[' {
-		close = ']'
+	opening, closing := text[0], byte('}')
+	if opening == '[' {
+		closing = ']'
 	}
 	text = bytes.TrimLeft(text[1:], " ")
 	m := map[string]any{}
 	l := []any{}
-	if len(text) > 0 && text[0] == close {
-		if open == '{' {
+	if len(text) > 0 && text[0] == closing {
+		if opening == '{' {
 			return m, text[1:], true
 		}
 		return l, text[1:], true
 	}
 	for {
-		if open == '{' {
+		if opening == '{' {
 			colon := bytes.Index(text, []byte(": "))
 			if colon <= 0 || !plainKey(text[:colon]) {
 				return nil, nil, false
@@ -313,11 +313,11 @@ func (p *fastParser) flow(text []byte, depth int) (any, []byte, bool) {
 		switch {
 		case len(text) > 0 && text[0] == ',':
 			text = bytes.TrimLeft(text[1:], " ")
-			if len(text) > 0 && text[0] == close {
+			if len(text) > 0 && text[0] == closing {
 				return nil, nil, false // a trailing comma: let yaml.v3 decide
 			}
-		case len(text) > 0 && text[0] == close:
-			if open == '{' {
+		case len(text) > 0 && text[0] == closing:
+			if opening == '{' {
 				return m, text[1:], true
 			}
 			return l, text[1:], true

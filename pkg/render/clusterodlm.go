@@ -151,7 +151,7 @@ func (in *roundInputs) warnIfClusterDiffers(o *manifest.Object) {
 	if c == nil {
 		return
 	}
-	mine, theirs := comparable(o), comparable(c)
+	mine, theirs := decidingFields(o), decidingFields(c)
 	path, differs := firstDifference(mine, theirs, "")
 	if !differs {
 		return
@@ -159,10 +159,10 @@ func (in *roundInputs) warnIfClusterDiffers(o *manifest.Object) {
 	in.r.add(diag.Warnf(o, path, "the %s of this name in the %s differs, first at this field: the render uses this input, while ODLM in the cluster reads the cluster's", o.Kind(), placeName(in.r.originOf[c])))
 }
 
-// comparable is what decides the render in an ODLM object: its spec, and a registry's
+// decidingFields is what decides the render in an ODLM object: its spec, and a registry's
 // excluded-catalogsource annotation. An OperandConfig resource without force has the CRD's
 // default, true, as the API server stores it.
-func comparable(o *manifest.Object) map[string]any {
+func decidingFields(o *manifest.Object) map[string]any {
 	out := map[string]any{}
 	if spec, ok := o.Map["spec"]; ok {
 		out["spec"] = merge.DeepCopy(spec)

@@ -452,12 +452,12 @@ func (oi *olmInstall) updateSubscription(p *subscriptionPlan) {
 		if len(ws) == 0 {
 			break // only no-op entries: ODLM never reaches the channel step (docs/semantics.md, Subscriptions: existing Subscriptions and several requests)
 		}
-		min := channel.ODLMFindMinSemver(current, requestedChannels(obj))
-		if min == "" || min == current {
+		lowest := channel.ODLMFindMinSemver(current, requestedChannels(obj))
+		if lowest == "" || lowest == current {
 			break
 		}
-		spec["channel"] = min
-		current = min
+		spec["channel"] = lowest
+		current = lowest
 	}
 	oi.pinNoOpAnnotations(obj, p, current)
 	for _, w := range ws {
