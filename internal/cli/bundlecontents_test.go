@@ -43,14 +43,14 @@ func TestExtractPullsBundleContents(t *testing.T) {
 	require.NoError(t, remote.Write(ref, img))
 
 	// the real v4.20 catalog of kube-green, its head's image naming the image built above
-	real, err := os.ReadFile(filepath.Join(testCatalogs(t), "community/kube-green/catalog.yaml"))
+	catalogYAML, err := os.ReadFile(filepath.Join(testCatalogs(t), "community/kube-green/catalog.yaml"))
 	require.NoError(t, err)
 	headImage := "quay.io/community-operator-pipeline-prod/kube-green@sha256:6a3babd5a11f00ce3786a1a2c7f7543ee72b4fe41d10a4e184a566da36b75bd0"
-	require.Contains(t, string(real), "image: "+headImage, "kube-green.v0.7.1's image in catalogs/v4.20")
+	require.Contains(t, string(catalogYAML), "image: "+headImage, "kube-green.v0.7.1's image in catalogs/v4.20")
 	testImage := bundleHost + "/community-operator-pipeline-prod/kube-green@" + digest.String()
 	dir := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "catalog"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "catalog", "catalog.yaml"), []byte(strings.Replace(string(real), headImage, testImage, 1)), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "catalog", "catalog.yaml"), []byte(strings.Replace(string(catalogYAML), headImage, testImage, 1)), 0o644))
 	out := filepath.Join(dir, "snapshot.yaml")
 	cache := filepath.Join(dir, "cache")
 	goldenPath, err := filepath.Abs(pulledSnapshot)
@@ -123,12 +123,12 @@ func TestExtractReadsATamperedCacheEntryAgain(t *testing.T) {
 	ref, err := name.ParseReference(host + "/op/kube-green@" + digest.String())
 	require.NoError(t, err)
 	require.NoError(t, remote.Write(ref, img))
-	real, err := os.ReadFile(filepath.Join(testCatalogs(t), "community/kube-green/catalog.yaml"))
+	catalogYAML, err := os.ReadFile(filepath.Join(testCatalogs(t), "community/kube-green/catalog.yaml"))
 	require.NoError(t, err)
 	headImage := "quay.io/community-operator-pipeline-prod/kube-green@sha256:6a3babd5a11f00ce3786a1a2c7f7543ee72b4fe41d10a4e184a566da36b75bd0"
 	dir := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "catalog"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "catalog", "catalog.yaml"), []byte(strings.Replace(string(real), headImage, ref.String(), 1)), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "catalog", "catalog.yaml"), []byte(strings.Replace(string(catalogYAML), headImage, ref.String(), 1)), 0o644))
 	cache := filepath.Join(dir, "cache")
 	t.Chdir(dir)
 	args := []string{"catalog", "extract", "--from", "catalog", "--package", "kube-green", "--bundle-contents", "pull", "--cache-dir", cache, "-o"}
