@@ -3,7 +3,6 @@ package cli_test
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/cli"
 	"github.com/odlm-render/odlm-render/internal/golden"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 )
 
 const (
@@ -22,9 +22,10 @@ const (
 )
 
 // mirrorCase is testdata/mirror/<case>/case.yaml: what `odlm-render mirror` is given besides
-// the case's own input/ folder. Paths are relative to testdata/.
+// the case's own input/ folder. Paths are relative to testdata/, or "reference:PATH" for a
+// file of the reference folder (internal/refdata); loadMirrorCase resolves them.
 type mirrorCase struct {
-	// Inputs are more PATHs after input/ (another case's input folder)
+	// Inputs are more PATHs after input/ (another case's input folder, IBM's registry)
 	Inputs []string `json:"inputs,omitempty"`
 	// Catalogs and Snapshots are --catalog and --snapshot PATHs; a catalog may be
 	// "generated:NAME" (golden.ResolveCatalogs)
@@ -34,7 +35,8 @@ type mirrorCase struct {
 	Args []string `json:"args,omitempty"`
 }
 
-// loadMirrorCase reads dir/case.yaml strictly.
+// loadMirrorCase reads dir/case.yaml strictly, its paths resolved: under testdata/, or in
+// the reference folder (t skips without it).
 func loadMirrorCase(t *testing.T, dir string) mirrorCase {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "case.yaml"))
@@ -42,22 +44,45 @@ func loadMirrorCase(t *testing.T, dir string) mirrorCase {
 	var c mirrorCase
 	require.NoError(t, yaml.UnmarshalStrict(b, &c), "%s/case.yaml", dir)
 	c.Catalogs = golden.ResolveCatalogs(t, c.Catalogs)
+	for i, p := range c.Catalogs {
+		c.Catalogs[i] = golden.CatalogPath(testdataRoot, p)
+	}
+	c.Inputs = testdataPaths(t, c.Inputs)
+	c.Snapshots = testdataPaths(t, c.Snapshots)
 	return c
+}
+
+// testdataPaths resolves a case file's entries: "reference:PATH" in the reference folder (t
+// skips without it), the others under testdata/.
+func testdataPaths(t *testing.T, entries []string) []string {
+	t.Helper()
+	var out []string
+	for _, p := range entries {
+		if path, ok := refdata.Resolve(t, p); ok {
+			out = append(out, path)
+			continue
+		}
+		out = append(out, filepath.Join(testdataRoot, p))
+	}
+	return out
 }
 
 // args is the command line of the case in dir, writing into out.
 func (c mirrorCase) args(dir, out string) []string {
-	args := []string{"mirror", filepath.Join(dir, "input")}
-	for _, p := range c.Inputs {
-		args = append(args, filepath.Join(testdataRoot, p))
-	}
+	args := append([]string{"mirror", filepath.Join(dir, "input")}, c.Inputs...)
 	for _, p := range c.Catalogs {
-		args = append(args, "--catalog", golden.CatalogPath(testdataRoot, p))
+		args = append(args, "--catalog", p)
 	}
 	for _, p := range c.Snapshots {
-		args = append(args, "--snapshot", filepath.Join(testdataRoot, p))
+		args = append(args, "--snapshot", p)
 	}
 	return append(append(args, c.Args...), "-o", out)
+}
+
+// relativeStderr writes the paths of a command's stderr as the expected files do: relative
+// to the repository ("../../" dropped), a reference folder's file as "reference:PATH".
+func relativeStderr(stderr string) string {
+	return golden.Relative(stderr, "../..")
 }
 
 // readFiles is every file in dir by name.
@@ -91,7 +116,7 @@ func mirrorCaseDirs(t *testing.T) []string {
 // TestMirrorGoldenCases runs every testdata/mirror/<case> through the command line: exit 0,
 // nothing on stdout, and expected/ holds every file the command writes into -o DIR (no
 // other: no temporary file is left) and stderr.txt, the warnings and the summary, with paths
-// relative to testdata's parent. `go test ./internal/cli -run TestMirrorGoldenCases -update`
+// relative to testdata's parent (a reference folder's file: "reference:PATH"). `go test ./internal/cli -run TestMirrorGoldenCases -update`
 // rewrites expected/ (read the diff).
 func TestMirrorGoldenCases(t *testing.T) {
 	t.Parallel()
@@ -107,7 +132,7 @@ func TestMirrorGoldenCases(t *testing.T) {
 			assert.Empty(t, stdout)
 			files := readFiles(t, out)
 			assert.Contains(t, files, "imageset-config.yaml")
-			files["stderr.txt"] = strings.ReplaceAll(stderr, "../../", "")
+			files["stderr.txt"] = relativeStderr(stderr)
 			golden.Compare(t, filepath.Join(dir, "expected"), files)
 		})
 	}
@@ -151,7 +176,7 @@ func TestMirrorErrorsWriteNothing(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "mirror")
 	code, stdout, stderr := run(t, "", "mirror", filepath.Join(testdataRoot, "render", "duplicate-operator-names-is-an-error", "input"),
-		"--catalog", filepath.Join(testdataRoot, "catalogs", "community"), "-o", out)
+		"--catalog", quickstart+"/catalog", "-o", out)
 	assert.Equal(t, cli.ExitErrors, code)
 	assert.Empty(t, stdout)
 	assert.Contains(t, stderr, "error")
