@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
@@ -29,7 +30,7 @@ spec:
     operands: [{name: nfs}]
 `))
 	require.NoError(t, err)
-	cat, err := catalog.Load("../../testdata/catalogs/community/nfs-provisioner-operator")
+	cat, err := catalog.Load(refdata.Testdata(t, "catalogs/community/nfs-provisioner-operator"))
 	require.NoError(t, err)
 	snapshot := render.NewSnapshot([]*render.Object{render.NewObject(map[string]any{
 		"apiVersion": "operators.coreos.com/v1", "kind": "OperatorGroup",

@@ -10,9 +10,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
+
+// realCatalogs is the reference folder's copy of testdata/catalogs: real packages of the
+// community and certified catalogs (tb skips without the reference folder).
+func realCatalogs(tb testing.TB) string {
+	tb.Helper()
+	return refdata.Testdata(tb, "catalogs")
+}
 
 // fleet is a registry, its config and n OperandRequests, each in its own namespace, asking
 // for every operator and defining one CR of its own.
@@ -21,7 +29,7 @@ func fleet(t testing.TB, n int) []*manifest.Object {
 }
 
 // bundledFleet is fleet(n) without the NVIDIA network operator: the fleet whose every
-// operator has a real bundle in testdata (withContents), which --olm none can install.
+// operator has a real bundle (withContents), which --olm none can install.
 func bundledFleet(t testing.TB, n int) []*manifest.Object {
 	return fleetOf(t, n, func(i int) string {
 		requests := teamRequests(i, "")
@@ -102,10 +110,10 @@ spec:
 	return objs
 }
 
-// BenchmarkRenderFleet renders 200 OperandRequests against the real catalog data in
-// testdata (4 packages, 21 bundles).
+// BenchmarkRenderFleet renders 200 OperandRequests against the real catalog data of
+// testdata/catalogs (read from the reference folder: realCatalogs).
 func BenchmarkRenderFleet(b *testing.B) {
-	cat, err := catalog.Load("../../testdata/catalogs")
+	cat, err := catalog.Load(realCatalogs(b))
 	require.NoError(b, err)
 	objs := fleet(b, 200)
 	b.ReportAllocs()
@@ -126,7 +134,7 @@ func BenchmarkRenderFleet(b *testing.B) {
 // the 20 OperandRequests the OperandConfig resources create.
 func TestFleetsRenderEveryRequest(t *testing.T) {
 	t.Parallel()
-	cat, err := catalog.Load("../../testdata/catalogs")
+	cat, err := catalog.Load(realCatalogs(t))
 	require.NoError(t, err)
 	flat := map[string]int{
 		"Subscription": 3, "OperatorGroup": 2, "SleepInfo": 21, "NFSProvisioner": 1,

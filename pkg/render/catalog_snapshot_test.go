@@ -8,12 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/internal/inputs"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
 // TestCatalogSnapshotAmongInputsRendersLikeTheFBC: the golden case whose catalog is a
 // CatalogSnapshot among its inputs renders exactly as its other inputs do with the FBC the
-// snapshot was extracted from (testdata/catalogs, package kube-green) as the catalog, with
+// snapshot was extracted from (testdata/catalogs, package kube-green, in the reference folder) as the catalog, with
 // the case's options and a few others that read the catalog.
 func TestCatalogSnapshotAmongInputsRendersLikeTheFBC(t *testing.T) {
 	t.Parallel()
@@ -26,7 +27,7 @@ func TestCatalogSnapshotAmongInputsRendersLikeTheFBC(t *testing.T) {
 	set, err := inputs.Classify(docs)
 	require.NoError(t, err)
 	require.Empty(t, set.CatalogBlobs)
-	fbc, err := inputs.LoadCatalog([]string{"../../testdata/catalogs/community/kube-green"}, nil)
+	fbc, err := inputs.LoadCatalog([]string{refdata.Testdata(t, "catalogs/community/kube-green")}, nil)
 	require.NoError(t, err)
 	withFBC := render.Inputs{Objects: set.Resources, Catalog: fbc}
 

@@ -14,6 +14,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/golden"
 	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
@@ -24,14 +25,17 @@ var (
 	fuzzCatalogErr  error
 )
 
-// fixedCatalog is the small real catalog every fuzz input renders against (loaded once;
-// a Catalog is read-only, so sharing it is safe).
+// fixedCatalog is the small real catalog every fuzz input without FBC blobs renders against
+// (loaded once; a Catalog is read-only, so sharing it is safe). Its packages are read from
+// the reference folder: t skips without it.
 func fixedCatalog(t testing.TB) *catalog.Catalog {
+	t.Helper()
+	paths := []string{ // resolved before the Once: a skip must not leave it done and empty
+		refdata.Testdata(t, "catalogs/community/kube-green"),
+		refdata.Testdata(t, "catalogs/community/nfs-provisioner-operator"),
+	}
 	fuzzCatalogOnce.Do(func() {
-		fuzzCatalog, fuzzCatalogErr = inputs.LoadCatalog([]string{
-			"../../testdata/catalogs/community/kube-green",
-			"../../testdata/catalogs/community/nfs-provisioner-operator",
-		}, nil)
+		fuzzCatalog, fuzzCatalogErr = inputs.LoadCatalog(paths, nil)
 		if fuzzCatalogErr == nil {
 			// the heads carry their real bundles' CRDs: emitted SleepInfos and
 			// NFSProvisioners go through the API server's checks
@@ -84,7 +88,15 @@ func FuzzRender(f *testing.F) {
 		if !c.Runnable() {
 			continue // its inputs are partly reference data, absent here
 		}
-		files, _ := filepath.Glob(filepath.Join(c.Input(), "*.yaml"))
+		var files []string
+		for _, p := range c.InputPaths(f) { // input/ and the case's other inputs
+			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+				files = append(files, p)
+				continue
+			}
+			more, _ := filepath.Glob(filepath.Join(p, "*.yaml"))
+			files = append(files, more...)
+		}
 		var stream []string
 		for _, file := range files {
 			b, err := os.ReadFile(file)
@@ -106,11 +118,13 @@ func FuzzRender(f *testing.F) {
 		if err != nil {
 			return
 		}
-		cat := fixedCatalog(t)
+		var cat *catalog.Catalog
 		if len(set.CatalogBlobs) > 0 {
 			if cat, err = inputs.LoadCatalog(nil, set.CatalogBlobs); err != nil {
 				return
 			}
+		} else {
+			cat = fixedCatalog(t)
 		}
 		opts, snapshot := fuzzOptions(bits)
 		objects := set.Resources

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/testcluster"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
@@ -40,9 +41,13 @@ var plainInstallCases = []string{
 // allowed in each namespace its install mode targets, cluster-wide for clusterPermissions,
 // and not in a namespace the operator does not watch.
 func TestPlainInstallOnTheAPIServer(t *testing.T) {
-	c := testcluster.Start(t)
+	var certManager []string // cert-manager's CRDs (testdata/crds, in the reference folder)
 	for _, f := range []string{"certificates", "issuers"} {
-		crd, err := os.ReadFile("../../testdata/crds/cert-manager-v1.16.2/" + f + ".yaml")
+		certManager = append(certManager, refdata.Testdata(t, "crds/cert-manager-v1.16.2/"+f+".yaml"))
+	}
+	c := testcluster.Start(t)
+	for _, f := range certManager {
+		crd, err := os.ReadFile(f)
 		require.NoError(t, err)
 		c.Apply(t, string(crd))
 	}

@@ -2,18 +2,18 @@ package render_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
 // scaleOperators is how many operators each fleet request asks for (kube-green,
-// nfs-provisioner-operator and nvidia-network-operator from testdata/catalogs); each request
+// nfs-provisioner-operator and nvidia-network-operator from testdata/catalogs, read from the reference folder); each request
 // also defines one SleepInfo of its own.
 const scaleOperators = 3
 
@@ -29,9 +29,9 @@ const scaleOperators = 3
 // all have real bundles (bundledFleet, withContents) for OLM v0 and with --olm none (the
 // operators' own objects instead of Subscriptions), per emitted object.
 func BenchmarkRenderScale(b *testing.B) {
-	cat, err := catalog.Load("../../testdata/catalogs")
+	cat, err := catalog.Load(realCatalogs(b))
 	require.NoError(b, err)
-	validated, err := catalog.Load("../../testdata/catalogs")
+	validated, err := catalog.Load(realCatalogs(b))
 	require.NoError(b, err)
 	withContents(b, validated)
 	plain := render.Options{OLM: render.OLMNone, WebhookCerts: "cert-manager"}
@@ -51,13 +51,13 @@ func BenchmarkRenderScale(b *testing.B) {
 }
 
 // withContents gives the channel heads of kube-green and nfs-provisioner-operator the
-// contents of their real bundles (testdata/bundles), so that the render checks their
+// contents of their real bundles (testdata/bundles, read from the reference folder), so that the render checks their
 // SleepInfos and NFSProvisioners against the real CRDs: the "validated" fleets measure what
 // that costs against "requests".
 func withContents(tb testing.TB, cat *catalog.Catalog) {
 	tb.Helper()
 	for pkg, dir := range map[string]string{"kube-green": "kube-green-0.7.1", "nfs-provisioner-operator": "nfs-provisioner-operator-0.0.9"} {
-		c, err := catalog.ContentsFromFolder(filepath.Join("../../testdata/bundles", dir, "manifests"))
+		c, err := catalog.ContentsFromFolder(refdata.Testdata(tb, "bundles/"+dir+"/manifests"))
 		require.NoError(tb, err)
 		p, ok := cat.Package(pkg)
 		require.True(tb, ok, pkg)

@@ -76,7 +76,7 @@ func TestSplitAcrossFilesDoesNotMatter(t *testing.T) {
 			want.Results = nil
 			wantObjs := dump(t, want)
 
-			chunks := readChunks(t, filepath.Join(c.Dir, "input"))
+			chunks := readChunks(t, c)
 			h := fnv.New64a()
 			h.Write([]byte(c.Name()))
 			for i := range iterations {
@@ -95,11 +95,30 @@ func TestSplitAcrossFilesDoesNotMatter(t *testing.T) {
 	}
 }
 
-func readChunks(t *testing.T, inputDir string) []*chunk {
+// readChunks cuts every input file of the case into its documents: those of input/ named
+// relative to it (as mappedResults names them), those of the case's other inputs (files or
+// folders, e.g. reference data) by the path the loader gives them.
+func readChunks(t *testing.T, c golden.Case) []*chunk {
 	t.Helper()
 	var out []*chunk
-	inputDir, err := filepath.EvalSymlinks(inputDir) // a case may share another's inputs
-	require.NoError(t, err)
+	for i, p := range c.InputPaths(t) {
+		out = append(out, readChunksOf(t, p, i == 0)...)
+	}
+	require.NotEmpty(t, out)
+	return out
+}
+
+// readChunksOf reads the documents of the file or folder p, named relative to p when
+// relative is set.
+func readChunksOf(t *testing.T, p string, relative bool) []*chunk {
+	t.Helper()
+	var out []*chunk
+	inputDir := p
+	var err error
+	if relative {
+		inputDir, err = filepath.EvalSymlinks(inputDir) // a case may share another's inputs
+		require.NoError(t, err)
+	}
 	err = filepath.WalkDir(inputDir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -113,9 +132,11 @@ func readChunks(t *testing.T, inputDir string) []*chunk {
 		if err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(inputDir, path)
-		if err != nil {
-			return err
+		rel := filepath.ToSlash(path)
+		if relative {
+			if rel, err = filepath.Rel(inputDir, path); err != nil {
+				return err
+			}
 		}
 		if filepath.Ext(path) == ".json" {
 			out = append(out, &chunk{origFile: rel, origStart: 1, text: string(b), lines: strings.Count(string(b), "\n") + 1})
@@ -125,7 +146,6 @@ func readChunks(t *testing.T, inputDir string) []*chunk {
 		return nil
 	})
 	require.NoError(t, err)
-	require.NotEmpty(t, out)
 	return out
 }
 
