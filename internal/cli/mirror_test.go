@@ -43,13 +43,22 @@ func loadMirrorCase(t *testing.T, dir string) mirrorCase {
 	require.NoError(t, err)
 	var c mirrorCase
 	require.NoError(t, yaml.UnmarshalStrict(b, &c), "%s/case.yaml", dir)
-	c.Catalogs = golden.ResolveCatalogs(t, c.Catalogs)
-	for i, p := range c.Catalogs {
-		c.Catalogs[i] = golden.CatalogPath(testdataRoot, p)
-	}
+	c.Catalogs = catalogPaths(t, c.Catalogs)
 	c.Inputs = testdataPaths(t, c.Inputs)
 	c.Snapshots = testdataPaths(t, c.Snapshots)
 	return c
+}
+
+// catalogPaths resolves a case file's catalogs: "generated:NAME" and "reference:PATH" to
+// their files (golden.ResolveCatalogs: t skips without the reference folder), the others
+// under testdata/.
+func catalogPaths(t *testing.T, entries []string) []string {
+	t.Helper()
+	var out []string
+	for _, p := range golden.ResolveCatalogs(t, entries) {
+		out = append(out, golden.CatalogPath(testdataRoot, p))
+	}
+	return out
 }
 
 // testdataPaths resolves a case file's entries: "reference:PATH" in the reference folder (t

@@ -27,6 +27,7 @@ import (
 // custom resource.
 func TestPlanLiveMatchesTheSnapshot(t *testing.T) {
 	t.Parallel()
+	catalog := kokuCatalog(t)
 	c := testcluster.Start(t)
 	crds, err := os.ReadFile(installedData + "/_live/olm-crds.yaml")
 	require.NoError(t, err)
@@ -56,7 +57,7 @@ func TestPlanLiveMatchesTheSnapshot(t *testing.T) {
 
 	plan := func(args ...string) map[string]any {
 		t.Helper()
-		code, out, stderr := runCLI(t, "", append([]string{"plan", input, "--catalog", "../../testdata/catalogs-upgrade/community-v4.20/koku-metrics-operator", "-o", "json"}, args...)...)
+		code, out, stderr := runCLI(t, "", append([]string{"plan", input, "--catalog", catalog, "-o", "json"}, args...)...)
 		require.Equal(t, ExitOK, code, stderr)
 		var m map[string]any
 		require.NoError(t, json.Unmarshal([]byte(out), &m), out)

@@ -17,6 +17,7 @@ import (
 // the search for removed objects still finds a labelled PersistentVolumeClaim.
 func TestPlanLiveWithoutOLM(t *testing.T) {
 	t.Parallel()
+	catalog := kokuCatalog(t)
 	c := testcluster.StartPrivate(t)
 	c.Apply(t, `apiVersion: v1
 kind: Namespace
@@ -27,8 +28,7 @@ kind: PersistentVolumeClaim
 metadata: {name: old-data, namespace: costs, labels: {operator.ibm.com/opreq-control: "true"}}
 spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
 `)
-	args := []string{"../../testdata/plan/koku-several-versions-behind/input", "--catalog",
-		"../../testdata/catalogs-upgrade/community-v4.20/koku-metrics-operator", "--live", "--kubeconfig", c.AdminKubeconfig()}
+	args := []string{"../../testdata/plan/koku-several-versions-behind/input", "--catalog", catalog, "--live", "--kubeconfig", c.AdminKubeconfig()}
 
 	code, out, stderr := runCLI(t, "", append([]string{"plan", "-o", "json"}, args...)...)
 	require.Equal(t, ExitOK, code, stderr)

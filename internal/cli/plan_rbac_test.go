@@ -17,6 +17,7 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/testcluster"
 )
 
@@ -29,6 +30,9 @@ import (
 // needed, and enough.
 func TestPlanLiveNeedsOnlyTheDocumentedRoles(t *testing.T) {
 	t.Parallel()
+	// both cases read real catalogs: skip before starting a cluster when they are absent
+	kokuCatalog(t)
+	kubeGreenCatalog(t)
 	c := testcluster.StartPrivate(t)
 	crds, err := os.ReadFile(installedData + "/_live/olm-crds.yaml")
 	require.NoError(t, err)
@@ -63,8 +67,8 @@ func planRBACKoku(t *testing.T, c *testcluster.Cluster, kubeconfig, user string)
 	input, snapshot := kokuCase(t, ns)
 	applyWithStatus(t, c, snapshot)
 
-	admin := planLive(t, kokuCatalog, input, c.AdminKubeconfig())
-	got := planLive(t, kokuCatalog, input, kubeconfig)
+	admin := planLive(t, kokuCatalog(t), input, c.AdminKubeconfig())
+	got := planLive(t, kokuCatalog(t), input, kubeconfig)
 	operators, _ := admin["operators"].([]any)
 	require.Len(t, operators, 1)
 	assert.Equal(t, "koku-metrics-operator.v3.3.0", manifest.Get(operators[0], "from"), "the installed CSV, read through the Subscription")
@@ -185,12 +189,19 @@ func kokuCase(t *testing.T, ns string) (string, []*manifest.Object) {
 	return input, read(dir+"/snapshot", extra)
 }
 
-// kokuCatalog and kubeGreenCatalog are the catalogs of the plan cases, the second with
-// bundle contents.
-const (
-	kokuCatalog      = "../../testdata/catalogs-upgrade/community-v4.20/koku-metrics-operator"
-	kubeGreenCatalog = "../../testdata/catalogs-bundle-object/community-v4.16/kube-green"
-)
+// kokuCatalog is the real catalog of the plan case koku-several-versions-behind, read from
+// the reference folder (t skips without it).
+func kokuCatalog(t *testing.T) string {
+	t.Helper()
+	return refdata.Testdata(t, "catalogs-upgrade/community-v4.20/koku-metrics-operator")
+}
+
+// kubeGreenCatalog is the real catalog of the plan case kube-green-crd-changes, with bundle
+// contents, read from the reference folder (t skips without it).
+func kubeGreenCatalog(t *testing.T) string {
+	t.Helper()
+	return refdata.Testdata(t, "catalogs-bundle-object/community-v4.16/kube-green")
+}
 
 // planLive runs plan --live of an input with a catalog and a kubeconfig, and decodes its JSON.
 func planLive(t *testing.T, catalog, input, kubeconfig string) map[string]any {
@@ -293,7 +304,7 @@ func planRBACKubeGreen(t *testing.T, c *testcluster.Cluster, kubeconfig, user st
 	applyWithStatus(t, c, objs)
 	input := dir + "/input"
 
-	admin := planLive(t, kubeGreenCatalog, input, c.AdminKubeconfig())
+	admin := planLive(t, kubeGreenCatalog(t), input, c.AdminKubeconfig())
 	operators, _ := admin["operators"].([]any)
 	require.NotEmpty(t, operators)
 	kubeGreen := operators[0] // sorted by namespace: before the koku case's removal
@@ -306,7 +317,7 @@ func planRBACKubeGreen(t *testing.T, c *testcluster.Cluster, kubeconfig, user st
 
 	refusedAs := func(want string) {
 		t.Helper()
-		code, out, stderr := runCLI(t, "", "plan", input, "--catalog", kubeGreenCatalog, "-o", "json", "--live", "--kubeconfig", kubeconfig)
+		code, out, stderr := runCLI(t, "", "plan", input, "--catalog", kubeGreenCatalog(t), "-o", "json", "--live", "--kubeconfig", kubeconfig)
 		assert.Equal(t, ExitErrors, code, out)
 		assert.Contains(t, stderr, want)
 	}
@@ -317,7 +328,7 @@ func planRBACKubeGreen(t *testing.T, c *testcluster.Cluster, kubeconfig, user st
 	c.Apply(t, operandRole("bundle-objects", "rbac.authorization.k8s.io", "clusterroles", "get"))
 	c.WaitAllowed(t, user, "", "rbac.authorization.k8s.io", "clusterroles", "get")
 
-	got := planLive(t, kubeGreenCatalog, input, kubeconfig)
+	got := planLive(t, kubeGreenCatalog(t), input, kubeconfig)
 	assert.Equal(t, admin["operators"], got["operators"], "the operators: from, to, path, CRD changes, permissions, bundle objects")
 	for _, e := range c.AuditEvents(t, user) {
 		assert.Contains(t, []string{"get", "list"}, e.Verb, "%s", e.RequestURI)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,7 +18,9 @@ import (
 const planData = testdataRoot + "/plan"
 
 // planCase is testdata/plan/<case>/case.yaml: what `odlm-render plan` is given besides the
-// case's own input/ and snapshot/ folders. Paths are relative to testdata/.
+// case's own input/ and snapshot/ folders. Paths are relative to testdata/, or
+// "reference:PATH" for a file of the reference folder (internal/refdata); loadPlanCase
+// resolves them.
 type planCase struct {
 	// Catalogs are --catalog PATHs
 	Catalogs []string `json:"catalogs,omitempty"`
@@ -29,13 +30,15 @@ type planCase struct {
 	Exit int `json:"exit,omitempty"`
 }
 
-// loadPlanCase reads dir/case.yaml strictly.
+// loadPlanCase reads dir/case.yaml strictly, its catalogs resolved: under testdata/, or in
+// the reference folder (t skips without it).
 func loadPlanCase(t *testing.T, dir string) planCase {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "case.yaml"))
 	require.NoError(t, err)
 	var c planCase
 	require.NoError(t, yaml.UnmarshalStrict(b, &c), "%s/case.yaml", dir)
+	c.Catalogs = catalogPaths(t, c.Catalogs)
 	return c
 }
 
@@ -43,7 +46,7 @@ func loadPlanCase(t *testing.T, dir string) planCase {
 func (c planCase) args(dir, format string) []string {
 	args := []string{"plan", filepath.Join(dir, "input"), "--snapshot", filepath.Join(dir, "snapshot")}
 	for _, p := range c.Catalogs {
-		args = append(args, "--catalog", filepath.Join(testdataRoot, p))
+		args = append(args, "--catalog", p)
 	}
 	return append(append(args, c.Args...), "-o", format)
 }
@@ -71,7 +74,7 @@ func TestPlanGoldenCases(t *testing.T) {
 				require.Equal(t, c.Exit, code, stderr)
 				files[name] = stdout
 				if stderr != "" {
-					files["stderr.txt"] = strings.ReplaceAll(stderr, "../../", "")
+					files["stderr.txt"] = relativeStderr(stderr)
 				}
 			}
 			assert.True(t, json.Valid([]byte(files["stdout.json"])))
