@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/golden"
 	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 )
 
 // TestGoldenCasesThroughTheFunction runs every engine golden case as a ResourceList: the
@@ -34,8 +36,9 @@ func TestGoldenCasesThroughTheFunction(t *testing.T) {
 			catalogs, err := filepath.Abs(filepath.Join(c.Dir, "..", "..", "catalogs"))
 			require.NoError(t, err)
 			fc := functionConfig(t, c, catalogs)
-			rl := resourceListOf(t, c.InputPaths(t), fc)
-			t.Chdir(c.Input())
+			pkg := casePackage(t, c)
+			rl := resourceListOf(t, []string{pkg}, fc)
+			t.Chdir(pkg)
 			out, err := execute(t, rl)
 			// the results, exactly: every error, warning and info line of the case, in order
 			assert.Equal(t, normalizedLines(c.ResultLines(t)), normalizedLines(resultLines(t, out)))
@@ -49,10 +52,42 @@ func TestGoldenCasesThroughTheFunction(t *testing.T) {
 	}
 }
 
+// casePackage is the folder the function runs in for case c, as kpt runs it in a package:
+// the case's input/ folder; or, when the case has other inputs (reference data, outside the
+// repository), a temporary folder laid out as the case's: input/, each other input at its
+// entry's path ("reference:PATH" at reference/PATH). Every item's path annotation then names
+// a file below the working directory (the function reads the lines of results only there),
+// and the files sort as the CLI's paths do (results are ordered by file).
+func casePackage(t *testing.T, c golden.Case) string {
+	t.Helper()
+	if len(c.Inputs) == 0 {
+		return c.Input()
+	}
+	pkg := t.TempDir()
+	entries := append([]string{"input"}, c.Inputs...)
+	for i, p := range c.InputPaths(t) {
+		dst := filepath.Join(pkg, filepath.FromSlash(strings.Replace(entries[i], refdata.Prefix, "reference/", 1)))
+		p, err := filepath.EvalSymlinks(p) // a case may share another's inputs
+		require.NoError(t, err)
+		st, err := os.Stat(p)
+		require.NoError(t, err)
+		if st.IsDir() {
+			require.NoError(t, os.CopyFS(dst, os.DirFS(p)))
+			continue
+		}
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		require.NoError(t, os.MkdirAll(filepath.Dir(dst), 0o755))
+		require.NoError(t, os.WriteFile(dst, b, 0o644))
+	}
+	return pkg
+}
+
 // location is a result line's file location: the CLI names the case's input/ folder and a
 // line, the function the path kpt or kustomize gave the item (no line inside a ResourceList
-// for catalog blobs).
-var location = regexp.MustCompile(`^(\[\w+\] )[\w./-]+\.(?:yaml|yml|json)(?::\d+)?(?: \(document \d+\))?: `)
+// for catalog blobs); the expected lines name a file of the reference folder
+// "reference:PATH" (golden.Relative).
+var location = regexp.MustCompile(`^(\[\w+\] )(?:reference:)?[\w./-]+\.(?:yaml|yml|json)(?::\d+)?(?: \(document \d+\))?: `)
 
 // normalizedLines removes file locations, at the start of a line and inside messages.
 func normalizedLines(lines []string) []string {
@@ -95,7 +130,7 @@ func resultLines(t *testing.T, rl string) []string {
 	return out
 }
 
-var catalogLocation = regexp.MustCompile(`[\w./-]+(:\d+)? \(document \d+\)`)
+var catalogLocation = regexp.MustCompile(`(?:reference:)?[\w./-]+(:\d+)? \(document \d+\)`)
 
 // resultMessages decodes the results of a ResourceList, with case folder paths removed.
 func resultMessages(t *testing.T, rl string) []string {
@@ -149,13 +184,13 @@ func withoutFileAnnotations(t *testing.T, rl string, keepInputs bool) string {
 func TestResultsNeverCarrySecretValues(t *testing.T) {
 	t.Parallel()
 	for _, c := range golden.Cases(t, "../testdata/render") {
-		if !strings.HasPrefix(c.Name(), "bindinfo-") && !strings.HasPrefix(c.Name(), "template-") {
-			continue
+		if (!strings.HasPrefix(c.Name(), "bindinfo-") && !strings.HasPrefix(c.Name(), "template-")) || !c.Runnable() {
+			continue // not about Secrets, or its inputs are partly reference data, absent here
 		}
 		for _, mode := range []string{"copy", "external-secrets"} {
 			fc := "apiVersion: odlm-render.io/v1alpha1\nkind: RenderConfig\nmetadata: {name: render}\nspec:\n  explain: true\n  bindinfoSecrets: " + mode + "\n"
 			fc += "  catalogs: [" + strings.Join(c.CatalogPaths(t, "../testdata/catalogs"), ", ") + "]\n"
-			out, _ := execute(t, resourceListOf(t, c.InputPaths(t), fc))
+			out, _ := execute(t, resourceListOf(t, []string{casePackage(t, c)}, fc))
 			results := strings.Join(resultMessages(t, out), "\n")
 			for _, planted := range []string{"s3cr3t", "czNjcjN0", "do-not-leak-me", "ZG8tbm90LWxlYWstbWU="} {
 				assert.NotContains(t, results, planted, "%s (%s)", c.Name(), mode)
