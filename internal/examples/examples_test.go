@@ -94,7 +94,7 @@ func checkPackage(t *testing.T, p *catalog.Package, wantHead string) {
 			// older version
 			prev := ch.Entries[i-1].Name
 			assert.Equal(t, prev, e.Replaces, "%s channel %s: %s", p.Name, ch.Name, e.Name)
-			assert.True(t, version(t, b).GT(version(t, p.Bundles[prev])), "%s replaces a newer %s", e.Name, prev)
+			assert.True(t, version(t, b).GT(version(t, p.Bundles[prev])), "%s is newer than %s, which it replaces", e.Name, prev)
 		}
 	}
 	for _, name := range p.BundleNames() {
@@ -146,6 +146,19 @@ func version(t *testing.T, b *catalog.Bundle) semver.Version {
 	v, err := semver.Parse(b.Version)
 	require.NoError(t, err, "%s: olm.package version", b.Name)
 	return v
+}
+
+// TestCatalogsSayTheProjectWroteThem: each catalog file opens with the comment saying that
+// the project wrote it for the examples and which real package it models.
+func TestCatalogsSayTheProjectWroteThem(t *testing.T) {
+	t.Parallel()
+	for _, dir := range exampleCatalogs {
+		for rel, text := range files(t, dir) {
+			header, _, _ := strings.Cut(text, "\nschema:")
+			assert.Contains(t, header, "Written by the odlm-render project for its examples", "%s/%s", dir, rel)
+			assert.Contains(t, header, "It models the ", "%s/%s names the real package", dir, rel)
+		}
+	}
 }
 
 // TestArgoCDCatalogIsTheQuickstarts: the Argo CD example holds a copy (its application's
