@@ -178,11 +178,11 @@ func runChild(args []string) (report.Result, error) {
 	return r, nil
 }
 
-func suffix(certified bool, copy int) string {
+func suffix(certified bool, copyIndex int) string {
 	if certified {
-		return fmt.Sprintf("-r%d", copy)
+		return fmt.Sprintf("-r%d", copyIndex)
 	}
-	return fmt.Sprintf("-c%d", copy)
+	return fmt.Sprintf("-c%d", copyIndex)
 }
 
 var (
