@@ -14,15 +14,33 @@ import (
 	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/plan"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
-const (
-	koku    = "../../testdata/catalogs-upgrade/community-v4.20/koku-metrics-operator"
-	fusion  = "../../testdata/catalogs-upgrade/certified-v4.20/openshift-fusion-access-operator"
-	kokuPkg = "koku-metrics-operator"
-)
+const kokuPkg = "koku-metrics-operator"
+
+// koku is the real catalog of koku-metrics-operator (community v4.20, CSV metadata only), read
+// from the reference folder (t skips without it).
+func koku(t testing.TB) string {
+	t.Helper()
+	return refdata.Testdata(t, "catalogs-upgrade/community-v4.20/koku-metrics-operator")
+}
+
+// fusion is the real catalog of openshift-fusion-access-operator (certified v4.20), read from
+// the reference folder (t skips without it).
+func fusion(t testing.TB) string {
+	t.Helper()
+	return refdata.Testdata(t, "catalogs-upgrade/certified-v4.20/openshift-fusion-access-operator")
+}
+
+// kubeGreen is the real catalog of kube-green in the older shape that carries every
+// bundle's contents (community v4.16), read from the reference folder (t skips without it).
+func kubeGreen(t testing.TB) string {
+	t.Helper()
+	return refdata.Testdata(t, "catalogs-bundle-object/community-v4.16/kube-green")
+}
 
 // loadCatalog reads catalog folders.
 func loadCatalog(t *testing.T, paths ...string) *catalog.Catalog {
@@ -69,7 +87,7 @@ func csv(ns, name string) string {
 
 func TestBuildFromAndTo(t *testing.T) {
 	t.Parallel()
-	cat := loadCatalog(t, koku)
+	cat := loadCatalog(t, koku(t))
 	in := install(t, cat, "costs", kokuPkg, "beta")
 	for _, tc := range []struct {
 		name       string
@@ -103,7 +121,7 @@ func TestBuildFromAndTo(t *testing.T) {
 
 func TestBuildRemovals(t *testing.T) {
 	t.Parallel()
-	cat := loadCatalog(t, koku)
+	cat := loadCatalog(t, koku(t))
 	in := install(t, cat, "costs", kokuPkg, "beta")
 	p, err := plan.Build(plan.Request{Installs: []render.Install{in}, Catalog: cat, Cluster: snapshot(t,
 		sub("costs", kokuPkg, kokuPkg, "koku-metrics-operator.v4.4.1", true),
@@ -120,7 +138,7 @@ func TestBuildRemovals(t *testing.T) {
 
 func TestBuildOpenShiftVersion(t *testing.T) {
 	t.Parallel()
-	cat := loadCatalog(t, fusion)
+	cat := loadCatalog(t, fusion(t))
 	in := install(t, cat, "fusion", "openshift-fusion-access-operator", "stable-v1")
 	cl := snapshot(t, sub("fusion", in.Name, in.Package, "openshift-fusion-access-operator.v1.0.0", true))
 	for _, tc := range []struct {
@@ -146,7 +164,7 @@ func TestBuildOpenShiftVersion(t *testing.T) {
 
 func TestBuildUnknowns(t *testing.T) {
 	t.Parallel()
-	cat := loadCatalog(t, koku)
+	cat := loadCatalog(t, koku(t))
 	for _, tc := range []struct {
 		name string
 		in   render.Install
@@ -168,7 +186,7 @@ func TestBuildUnknowns(t *testing.T) {
 
 func TestBuildWithoutClusterIsAllInstalls(t *testing.T) {
 	t.Parallel()
-	cat := loadCatalog(t, koku)
+	cat := loadCatalog(t, koku(t))
 	p, err := plan.Build(plan.Request{Installs: []render.Install{install(t, cat, "costs", kokuPkg, "beta")}, Catalog: cat})
 	require.NoError(t, err)
 	require.Len(t, p.Operators, 1)
@@ -191,7 +209,7 @@ func TestWritersEmptyPlan(t *testing.T) {
 // error or a panic.
 func TestBuildBadCSV(t *testing.T) {
 	t.Parallel()
-	cat := loadCatalog(t, "../../testdata/catalogs-bundle-object/community-v4.16/kube-green")
+	cat := loadCatalog(t, kubeGreen(t))
 	in := install(t, cat, "kube-green", "kube-green", "alpha")
 	cl := snapshot(t, sub("kube-green", "kube-green", "kube-green", "kube-green.v0.6.0", true),
 		`{apiVersion: operators.coreos.com/v1alpha1, kind: ClusterServiceVersion, metadata: {name: kube-green.v0.6.0, namespace: kube-green},
@@ -216,7 +234,7 @@ func sleepInfoCRD(t *testing.T) string {
 // notes; nothing panics.
 func TestBuildHostileCluster(t *testing.T) {
 	t.Parallel()
-	cat := loadCatalog(t, "../../testdata/catalogs-bundle-object/community-v4.16/kube-green")
+	cat := loadCatalog(t, kubeGreen(t))
 	in := install(t, cat, "kube-green", "kube-green", "alpha")
 	for _, tc := range []struct {
 		name   string
@@ -251,7 +269,7 @@ func TestBuildHostileCluster(t *testing.T) {
 // how many hops were not.
 func TestBuildChecksTheCRDsOfEachHop(t *testing.T) {
 	t.Parallel()
-	dir := "../../testdata/catalogs-bundle-object/community-v4.16/kube-green"
+	dir := kubeGreen(t)
 	cluster := []string{sub("kube-green", "kube-green", "kube-green", "kube-green.v0.6.0", true), sleepInfoCRD(t)}
 	for _, tc := range []struct {
 		name    string

@@ -26,7 +26,7 @@ func extension(name, ns, pkg, installed, channels string, odlm bool) string {
 // ClusterExtension of the install's name and package; one of another package is not it.
 func TestBuildFromAClusterExtension(t *testing.T) {
 	t.Parallel()
-	cat := loadCatalog(t, koku)
+	cat := loadCatalog(t, koku(t))
 	in := install(t, cat, "costs", kokuPkg, "beta")
 	for _, tc := range []struct {
 		name, cluster, from, fromChannel, action string
@@ -51,7 +51,7 @@ func TestBuildFromAClusterExtension(t *testing.T) {
 // are removals; others are not.
 func TestBuildRemovedClusterExtensions(t *testing.T) {
 	t.Parallel()
-	cat := loadCatalog(t, koku)
+	cat := loadCatalog(t, koku(t))
 	in := install(t, cat, "costs", kokuPkg, "beta")
 	p, err := plan.Build(plan.Request{OLMv1: true, Installs: []render.Install{in}, Catalog: cat, Cluster: snapshot(t,
 		extension(kokuPkg, "costs", kokuPkg, "koku-metrics-operator.v4.4.1", "[beta]", true),

@@ -25,10 +25,11 @@ var (
 )
 
 // fuzzInstalls are installs of the heads of kube-green (whose catalog carries the bundle's
-// CRDs and permissions) and koku-metrics-operator (35 bundles), from a catalog loaded once.
-func fuzzInstalls(t *testing.T) (*catalog.Catalog, []render.Install) {
+// CRDs and permissions) and koku-metrics-operator (35 bundles), from a catalog of the
+// folders given loaded once.
+func fuzzInstalls(t *testing.T, catalogs []string) (*catalog.Catalog, []render.Install) {
 	fuzzOnce.Do(func() {
-		fuzzCatalog, fuzzErr = inputs.LoadCatalog([]string{"../../testdata/catalogs-bundle-object/community-v4.16/kube-green", koku}, nil)
+		fuzzCatalog, fuzzErr = inputs.LoadCatalog(catalogs, nil)
 	})
 	require.NoError(t, fuzzErr)
 	return fuzzCatalog, []render.Install{
@@ -41,6 +42,7 @@ func fuzzInstalls(t *testing.T) (*catalog.Catalog, []render.Install) {
 // clusters, mutated), Build either answers or returns an error, never panics, and its three
 // writers write the answer (the JSON valid).
 func FuzzBuild(f *testing.F) {
+	catalogs := []string{kubeGreen(f), koku(f)}
 	files, err := filepath.Glob("../../testdata/plan/*/snapshot/*.yaml")
 	require.NoError(f, err)
 	for i, file := range files {
@@ -53,7 +55,7 @@ func FuzzBuild(f *testing.F) {
 		if err != nil {
 			return
 		}
-		cat, installs := fuzzInstalls(t)
+		cat, installs := fuzzInstalls(t, catalogs)
 		req := plan.Request{Installs: installs, Catalog: cat, Cluster: cluster.Chain{{Origin: cluster.OriginSnapshot, Reader: cluster.NewSnapshot(docs)}},
 			OLMv1: bits&1 != 0}
 		if bits&2 != 0 {

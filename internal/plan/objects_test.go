@@ -323,7 +323,7 @@ func TestForbiddenKindsNoteByAPIGroup(t *testing.T) {
 // every operator is a new install, and the plan says once why.
 func TestClusterWithoutOLM(t *testing.T) {
 	t.Parallel()
-	cat := loadCatalog(t, koku)
+	cat := loadCatalog(t, koku(t))
 	c := refusing{Snapshot: snapshot(t), noOLM: true}
 	rendered := obj(t, `{apiVersion: operators.coreos.com/v1alpha1, kind: Subscription, metadata: {name: koku-metrics-operator, namespace: costs}}`)
 	p, err := plan.Build(plan.Request{Installs: []render.Install{install(t, cat, "costs", kokuPkg, "beta"), install(t, cat, "other", kokuPkg, "beta")},
