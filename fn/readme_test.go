@@ -12,9 +12,9 @@ import (
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
-// TestREADMEConfigTable keeps the README's RenderConfig reference what the function reads:
-// its own fields, then every engine option (go test ./fn -run TestREADMEConfigTable -update
-// rewrites it).
+// TestREADMEConfigTable keeps the RenderConfig reference in docs/krm-function.md (linked
+// from the README) what the function reads: its own fields, then every engine option (go test
+// ./fn -run TestREADMEConfigTable -update rewrites it).
 func TestREADMEConfigTable(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
@@ -54,5 +54,5 @@ func TestREADMEConfigTable(t *testing.T) {
 		rows++
 	}
 	require.Len(t, knownFields, rows, "every field the function reads is in the table")
-	golden.Section(t, "../README.md", "RenderConfig fields", b.String())
+	golden.Section(t, "../docs/krm-function.md", "RenderConfig fields", b.String())
 }

@@ -9,12 +9,12 @@ import (
 	"github.com/odlm-render/odlm-render/internal/golden"
 )
 
-// TestREADMEPlanSample keeps the README's sample pull-request comment the golden output of
-// `plan -o markdown` for the kube-green case (testdata/plan/kube-green-crd-changes; go test
-// ./internal/cli -run TestREADMEPlanSample -update rewrites it).
+// TestREADMEPlanSample keeps the sample pull-request comment in docs/plan.md the golden
+// output of `plan -o markdown` for the kube-green case (testdata/plan/kube-green-crd-changes;
+// go test ./internal/cli -run TestREADMEPlanSample -update rewrites it).
 func TestREADMEPlanSample(t *testing.T) {
 	t.Parallel()
 	md, err := os.ReadFile("../../testdata/plan/kube-green-crd-changes/expected/stdout.md")
 	require.NoError(t, err)
-	golden.Section(t, "../../README.md", "plan sample", string(md))
+	golden.Section(t, "../../docs/plan.md", "plan sample", string(md))
 }

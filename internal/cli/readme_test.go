@@ -14,7 +14,7 @@ import (
 )
 
 // flagValueNames names the value of each render flag that is neither a boolean nor one of
-// the engine's enumerated options, for the README's table.
+// the engine's enumerated options, for the table in docs/render.md.
 var flagValueNames = map[string]string{
 	"catalog":       "PATH",
 	"snapshot":      "PATH",
@@ -28,8 +28,9 @@ var flagValueNames = map[string]string{
 	"image-mirror":  "FROM=TO",
 }
 
-// TestREADMEFlagTable keeps the README's table of render flags what the command declares
-// (go test ./internal/cli -run TestREADMEFlagTable -update rewrites it).
+// TestREADMEFlagTable keeps the table of render flags in docs/render.md (linked from the
+// README) what the command declares (go test ./internal/cli -run TestREADMEFlagTable -update
+// rewrites it).
 func TestREADMEFlagTable(t *testing.T) {
 	t.Parallel()
 	enums := map[string][]string{}
@@ -62,7 +63,7 @@ func TestREADMEFlagTable(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "| `%s` | %s |\n", cell(name), cell(meaning))
 	})
-	golden.Section(t, "../../README.md", "render flags", b.String())
+	golden.Section(t, "../../docs/render.md", "render flags", b.String())
 }
 
 // cell escapes a Markdown table cell.
