@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/odlm-render/odlm-render/internal/crd"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/testcluster"
 )
 
@@ -21,12 +22,12 @@ func TestMain(m *testing.M) { testcluster.Main(m) }
 // server-side dry run: what Check refuses, the server refuses (at the same field); what it
 // accepts, the server accepts and stores exactly as CheckDefaulted says (pruned, defaulted).
 func TestChecksAgreeWithTheAPIServer(t *testing.T) {
-	c := testcluster.Start(t)
-	files := map[string]string{
-		"kube-green.com":     "testdata/sleepinfos.kube-green.com.yaml",
-		"route.openshift.io": "../platform/openshift/routes.crd.yaml",
-		"k8s.keycloak.org":   "../../testdata/bundles/keycloak-operator-26.7.1/manifests/keycloaks.k8s.keycloak.org-v1.crd.yml",
+	files := map[string]string{ // kube-green's and Keycloak's are reference data
+		"kube-green.com":     refdata.Path(t, sleepInfoRef),
+		"route.openshift.io": routeCRD,
+		"k8s.keycloak.org":   refdata.Testdata(t, "bundles/keycloak-operator-26.7.1/manifests/keycloaks.k8s.keycloak.org-v1.crd.yml"),
 	}
+	c := testcluster.Start(t)
 	defs := map[string]*crd.Definition{}
 	for group, f := range files {
 		data, err := os.ReadFile(f)

@@ -10,7 +10,22 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/odlm-render/odlm-render/internal/crd"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 )
+
+// sleepInfoRef is kube-green v0.7.1's SleepInfo CRD, from its bundle in
+// community-operators-prod (catalogs/v4.16, olm.bundle.object): third-party, read from the
+// reference folder (internal/refdata).
+const sleepInfoRef = "catalogs-community-v4.16-extracted-bundles/kube-green.v0.7.1/manifests/00-customresourcedefinition-sleepinfos.kube-green.com.yaml"
+
+// routeCRD is OpenShift's Route CRD, which the project's platform data holds.
+const routeCRD = "../platform/openshift/routes.crd.yaml"
+
+// sleepInfo is kube-green's real SleepInfo CRD (t skips without the reference folder).
+func sleepInfo(t testing.TB) *crd.Definition {
+	t.Helper()
+	return load(t, refdata.Path(t, sleepInfoRef))
+}
 
 func load(t testing.TB, path string) *crd.Definition {
 	t.Helper()
@@ -34,16 +49,18 @@ func obj(t *testing.T, text string) map[string]any {
 // kube-green's SleepInfo (from its bundle in community-operators-prod) and OpenShift's Route
 // (openshift/api, with x-kubernetes-validations rules).
 func TestRealCRDs(t *testing.T) {
-	sleepInfo := load(t, "testdata/sleepinfos.kube-green.com.yaml")
-	route := load(t, "../platform/openshift/routes.crd.yaml")
-	assert.Equal(t, "kube-green.com", sleepInfo.Group)
-	assert.Equal(t, "SleepInfo", sleepInfo.Kind)
-	assert.True(t, sleepInfo.Namespaced)
-	assert.Equal(t, []string{"v1alpha1"}, sleepInfo.Versions())
+	t.Run("SleepInfo's names", func(t *testing.T) {
+		sleepInfo := sleepInfo(t)
+		assert.Equal(t, "kube-green.com", sleepInfo.Group)
+		assert.Equal(t, "SleepInfo", sleepInfo.Kind)
+		assert.True(t, sleepInfo.Namespaced)
+		assert.Equal(t, []string{"v1alpha1"}, sleepInfo.Versions())
+	})
+	route := func(t testing.TB) *crd.Definition { return load(t, routeCRD) }
 
 	for _, tc := range []struct {
 		name     string
-		def      *crd.Definition
+		def      func(testing.TB) *crd.Definition // read in the subtest (SleepInfo's may skip)
 		object   string
 		pruned   []string
 		problems []string
@@ -90,9 +107,10 @@ spec: {to: {kind: Service, name: s}, tls: {termination: edgy}}`,
 			problems: []string{`spec.tls.termination: Unsupported value: supported values: "edge", "reencrypt", "passthrough"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			def := tc.def(t)
 			o := obj(t, tc.object)
 			before, _ := json.Marshal(o)
-			res, err := tc.def.Check(o)
+			res, err := def.Check(o)
 			if tc.notServd {
 				require.ErrorIs(t, err, crd.ErrVersionNotServed)
 				assert.ErrorContains(t, err, "sleepinfos.kube-green.com serves v1alpha1")
@@ -118,7 +136,7 @@ spec: {to: {kind: Service, name: s}, tls: {termination: edgy}}`,
 }
 
 func TestFieldsAt(t *testing.T) {
-	sleepInfo := load(t, "testdata/sleepinfos.kube-green.com.yaml")
+	sleepInfo := sleepInfo(t)
 	assert.Contains(t, sleepInfo.FieldsAt("kube-green.com/v1alpha1", "spec.wekdays"), "weekdays")
 	assert.Contains(t, sleepInfo.FieldsAt("kube-green.com/v1alpha1", "spec.excludeRef[0].nme"), "name")
 	assert.Nil(t, sleepInfo.FieldsAt("kube-green.com/v1", "spec.wekdays"))

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/odlm-render/odlm-render/internal/crd/definition"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 )
 
 func obj(t *testing.T, text string) map[string]any {
@@ -21,15 +22,28 @@ func obj(t *testing.T, text string) map[string]any {
 // TestValidate runs the API server's CRD validation: the real CRDs pass; a default
 // the schema refuses, a name that is not plural.group, a protected group are refused.
 func TestValidate(t *testing.T) {
-	for _, path := range []string{"../testdata/sleepinfos.kube-green.com.yaml", "../../platform/openshift/routes.crd.yaml",
-		"../../../testdata/bundles/keycloak-operator-26.7.1/manifests/keycloaks.k8s.keycloak.org-v1.crd.yml"} {
-		data, err := os.ReadFile(path)
-		require.NoError(t, err)
-		var m map[string]any
-		require.NoError(t, yaml.Unmarshal(data, &m))
-		problems, err := definition.Validate(m)
-		require.NoError(t, err)
-		assert.Empty(t, problems, path)
+	for _, crd := range []struct {
+		name string
+		path func(testing.TB) string // kube-green's and Keycloak's are reference data
+	}{
+		{"SleepInfo", func(t testing.TB) string {
+			return refdata.Path(t, "catalogs-community-v4.16-extracted-bundles/kube-green.v0.7.1/manifests/00-customresourcedefinition-sleepinfos.kube-green.com.yaml")
+		}},
+		{"Route", func(testing.TB) string { return "../../platform/openshift/routes.crd.yaml" }},
+		{"Keycloak", func(t testing.TB) string {
+			return refdata.Testdata(t, "bundles/keycloak-operator-26.7.1/manifests/keycloaks.k8s.keycloak.org-v1.crd.yml")
+		}},
+	} {
+		t.Run(crd.name, func(t *testing.T) {
+			path := crd.path(t)
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			var m map[string]any
+			require.NoError(t, yaml.Unmarshal(data, &m))
+			problems, err := definition.Validate(m)
+			require.NoError(t, err)
+			assert.Empty(t, problems, path)
+		})
 	}
 	bad := obj(t, `
 apiVersion: apiextensions.k8s.io/v1
