@@ -1,20 +1,24 @@
-// Package readme holds the test that runs the README's commands verbatim, from a copy of the
-// checkout, so that what a newcomer copies works.
+// Package readme holds the tests of the project's documentation: every command of the README
+// and of each docs/*.md page runs verbatim, from a copy of the checkout, so that what a
+// newcomer copies works; and every relative link of those pages and ARCHITECTURE.md resolves.
 package readme
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/testtools"
 )
 
@@ -25,22 +29,38 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// runnable names the commands the README shows that this test runs: the project's binaries,
-// the pinned tools and the make targets that neither recurse into the tests nor take minutes.
+// runnable names the commands the pages show that this test runs: the project's binaries,
+// the pinned tools and the make targets that neither recurse into the tests nor take minutes,
+// after any NAME=value assignments.
 var (
 	runnable    = regexp.MustCompile(`^(bin/odlm-render(-fn)? |\.cache/tools/bin/(kustomize|kpt) |make )`)
+	assignment  = regexp.MustCompile(`^[A-Z][A-Z0-9_]*=\S*\s+`)
 	makeTargets = map[string]bool{"build": true, "tools": true, "example": true, "help": true, "install": true}
 	placeholder = regexp.MustCompile(`(^|[\s=(])[A-Z][A-Z_]+(\.\.\.)?($|[\s)])`)
 	inlineCode  = regexp.MustCompile("`([^`]+)`")
 )
 
-// commands returns the README's commands: the lines of its indented code blocks (joined at
-// trailing backslashes) and the table cells that hold a command.
-func commands(readme string) []string {
+// referenceData marks a command that reads the reference-data folder (internal/refdata).
+const referenceData = "$" + refdata.Env
+
+// withoutAssignments returns cmd without its leading NAME=value environment assignments.
+func withoutAssignments(cmd string) string {
+	for {
+		loc := assignment.FindStringIndex(cmd)
+		if loc == nil {
+			return cmd
+		}
+		cmd = cmd[loc[1]:]
+	}
+}
+
+// commands returns a page's commands: the lines of its indented code blocks (joined at
+// trailing backslashes) and the table cells that hold a make command.
+func commands(page string) []string {
 	var out []string
 	fenced := false
 	var pending string
-	for _, line := range strings.Split(readme, "\n") {
+	for _, line := range strings.Split(page, "\n") {
 		if strings.HasPrefix(line, "```") {
 			fenced = !fenced
 			continue
@@ -70,7 +90,7 @@ func commands(readme string) []string {
 			continue
 		}
 		cmd := strings.TrimSpace(line)
-		if !runnable.MatchString(cmd) {
+		if !runnable.MatchString(withoutAssignments(cmd)) {
 			continue
 		}
 		if strings.HasSuffix(cmd, "\\") {
@@ -84,9 +104,10 @@ func commands(readme string) []string {
 
 // skipReason says why a command is not run ("" to run it).
 func skipReason(cmd string) string {
-	words := strings.Fields(strings.Split(cmd, "#")[0])
+	code := withoutAssignments(strings.Split(cmd, "#")[0])
+	words := strings.Fields(code)
 	switch {
-	case strings.Contains(cmd, "[") || placeholder.MatchString(strings.Split(cmd, "#")[0]):
+	case strings.Contains(cmd, "[") || placeholder.MatchString(code):
 		return "a synopsis with placeholders"
 	case strings.Contains(cmd, "--live"):
 		return "needs a cluster (live reads are tested against a real kube-apiserver in internal/cli)"
@@ -103,9 +124,23 @@ func skipReason(cmd string) string {
 	return ""
 }
 
+// pages returns the documents whose commands run: the README first (its make commands build
+// the binaries the others call), then docs/*.md in name order.
+func pages(t *testing.T, root string) []string {
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	require.NoError(t, err)
+	out := []string{"README.md"}
+	for _, d := range docs {
+		rel, err := filepath.Rel(root, d)
+		require.NoError(t, err)
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out
+}
+
 // workspace is a copy of the checkout made of links (examples/ copied), with bin/ empty and
-// the pinned tools shared, so that commands that write (catalog-snapshot.yaml, odlm.yaml)
-// write there.
+// the pinned tools shared, so that commands that write (catalog-snapshot.yaml, odlm.yaml,
+// mirror/) write there.
 func workspace(t *testing.T, root string) string {
 	dir := t.TempDir()
 	entries, err := os.ReadDir(root)
@@ -127,6 +162,27 @@ func workspace(t *testing.T, root string) string {
 	return dir
 }
 
+// run runs cmd in dir with env and fails t with the output's tail when it fails.
+func run(t *testing.T, dir string, env []string, page, cmd string) {
+	t.Helper()
+	c := exec.Command("bash", "-euo", "pipefail", "-c", cmd)
+	c.Dir = dir
+	c.Env = env
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	start := time.Now()
+	err := c.Run()
+	tail := out.String()
+	if len(tail) > 3000 {
+		tail = "…" + tail[len(tail)-3000:]
+	}
+	require.NoError(t, err, "%s: command failed after %s:\n%s\n%s", page, time.Since(start).Round(time.Millisecond), cmd, tail)
+}
+
+// TestREADMECommandsRunVerbatim runs every command of the README and of docs/*.md (one
+// subtest per page, then per command), in one workspace, in page order. Commands that read
+// the reference-data folder ("$ODLM_RENDER_REFERENCE_DATA"/…) skip without it; the README
+// must hold none, since its commands must run on a fresh clone.
 func TestREADMECommandsRunVerbatim(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binaries and runs every command")
@@ -134,31 +190,147 @@ func TestREADMECommandsRunVerbatim(t *testing.T) {
 	root := repoRoot(t)
 	testtools.Tool(t, "kustomize") // skips (or fails under ODLM_RENDER_REQUIRE_TOOLS=1) without the pinned tools
 	testtools.Tool(t, "kpt")
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	require.NoError(t, err)
-	cmds := commands(string(readme))
 	dir := workspace(t, root)
-	ran := 0
-	for _, cmd := range cmds {
-		if why := skipReason(cmd); why != "" {
-			t.Logf("not run (%s): %s", why, cmd)
-			continue
-		}
-		ran++
-		t.Run(cmd, func(t *testing.T) {
-			c := exec.Command("bash", "-euo", "pipefail", "-c", cmd)
-			c.Dir = dir
-			c.Env = append(os.Environ(), "GOBIN="+filepath.Join(dir, "gobin"), "MAKEFLAGS=")
-			var out bytes.Buffer
-			c.Stdout, c.Stderr = &out, &out
-			start := time.Now()
-			err := c.Run()
-			tail := out.String()
-			if len(tail) > 3000 {
-				tail = "…" + tail[len(tail)-3000:]
+	env := append(os.Environ(), "GOBIN="+filepath.Join(dir, "gobin"), "MAKEFLAGS=")
+	reference, refErr := refdata.Root()
+	if refErr == nil {
+		env = append(env, refdata.Env+"="+reference)
+	}
+	ran, found := 0, 0
+	for _, page := range pages(t, root) {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(page)))
+		require.NoError(t, err)
+		cmds := commands(string(data))
+		found += len(cmds)
+		t.Run(page, func(t *testing.T) {
+			if page != "README.md" {
+				// the README's make commands build the binaries; without them (-run picked
+				// this page alone) build them here
+				for _, bin := range []string{"odlm-render", "odlm-render-fn"} {
+					if _, err := os.Stat(filepath.Join(dir, "bin", bin)); errors.Is(err, os.ErrNotExist) {
+						run(t, dir, env, page, "make build")
+						break
+					}
+				}
 			}
-			require.NoError(t, err, "README command failed after %s:\n%s\n%s", time.Since(start).Round(time.Millisecond), cmd, tail)
+			for _, cmd := range cmds {
+				if page == "README.md" {
+					require.NotContains(t, cmd, referenceData, "README.md: its commands must run on a fresh clone, without the reference data: move this one to a docs page")
+				}
+				if why := skipReason(cmd); why != "" {
+					t.Logf("not run (%s): %s", why, cmd)
+					continue
+				}
+				ran++
+				t.Run(cmd, func(t *testing.T) {
+					if strings.Contains(cmd, referenceData) && refErr != nil {
+						refdata.Skip(t, refErr)
+					}
+					run(t, dir, env, page, cmd)
+				})
+			}
 		})
 	}
-	require.GreaterOrEqual(t, ran, 15, "the README's commands were found (%d in all)", len(cmds))
+	require.GreaterOrEqual(t, ran, 40, "the pages' commands were found (%d in all)", found)
+}
+
+var (
+	link    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	heading = regexp.MustCompile(`^#{1,6}\s+(.*?)\s*#*\s*$`)
+	// slugDrop is what GitHub leaves out of a heading's anchor: punctuation but '-' and '_'
+	slugDrop = regexp.MustCompile(`[^\p{L}\p{N}\s_-]`)
+)
+
+// anchors returns the anchors GitHub gives a Markdown page's headings (lower case,
+// punctuation dropped, spaces as '-', a repeated one numbered).
+func anchors(page string) map[string]bool {
+	out := map[string]bool{}
+	seen := map[string]int{}
+	fenced := false
+	for _, line := range strings.Split(page, "\n") {
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+			continue
+		}
+		m := heading.FindStringSubmatch(line)
+		if fenced || m == nil {
+			continue
+		}
+		slug := strings.ReplaceAll(slugDrop.ReplaceAllString(strings.ToLower(m[1]), ""), " ", "-")
+		if n := seen[slug]; n > 0 {
+			out[slug+"-"+strconv.Itoa(n)] = true
+		} else {
+			out[slug] = true
+		}
+		seen[slug]++
+	}
+	return out
+}
+
+// TestDocsLinksResolve checks that every relative link of the README, ARCHITECTURE.md and
+// docs/*.md names a file or folder of the checkout, and a link into a Markdown page (or
+// within one) a heading that page has.
+func TestDocsLinksResolve(t *testing.T) {
+	root := repoRoot(t)
+	files := append(pages(t, root), "ARCHITECTURE.md")
+	for _, page := range files {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(page)))
+		require.NoError(t, err)
+		fenced := false
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "```") {
+				fenced = !fenced
+				continue
+			}
+			if fenced {
+				continue
+			}
+			for _, m := range link.FindAllStringSubmatch(line, -1) {
+				target := m[1]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				path, anchor, _ := strings.Cut(target, "#")
+				file := filepath.Join(root, filepath.FromSlash(page))
+				if path != "" {
+					file = filepath.Join(filepath.Dir(file), filepath.FromSlash(path))
+					_, err := os.Stat(file)
+					if !assertNoError(t, err, "%s:%d: link %s: no such file", page, i+1, target) {
+						continue
+					}
+				}
+				if anchor == "" || !strings.HasSuffix(file, ".md") {
+					continue
+				}
+				body, err := os.ReadFile(file)
+				require.NoError(t, err)
+				if !anchors(string(body))[anchor] {
+					t.Errorf("%s:%d: link %s: %s has no heading with anchor #%s", page, i+1, target, filepath.Base(file), anchor)
+				}
+			}
+		}
+	}
+}
+
+func assertNoError(t *testing.T, err error, format string, args ...any) bool {
+	t.Helper()
+	if err != nil {
+		t.Errorf(format, args...)
+		return false
+	}
+	return true
+}
+
+func TestAnchorsAsGitHubWritesThem(t *testing.T) {
+	got := anchors("# Catalogs (`odlm-render catalog extract`)\n## `--no-olm` and `--olm none`\n" +
+		"## 9. Decided deviations\n```\n# not a heading\n```\n## Bundle contents: the CRDs the render checks against\n" +
+		"### Objects\n### Objects\n")
+	require.Equal(t, map[string]bool{
+		"catalogs-odlm-render-catalog-extract":               true,
+		"--no-olm-and---olm-none":                            true,
+		"9-decided-deviations":                               true,
+		"bundle-contents-the-crds-the-render-checks-against": true,
+		"objects":   true,
+		"objects-1": true,
+	}, got)
 }
