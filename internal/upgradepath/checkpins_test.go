@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/upgradepath"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
@@ -14,7 +15,7 @@ import (
 // used Find: the same answers.
 func TestCheckPinsCases(t *testing.T) {
 	t.Parallel()
-	cat, err := catalog.Load("../../testdata/catalogs/community/kube-green")
+	cat, err := catalog.Load(refdata.Testdata(t, "catalogs/community/kube-green"))
 	require.NoError(t, err)
 	pkg, _ := cat.Package("kube-green")
 	for _, tc := range []struct {

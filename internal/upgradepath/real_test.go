@@ -8,16 +8,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/upgradepath"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
-const upgradeData = "../../testdata/catalogs-upgrade/"
-
-// loadPackage loads the one package of a folder of testdata/catalogs-upgrade.
+// loadPackage loads the one package of a folder of testdata/catalogs-upgrade, read from the
+// reference folder (t skips without it).
 func loadPackage(t *testing.T, folder, name string) *catalog.Package {
 	t.Helper()
-	cat, err := catalog.Load(upgradeData + folder)
+	cat, err := catalog.Load(refdata.Testdata(t, "catalogs-upgrade/"+folder))
 	require.NoError(t, err)
 	pkg, ok := cat.Package(name)
 	require.True(t, ok, name)
