@@ -2,7 +2,6 @@ package bundleinstall_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,14 +13,15 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/bundleinstall"
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
-// realBundle reads a real bundle folder of testdata/bundles, with the install modes its CSV
-// gives.
+// realBundle reads a real bundle folder of testdata/bundles (third-party: read from the
+// reference folder, t skips without it), with the install modes its CSV gives.
 func realBundle(t *testing.T, dir string) bundleinstall.Bundle {
 	t.Helper()
-	c, err := catalog.ContentsFromFolder(filepath.Join("../../testdata/bundles", dir, "manifests"))
+	c, err := catalog.ContentsFromFolder(refdata.Testdata(t, "bundles/"+dir+"/manifests"))
 	require.NoError(t, err)
 	require.NotNil(t, c.Install)
 	modes := map[string][]v1alpha1.InstallModeType{
