@@ -121,8 +121,12 @@ func TestConvertJSONIsAList(t *testing.T) {
 // control label and ODLM's annotations.
 func TestRenderOfConvertOutputMatchesRenderOfMetaCRs(t *testing.T) {
 	t.Parallel()
-	dir := metaCases + "/meta-channel-override-and-merge/input"
-	cat := []string{"--catalog", catalogs + "/community/kube-green", "--catalog", catalogs + "/certified/stackable-zookeeper-operator"}
+	c := golden.LoadCase(t, metaCases+"/meta-channel-override-and-merge")
+	dir := c.Input()
+	var cat []string
+	for _, p := range c.CatalogPaths(t, catalogs) { // the case's real catalogs: reference data
+		cat = append(cat, "--catalog", p)
+	}
 	code, direct, stderr := runCLI(t, "", append([]string{"render", dir}, cat...)...)
 	require.Equal(t, ExitOK, code, stderr)
 	code, converted, stderr := runCLI(t, "", "convert", dir)

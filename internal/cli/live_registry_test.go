@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/internal/cli"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/testcluster"
 )
 
@@ -41,6 +42,7 @@ spec:
 // them; neither is in the output.
 func TestLiveRegistryAndConfigFromTheCluster(t *testing.T) {
 	t.Parallel()
+	nfsCatalog := refdata.Testdata(t, "catalogs/community/nfs-provisioner-operator") // real catalog: reference data
 	c := testcluster.Start(t)
 	c.Apply(t, odlmCRDs)
 	c.Apply(t, olmCRDs)
@@ -72,7 +74,7 @@ spec:
     - name: nfs
 `, "NS", ns)), 0o644))
 
-	code, out, stderr := run(t, "", "render", dir, "--catalog=../../testdata/catalogs/community/nfs-provisioner-operator", "--live", "--kubeconfig", c.AdminKubeconfig())
+	code, out, stderr := run(t, "", "render", dir, "--catalog="+nfsCatalog, "--live", "--kubeconfig", c.AdminKubeconfig())
 	require.Equal(t, cli.ExitOK, code, stderr)
 	assert.Contains(t, out, "kind: Subscription")
 	assert.Contains(t, out, "name: nfs-settings", "the resource of the cluster's OperandConfig")

@@ -14,6 +14,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/cli"
 	"github.com/odlm-render/odlm-render/internal/cluster/live"
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/testcluster"
 )
 
@@ -106,6 +107,7 @@ spec:
 
 func TestLiveClusterValuesAndTheSameFromASnapshotExport(t *testing.T) {
 	t.Parallel()
+	nfsCatalog := refdata.Testdata(t, "catalogs/community/nfs-provisioner-operator") // real catalog: reference data
 	c := testcluster.Start(t)
 	c.Apply(t, liveCRD)
 	ns := c.Namespace(t)
@@ -126,7 +128,7 @@ spec: {storage: 42G}
 `, "NS", ns)
 	c.Apply(t, objects)
 	in := liveInputs(t, ns)
-	catalog := "--catalog=../../testdata/catalogs/community/nfs-provisioner-operator"
+	catalog := "--catalog=" + nfsCatalog
 
 	code, live, stderr := run(t, "", "render", in, catalog, "--live", "--kubeconfig", c.AdminKubeconfig(), "--explain")
 	require.Equal(t, cli.ExitOK, code, stderr)
@@ -162,12 +164,13 @@ func newAdminReader(c *testcluster.Cluster) (*live.Reader, error) {
 
 func TestLiveForbiddenIsAClearError(t *testing.T) {
 	t.Parallel()
+	nfsCatalog := refdata.Testdata(t, "catalogs/community/nfs-provisioner-operator") // real catalog: reference data
 	c := testcluster.Start(t)
 	c.Apply(t, liveCRD)
 	ns := c.Namespace(t)
 	c.Apply(t, strings.ReplaceAll("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: storage, namespace: NS}\ndata: {class: gp3-csi}\n", "NS", ns))
 	c.GrantReader(t, ns, []string{"configmaps"}, []string{"get"})
-	code, out, stderr := run(t, "", "render", liveInputs(t, ns), "--catalog=../../testdata/catalogs/community/nfs-provisioner-operator",
+	code, out, stderr := run(t, "", "render", liveInputs(t, ns), "--catalog="+nfsCatalog,
 		"--live", "--kubeconfig", c.ReaderKubeconfig())
 	assert.Equal(t, cli.ExitErrors, code)
 	assert.Empty(t, out)
@@ -177,9 +180,10 @@ func TestLiveForbiddenIsAClearError(t *testing.T) {
 
 func TestLiveUnreachableFailsFast(t *testing.T) {
 	t.Parallel()
+	nfsCatalog := refdata.Testdata(t, "catalogs/community/nfs-provisioner-operator") // real catalog: reference data
 	kubeconfig := testcluster.UnreachableKubeconfig(t)
 	start := time.Now()
-	code, out, stderr := run(t, "", "render", liveInputs(t, "cs"), "--catalog=../../testdata/catalogs/community/nfs-provisioner-operator",
+	code, out, stderr := run(t, "", "render", liveInputs(t, "cs"), "--catalog="+nfsCatalog,
 		"--live", "--kubeconfig", kubeconfig)
 	assert.Equal(t, cli.ExitErrors, code)
 	assert.Empty(t, out)

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/odlm-render/odlm-render/internal/cli"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 )
 
 // TestSecretValuesNeverReachStderr plants a Secret value, renders with every diagnostic
@@ -14,15 +15,16 @@ import (
 // value nor its base64 form appears anywhere but in the manifests.
 func TestSecretValuesNeverReachStderr(t *testing.T) {
 	t.Parallel()
+	nfsCatalog := refdata.Testdata(t, "catalogs/community/nfs-provisioner-operator") // real catalog: reference data
 	const planted = "do-not-leak-me"
 	encoded := base64.StdEncoding.EncodeToString([]byte(planted))
 	for _, tc := range []struct {
 		name string
 		args []string
 	}{
-		{"explain and verbose", []string{"render", "-v", "--explain", "../../testdata/render/template-secrets-forbid/input", "--catalog", "../../testdata/catalogs/community/nfs-provisioner-operator"}},
-		{"forbid", []string{"render", "--explain", "--secrets", "forbid", "../../testdata/render/template-secrets-forbid/input", "--catalog", "../../testdata/catalogs/community/nfs-provisioner-operator"}},
-		{"JSON output", []string{"render", "-v", "-o", "json", "--explain", "../../testdata/render/template-secrets-forbid/input", "--catalog", "../../testdata/catalogs/community/nfs-provisioner-operator"}},
+		{"explain and verbose", []string{"render", "-v", "--explain", "../../testdata/render/template-secrets-forbid/input", "--catalog", nfsCatalog}},
+		{"forbid", []string{"render", "--explain", "--secrets", "forbid", "../../testdata/render/template-secrets-forbid/input", "--catalog", nfsCatalog}},
+		{"JSON output", []string{"render", "-v", "-o", "json", "--explain", "../../testdata/render/template-secrets-forbid/input", "--catalog", nfsCatalog}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, stderr := run(t, "", tc.args...)
@@ -32,7 +34,7 @@ func TestSecretValuesNeverReachStderr(t *testing.T) {
 		})
 	}
 	// inline (the default) does write the value where ODLM would: into the rendered objects
-	_, out, _ := run(t, "", "render", "../../testdata/render/template-secrets-forbid/input", "--catalog", "../../testdata/catalogs/community/nfs-provisioner-operator")
+	_, out, _ := run(t, "", "render", "../../testdata/render/template-secrets-forbid/input", "--catalog", nfsCatalog)
 	assert.Contains(t, out, planted)
 }
 

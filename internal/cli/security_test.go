@@ -12,6 +12,7 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/cli"
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/testcluster"
 )
 
@@ -68,6 +69,7 @@ subjects:
 // resource. A planted Secret value never reaches stderr.
 func TestSecurityLiveNeedsOnlyTheDocumentedRoleAndOnlyReads(t *testing.T) {
 	t.Parallel()
+	nfsCatalog := refdata.Testdata(t, "catalogs/community/nfs-provisioner-operator") // real catalog: reference data
 	c := testcluster.Start(t)
 	c.Apply(t, liveCRD)
 	c.Apply(t, olmCRDs)
@@ -90,7 +92,7 @@ metadata: {name: default, namespace: NS}
 spec: {storage: 42G}
 `, "NS", ns))
 	in := liveInputs(t, ns)
-	catalog := "--catalog=../../testdata/catalogs/community/nfs-provisioner-operator"
+	catalog := "--catalog=" + nfsCatalog
 
 	// the documented role + get on the objectRef kind
 	allowed := ns + "-live-reader"
