@@ -26,7 +26,7 @@ const testGroup = "crdupgrade.test"
 // testCRD is kube-green's SleepInfo CRD under testGroup, with a served v1beta1 copy.
 func testCRD(t *testing.T) map[string]any {
 	t.Helper()
-	crd := load(t, sleepInfos)
+	crd := load(t, sleepInfos(t))
 	crd["metadata"].(map[string]any)["name"] = "sleepinfos." + testGroup
 	crd["spec"].(map[string]any)["group"] = testGroup
 	delete(crd, "status")
@@ -42,6 +42,7 @@ func testCRD(t *testing.T) map[string]any {
 // object and ratchets it in an update that leaves it, and a changed type or a new required field the
 // object lacks makes every update fail, as ValidateStored says.
 func TestAgreesWithTheAPIServer(t *testing.T) {
+	sleepInfos(t) // the CRD is real data: skip before starting a cluster without it
 	c := testcluster.Start(t)
 	oldCRD := testCRD(t)
 	require.NoError(t, c.ApplyObject(oldCRD))

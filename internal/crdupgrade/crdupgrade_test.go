@@ -9,11 +9,17 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/odlm-render/odlm-render/internal/crdupgrade"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 )
 
-const sleepInfos = "../../testdata/bundles/kube-green-0.7.1/manifests/kube-green.com_sleepinfos.yaml"
+// sleepInfos is kube-green 0.7.1's SleepInfo CRD, of the real bundle in the reference
+// folder (t skips without it).
+func sleepInfos(t testing.TB) string {
+	t.Helper()
+	return refdata.Testdata(t, "bundles/kube-green-0.7.1/manifests/kube-green.com_sleepinfos.yaml")
+}
 
-// load reads a CRD manifest of testdata.
+// load reads a CRD manifest.
 func load(t *testing.T, path string) map[string]any {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -183,7 +189,7 @@ func TestCheckRules(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			before, after := load(t, sleepInfos), load(t, sleepInfos)
+			before, after := load(t, sleepInfos(t)), load(t, sleepInfos(t))
 			tc.change(before, after)
 			findings, err := crdupgrade.Check(before, after)
 			require.NoError(t, err)
@@ -200,20 +206,20 @@ func TestCheckRules(t *testing.T) {
 
 func TestCheckRefuses(t *testing.T) {
 	t.Parallel()
-	other := load(t, sleepInfos)
+	other := load(t, sleepInfos(t))
 	other["metadata"].(map[string]any)["name"] = "other.kube-green.com"
-	beta := load(t, sleepInfos)
+	beta := load(t, sleepInfos(t))
 	beta["apiVersion"] = "apiextensions.k8s.io/v1beta1"
 	for _, tc := range []struct {
 		name     string
 		old, new map[string]any
 		err      string
 	}{
-		{"two CRDs", load(t, sleepInfos), other, "the old CRD is sleepinfos.kube-green.com and the new other.kube-green.com"},
-		{"v1beta1", beta, load(t, sleepInfos), `old CRD: apiVersion "apiextensions.k8s.io/v1beta1"`},
-		{"not a CRD", load(t, sleepInfos), map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}, `new CRD sleepinfos.kube-green.com: apiVersion "v1" kind "ConfigMap"`},
-		{"no name", map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition"}, load(t, sleepInfos), "metadata.name is empty"},
-		{"bad field", map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "spec": "x"}, load(t, sleepInfos), "reading the manifest"},
+		{"two CRDs", load(t, sleepInfos(t)), other, "the old CRD is sleepinfos.kube-green.com and the new other.kube-green.com"},
+		{"v1beta1", beta, load(t, sleepInfos(t)), `old CRD: apiVersion "apiextensions.k8s.io/v1beta1"`},
+		{"not a CRD", load(t, sleepInfos(t)), map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}, `new CRD sleepinfos.kube-green.com: apiVersion "v1" kind "ConfigMap"`},
+		{"no name", map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition"}, load(t, sleepInfos(t)), "metadata.name is empty"},
+		{"bad field", map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "spec": "x"}, load(t, sleepInfos(t)), "reading the manifest"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -224,10 +230,10 @@ func TestCheckRefuses(t *testing.T) {
 	}
 }
 
-// TestCheckRealUpgrades compares the CRDs of two releases of real operators of testdata.
+// TestCheckRealUpgrades compares the CRDs of two releases of real operators, their bundles
+// read from the reference folder.
 func TestCheckRealUpgrades(t *testing.T) {
 	t.Parallel()
-	const bundles = "../../testdata/bundles/"
 	for _, tc := range []struct {
 		name, old, new string
 		unsafe         []verdict
@@ -269,6 +275,7 @@ func TestCheckRealUpgrades(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
+			bundles := refdata.Testdata(t, "bundles") + "/"
 			findings, err := crdupgrade.Check(load(t, bundles+tc.old), load(t, bundles+tc.new))
 			require.NoError(t, err)
 			unsafe := crdupgrade.Unsafe(findings)

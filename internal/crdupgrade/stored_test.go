@@ -47,7 +47,7 @@ func TestValidateStored(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			crd := load(t, sleepInfos)
+			crd := load(t, sleepInfos(t))
 			tc.change(crd)
 			obj := sleepInfo(t)
 			got := crdupgrade.ValidateStored(crd, tc.version, []map[string]any{obj})
