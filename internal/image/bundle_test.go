@@ -24,14 +24,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/internal/image"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/testtools"
 )
 
-const keycloakBundle = "../../testdata/bundles/keycloak-operator-26.7.1"
+// keycloakBundle is the real bundle folder of keycloak-operator 26.7.1, read from the
+// reference folder (t skips without it).
+func keycloakBundle(t testing.TB) string {
+	t.Helper()
+	return refdata.Testdata(t, "bundles/keycloak-operator-26.7.1")
+}
 
 // keycloakImage is the image of the keycloak bundle, with extra layers on top.
 func keycloakImage(t *testing.T, extra ...v1.Layer) v1.Image {
-	return testtools.BundleImage(t, keycloakBundle, "keycloak-operator", extra...)
+	return testtools.BundleImage(t, keycloakBundle(t), "keycloak-operator", extra...)
 }
 
 // countingRegistry is go-containerregistry's in-process registry, counting blob reads.

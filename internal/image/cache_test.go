@@ -21,23 +21,29 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/internal/image"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/testtools"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
-const kubeGreenBundle = "../../testdata/bundles/kube-green-0.7.1"
+// kubeGreenBundle is the real bundle folder of kube-green 0.7.1, read from the reference
+// folder (t skips without it).
+func kubeGreenBundle(t testing.TB) string {
+	t.Helper()
+	return refdata.Testdata(t, "bundles/kube-green-0.7.1")
+}
 
 // evilBundle is kube-green's bundle with a CSV whose first cluster permission grants every
 // verb on every resource: what an attacker wants a victim's render to install.
 func evilBundle(t *testing.T) v1.Image {
 	t.Helper()
 	csvPath := "manifests/kube-green.clusterserviceversion.yaml"
-	csv, err := os.ReadFile(filepath.Join(kubeGreenBundle, csvPath))
+	csv, err := os.ReadFile(filepath.Join(kubeGreenBundle(t), csvPath))
 	require.NoError(t, err)
 	rule := "        - apiGroups:\n          - \"\"\n          resources:\n          - secrets\n          verbs:\n          - create\n"
 	require.Contains(t, string(csv), rule)
 	evil := strings.Replace(string(csv), rule, "        - apiGroups:\n          - '*'\n          resources:\n          - '*'\n          verbs:\n          - '*'\n", 1)
-	return testtools.BundleImage(t, kubeGreenBundle, "kube-green", layer(t, entry{Name: csvPath, Body: evil}))
+	return testtools.BundleImage(t, kubeGreenBundle(t), "kube-green", layer(t, entry{Name: csvPath, Body: evil}))
 }
 
 // grantsEverything tells whether a bundle's contents grant every verb on every resource.
@@ -79,7 +85,7 @@ func lyingRegistry(t *testing.T, lie func(w http.ResponseWriter, r *http.Request
 	}))
 	t.Cleanup(srv.Close)
 	host = strings.TrimPrefix(srv.URL, "http://")
-	good, bad := testtools.BundleImage(t, kubeGreenBundle, "kube-green"), evilBundle(t)
+	good, bad := testtools.BundleImage(t, kubeGreenBundle(t), "kube-green"), evilBundle(t)
 	for ref, img := range map[string]v1.Image{"kube-green:v0.7.1": good, "kube-green:evil": bad} {
 		r, err := name.ParseReference(host + "/op/" + ref)
 		require.NoError(t, err)
@@ -174,7 +180,7 @@ func TestPullIsBoundToTheDigest(t *testing.T) {
 // hit was trusted as it was.
 func TestCacheEntriesAreVerified(t *testing.T) {
 	host, blobs := countingRegistry(t)
-	kubeGreen := testtools.BundleImage(t, kubeGreenBundle, "kube-green")
+	kubeGreen := testtools.BundleImage(t, kubeGreenBundle(t), "kube-green")
 	keycloak := keycloakImage(t)
 	for ref, img := range map[string]v1.Image{"kube-green:1": kubeGreen, "keycloak:1": keycloak} {
 		r, err := name.ParseReference(host + "/op/" + ref)

@@ -108,7 +108,7 @@ func TestBundleImageLimits(t *testing.T) {
 			ref := fmt.Sprintf("%s/hostile/case%d:1", host, i)
 			r, err := name.ParseReference(ref)
 			require.NoError(t, err)
-			require.NoError(t, remote.Write(r, testtools.BundleImage(t, kubeGreenBundle, "kube-green", tc.layers...)))
+			require.NoError(t, remote.Write(r, testtools.BundleImage(t, kubeGreenBundle(t), "kube-green", tc.layers...)))
 			start := time.Now()
 			_, _, err = (&image.BundlePuller{Options: image.Options{Limits: tc.limits}}).Pull(context.Background(), ref)
 			require.Error(t, err)
@@ -126,7 +126,7 @@ func TestBundleImageLimits(t *testing.T) {
 // TestCatalogImageLimits: the same for catalog images, from an OCI layout and a
 // docker-archive (the limits are lowered: a catalog image's defaults are wide).
 func TestCatalogImageLimits(t *testing.T) {
-	kubeGreen := treeEntries(t, filepath.Join(realCatalogs, "community", "kube-green"), "configs/kube-green/")
+	kubeGreen := treeEntries(t, filepath.Join(realCatalogs(t), "community", "kube-green"), "configs/kube-green/")
 	fbc := layer(t, kubeGreen...)
 	bomb := testtools.ZerosLayer(t, "configs/big.json", 2<<20)
 	filler := testtools.ZerosLayer(t, "usr/share/filler.bin", 32<<20)
@@ -174,7 +174,7 @@ func TestCatalogImageLimits(t *testing.T) {
 func TestLocalImagesHonourTheDeadline(t *testing.T) {
 	bomb := testtools.ZerosLayer(t, "usr/share/filler.bin", 16<<30)
 	catalogImg := build(t, nil, layer(t, entry{Name: "configs/a.json", Body: `{"schema":"olm.package","name":"a"}`}), bomb)
-	bundleImg := testtools.BundleImage(t, kubeGreenBundle, "kube-green", bomb)
+	bundleImg := testtools.BundleImage(t, kubeGreenBundle(t), "kube-green", bomb)
 	huge := image.Limits{MaxImageBytes: 1 << 50}
 	opts := image.Options{Timeout: 300 * time.Millisecond, Limits: huge}
 	for _, tc := range []struct {
@@ -223,7 +223,7 @@ func TestBundleWhiteouts(t *testing.T) {
 		ref := fmt.Sprintf("%s/whiteouts/case%d:1", host, images)
 		r, err := name.ParseReference(ref)
 		require.NoError(t, err)
-		require.NoError(t, remote.Write(r, testtools.BundleImage(t, kubeGreenBundle, "kube-green", layers...)))
+		require.NoError(t, remote.Write(r, testtools.BundleImage(t, kubeGreenBundle(t), "kube-green", layers...)))
 		c, _, err := (&image.BundlePuller{}).Pull(context.Background(), ref)
 		return c, err
 	}
@@ -367,7 +367,7 @@ func gzipBytes(t *testing.T, l v1.Layer, bomb ...v1.Layer) []byte {
 // is refused after a bounded read. Before, go-containerregistry read manifest.json and the
 // config whole, and read the archive through for each file it needed.
 func TestDockerArchives(t *testing.T) {
-	kubeGreen := treeEntries(t, filepath.Join(realCatalogs, "community", "kube-green"), "configs/kube-green/")
+	kubeGreen := treeEntries(t, filepath.Join(realCatalogs(t), "community", "kube-green"), "configs/kube-green/")
 	base := layer(t, entry{Name: "usr/bin/opm", Body: "\x7fELF"})
 	img := build(t, nil, base, layer(t, kubeGreen...), base)
 	t.Run("plain and gzipped, a repeated layer as a link", func(t *testing.T) {

@@ -28,11 +28,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/internal/image"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/testtools"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
-const realCatalogs = "../../testdata/catalogs"
+// exampleCatalog is the project's example catalog (FBC of two packages): for the tests
+// that need a catalog image but no real catalog's contents.
+const exampleCatalog = "../../examples/quickstart/catalog"
+
+// realCatalogs is the reference folder's copy of testdata/catalogs: packages of the real
+// community and certified catalogs (t skips without it).
+func realCatalogs(t testing.TB) string {
+	t.Helper()
+	return refdata.Testdata(t, "catalogs")
+}
 
 // entry is one tar entry of a test layer.
 type entry = testtools.TarEntry
@@ -80,7 +90,7 @@ func catalogImage(t *testing.T) v1.Image {
 		entry{Name: "configs/stale/catalog.yaml", Body: "schema: [broken"},
 		entry{Name: "configs/older/catalog.json", Body: `{"schema":"olm.package","name":"older"}`},
 	)
-	fbc := layer(t, append(treeEntries(t, realCatalogs, "configs/"),
+	fbc := layer(t, append(treeEntries(t, realCatalogs(t), "configs/"),
 		entry{Name: "configs/.wh.stale"},
 		entry{Name: "configs/older/.wh..wh..opq"},
 		entry{Name: "configs/README.md", Body: "not read"})...)
@@ -109,7 +119,7 @@ func load(t *testing.T, source string, opts image.Options) (*catalog.Catalog, im
 // docker-archive (plain and gzipped) and from a registry gives the
 // snapshot of the FBC folder it was built from.
 func TestImageSources(t *testing.T) {
-	fbc, err := catalog.Load(realCatalogs)
+	fbc, err := catalog.Load(realCatalogs(t))
 	require.NoError(t, err)
 	want := snapshot(t, fbc)
 	img := catalogImage(t)
@@ -208,7 +218,7 @@ func TestImageSources(t *testing.T) {
 }
 
 func TestImageLayout(t *testing.T) {
-	kubeGreen := treeEntries(t, filepath.Join(realCatalogs, "community", "kube-green"), "data/fbc/kube-green/")
+	kubeGreen := treeEntries(t, filepath.Join(realCatalogs(t), "community", "kube-green"), "data/fbc/kube-green/")
 	t.Run("label names the root", func(t *testing.T) {
 		img := build(t, map[string]string{image.ConfigsLabel: "/data/fbc/"}, layer(t, append(kubeGreen,
 			entry{Name: "configs/other/catalog.yaml", Body: "schema: [not read"})...))
@@ -288,7 +298,7 @@ func TestImageErrors(t *testing.T) {
 		require.NoError(t, tarball.WriteToFile(p, ref, img))
 		return p
 	}
-	good := archive(build(t, nil, layer(t, treeEntries(t, filepath.Join(realCatalogs, "community", "kube-green"), "configs/kube-green/")...)))
+	good := archive(build(t, nil, layer(t, treeEntries(t, exampleCatalog, "configs/")...)))
 	goodBytes, err := os.ReadFile(good)
 	require.NoError(t, err)
 
@@ -335,7 +345,7 @@ func TestImageErrors(t *testing.T) {
 	}
 
 	t.Run("corrupt layer in an OCI layout", func(t *testing.T) {
-		img := build(t, nil, layer(t, treeEntries(t, filepath.Join(realCatalogs, "community", "kube-green"), "configs/kube-green/")...))
+		img := build(t, nil, layer(t, treeEntries(t, exampleCatalog, "configs/")...))
 		oci := filepath.Join(t.TempDir(), "oci")
 		p, err := layout.Write(oci, empty.Index)
 		require.NoError(t, err)
