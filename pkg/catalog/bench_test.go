@@ -14,17 +14,19 @@ import (
 // clone without it still passes (the benchmarks skip).
 const sharedCatalogs = "../../../shared/catalogs"
 
-// BenchmarkLoad loads the project's testdata and, when present, the shared
-// community and certified catalogs. The two shared folders both define three
-// packages, so they are loaded separately, and together only with a
-// package filter (which must then read, and drop, everything else cheaply).
+// BenchmarkLoad loads the project's testdata catalogs (the reference folder's copy) and, when
+// present, the shared community and certified catalogs. The two shared folders both define
+// three packages, so they are loaded separately, and together only with a package filter
+// (which must then read, and drop, everything else cheaply). Each case skips without its
+// data.
 func BenchmarkLoad(b *testing.B) {
 	cases := []struct {
-		name  string
-		opts  catalog.LoadOptions
-		paths []string
+		name     string
+		opts     catalog.LoadOptions
+		paths    []string
+		testdata bool // paths is realCatalogs, resolved in the case
 	}{
-		{name: "testdata", paths: []string{realCatalogs}},
+		{name: "testdata", testdata: true},
 		{name: "community-v4.20", paths: []string{filepath.Join(sharedCatalogs, "community-v4.20")}},
 		{name: "certified-v4.20", paths: []string{filepath.Join(sharedCatalogs, "certified-v4.20")}},
 		{name: "both-filtered", opts: catalog.LoadOptions{Packages: []string{"kube-green", "nvidia-network-operator"}},
@@ -32,6 +34,9 @@ func BenchmarkLoad(b *testing.B) {
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
+			if tc.testdata {
+				tc.paths = []string{realCatalogs(b)}
+			}
 			var size int64
 			for _, p := range tc.paths {
 				n, err := treeSize(p)
@@ -56,12 +61,17 @@ func BenchmarkLoad(b *testing.B) {
 }
 
 // BenchmarkExtract is what catalog extract does with a catalog (load, then write its
-// snapshot), with and without the related images it keeps, on the project's testdata and the
-// shared catalogs; snapshot-B is the snapshot's size.
+// snapshot), with and without the related images it keeps, on the project's testdata
+// catalogs (the reference folder's copy) and the shared catalogs; snapshot-B is the
+// snapshot's size. Each case skips without its data.
 func BenchmarkExtract(b *testing.B) {
-	for _, dir := range []string{realCatalogs, filepath.Join(sharedCatalogs, "community-v4.20"), filepath.Join(sharedCatalogs, "certified-v4.20")} {
+	for _, name := range []string{"catalogs", "community-v4.20", "certified-v4.20"} {
 		for _, related := range []bool{false, true} {
-			b.Run(fmt.Sprintf("%s/relatedImages=%v", filepath.Base(dir), related), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s/relatedImages=%v", name, related), func(b *testing.B) {
+				dir := filepath.Join(sharedCatalogs, name)
+				if name == "catalogs" {
+					dir = realCatalogs(b)
+				}
 				size, err := treeSize(dir)
 				if err != nil {
 					b.Skipf("%s absent: %v", dir, err)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
@@ -16,9 +17,9 @@ import (
 // community-operators-prod catalogs/v4.16) and the newer way (olm.csv.metadata; catalogs/v4.20
 // in testdata/catalogs): what rendering reads of each bundle is the same.
 func TestBundleObjectShapeReadsLikeCSVMetadata(t *testing.T) {
-	old, err := catalog.Load("../../testdata/catalogs-bundle-object/community-v4.16/kube-green")
+	old, err := catalog.Load(refdata.Testdata(t, "catalogs-bundle-object/community-v4.16/kube-green"))
 	require.NoError(t, err)
-	cur, err := catalog.Load("../../testdata/catalogs/community/kube-green")
+	cur, err := catalog.Load(refdata.Testdata(t, "catalogs/community/kube-green"))
 	require.NoError(t, err)
 	po, ok := old.Package("kube-green")
 	require.True(t, ok)
@@ -63,7 +64,7 @@ func TestBundleObjectShapeReadsLikeCSVMetadata(t *testing.T) {
 // whole, the install strategy's permissions and deployment, the other manifests by
 // reference; and a snapshot keeps all of it (write, load, write gives the same bytes).
 func TestBundleObjectContents(t *testing.T) {
-	c, err := catalog.Load("../../testdata/catalogs-bundle-object/community-v4.16/kube-green")
+	c, err := catalog.Load(refdata.Testdata(t, "catalogs-bundle-object/community-v4.16/kube-green"))
 	require.NoError(t, err)
 	p, _ := c.Package("kube-green")
 	head, err := p.HeadBundle("")
@@ -95,7 +96,7 @@ func TestBundleObjectContents(t *testing.T) {
 	assert.Equal(t, crd, crdAgain)
 
 	// a bundle of the newer shape has no contents, and its snapshot says nothing of them
-	cur, err := catalog.Load("../../testdata/catalogs/community/kube-green")
+	cur, err := catalog.Load(refdata.Testdata(t, "catalogs/community/kube-green"))
 	require.NoError(t, err)
 	pc, _ := cur.Package("kube-green")
 	hc, err := pc.HeadBundle("")
@@ -124,7 +125,7 @@ func manifestPath(m any, path ...any) any {
 // TestContentsFromManifests reads the real keycloak-operator 26.7.1 bundle folder (registry+v1,
 // YAML files) as a pulled image holds it.
 func TestContentsFromManifests(t *testing.T) {
-	dir := "../../testdata/bundles/keycloak-operator-26.7.1/manifests"
+	dir := refdata.Testdata(t, "bundles/keycloak-operator-26.7.1/manifests")
 	c, err := catalog.ContentsFromFolder(dir)
 	require.NoError(t, err)
 	var names []string
@@ -151,7 +152,7 @@ func TestContentsFromManifests(t *testing.T) {
 // each hop's CRDs), readable like the head's.
 func TestAllContentsKeepsEveryBundles(t *testing.T) {
 	t.Parallel()
-	dir := "../../testdata/catalogs-bundle-object/community-v4.16/kube-green"
+	dir := refdata.Testdata(t, "catalogs-bundle-object/community-v4.16/kube-green")
 	for _, tc := range []struct {
 		name string
 		all  bool

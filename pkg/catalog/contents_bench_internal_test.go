@@ -3,32 +3,40 @@ package catalog
 import (
 	"runtime"
 	"testing"
+
+	"github.com/odlm-render/odlm-render/internal/refdata"
 )
 
-// bundleObjectCatalog is the project's catalog in the older shape: every bundle carries its
-// manifests as olm.bundle.object properties, so every bundle has contents while it loads.
-const bundleObjectCatalog = "../../testdata/catalogs-bundle-object/community-v4.16"
+// bundleObjectCatalog is the real catalog in the older shape (the reference folder's copy of
+// testdata/catalogs-bundle-object/community-v4.16; t skips without it): every bundle carries
+// its manifests as olm.bundle.object properties, so every bundle has contents while it
+// loads.
+func bundleObjectCatalog(t testing.TB) string {
+	t.Helper()
+	return refdata.Testdata(t, "catalogs-bundle-object/community-v4.16")
+}
 
 // BenchmarkBundleObjectLoad loads bundleObjectCatalog and reports what its contents cost:
 // held-B/bundle is what a bundle's Contents holds while the catalog loads (packed, before
 // the bundles that head no channel drop theirs), heap-B the live heap the loaded catalog
 // keeps.
 func BenchmarkBundleObjectLoad(b *testing.B) {
+	dir := bundleObjectCatalog(b)
 	b.ReportAllocs()
 	var held, bundles int
 	for b.Loop() {
-		held, bundles = loadHeld(b)
+		held, bundles = loadHeld(b, dir)
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(held)/float64(max(bundles, 1)), "held-B/bundle")
-	b.ReportMetric(float64(retainedHeap(b)), "heap-B")
+	b.ReportMetric(float64(retainedHeap(b, dir)), "heap-B")
 }
 
-// loadHeld loads bundleObjectCatalog and returns what its bundles' contents held before
-// the Builder made the catalog, and how many bundles there were.
-func loadHeld(b *testing.B) (held, bundles int) {
+// loadHeld loads the catalog dir and returns what its bundles' contents held before the
+// Builder made the catalog, and how many bundles there were.
+func loadHeld(b *testing.B, dir string) (held, bundles int) {
 	bu := NewBuilder(LoadOptions{})
-	if err := bu.AddPath(bundleObjectCatalog); err != nil {
+	if err := bu.AddPath(dir); err != nil {
 		b.Fatal(err)
 	}
 	for _, p := range bu.packages {
@@ -43,13 +51,13 @@ func loadHeld(b *testing.B) (held, bundles int) {
 	return held, bundles
 }
 
-// retainedHeap is the live heap a loaded bundleObjectCatalog keeps.
-func retainedHeap(b *testing.B) uint64 {
+// retainedHeap is the live heap the loaded catalog dir keeps.
+func retainedHeap(b *testing.B, dir string) uint64 {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.GC() // pooled flate writers survive one
 	runtime.ReadMemStats(&before)
-	c, err := Load(bundleObjectCatalog)
+	c, err := Load(dir)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,10 +10,16 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/odlm-render/odlm-render/internal/refdata"
 )
 
-// realCatalogs is the project's copy of real catalog data.
-const realCatalogs = "../../testdata/catalogs"
+// realCatalogs is the reference folder's copy of the project's testdata/catalogs: packages
+// of the real community and certified catalogs v4.20 (t skips without it).
+func realCatalogs(t testing.TB) string {
+	t.Helper()
+	return refdata.Testdata(t, "catalogs")
+}
 
 // writeTree writes files (slash paths relative to a new temp folder) and
 // returns the folder.

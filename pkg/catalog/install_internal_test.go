@@ -13,7 +13,7 @@ import (
 func TestInstallPackedWhileLoading(t *testing.T) {
 	t.Parallel()
 	bu := NewBuilder(LoadOptions{})
-	require.NoError(t, bu.AddPath(bundleObjectCatalog))
+	require.NoError(t, bu.AddPath(bundleObjectCatalog(t)))
 	loading := 0
 	for _, p := range bu.packages {
 		for name, b := range p.Bundles {

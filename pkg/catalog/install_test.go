@@ -16,11 +16,16 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
-// realBundles are the registry+v1 bundle folders of testdata/bundles.
-const realBundles = "../../testdata/bundles"
+// realBundles is the reference folder's copy of testdata/bundles: real registry+v1 bundle
+// folders (t skips without it).
+func realBundles(t testing.TB) string {
+	t.Helper()
+	return refdata.Testdata(t, "bundles")
+}
 
 // bundleFile is a manifest of a bundle folder, read independently of the catalog package
 // (sigs.k8s.io/yaml, numbers exact).
@@ -142,7 +147,7 @@ func TestInstallFromBundleFolders(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.bundle, func(t *testing.T) {
 			t.Parallel()
-			dir := filepath.Join(realBundles, tc.bundle, "manifests")
+			dir := filepath.Join(realBundles(t), tc.bundle, "manifests")
 			c, err := catalog.ContentsFromFolder(dir)
 			require.NoError(t, err)
 			csv, others := readBundleFolder(t, dir)
@@ -248,7 +253,7 @@ func TestInstallSnapshotRoundTrip(t *testing.T) {
 	for _, bundle := range []string{"kube-green-0.7.1", "keycloak-operator-26.7.1", "nfs-provisioner-operator-0.0.9"} {
 		t.Run(bundle, func(t *testing.T) {
 			t.Parallel()
-			want, err := catalog.ContentsFromFolder(filepath.Join(realBundles, bundle, "manifests"))
+			want, err := catalog.ContentsFromFolder(filepath.Join(realBundles(t), bundle, "manifests"))
 			require.NoError(t, err)
 
 			cat, err := catalog.Load(writeTree(t, map[string]string{"c.yaml": simpleCatalog("p")}))
@@ -275,13 +280,13 @@ func TestInstallSnapshotRoundTrip(t *testing.T) {
 // that bundle's folder, and a snapshot keeps them.
 func TestInstallBundleObjectMatchesFolder(t *testing.T) {
 	t.Parallel()
-	c, err := catalog.Load("../../testdata/catalogs-bundle-object/community-v4.16/kube-green")
+	c, err := catalog.Load(refdata.Testdata(t, "catalogs-bundle-object/community-v4.16/kube-green"))
 	require.NoError(t, err)
 	p, _ := c.Package("kube-green")
 	head, err := p.HeadBundle("")
 	require.NoError(t, err)
 	require.Equal(t, "kube-green.v0.7.1", head.Name)
-	folder, err := catalog.ContentsFromFolder(filepath.Join(realBundles, "kube-green-0.7.1", "manifests"))
+	folder, err := catalog.ContentsFromFolder(filepath.Join(realBundles(t), "kube-green-0.7.1", "manifests"))
 	require.NoError(t, err)
 
 	assertSameContents(t, folder, head.Contents)

@@ -18,11 +18,12 @@ import (
 // least 2× on the shared real catalogs. These benchmarks measure both sides on the same
 // content; scripts/bench.sh (section catalog) prints the ratios.
 
-// libraryCatalog is the community catalog beside the clone, else the project's testdata.
-func libraryCatalog() string {
+// libraryCatalog is the community catalog beside the clone, else the reference folder's copy
+// of the project's testdata catalogs (b skips without either).
+func libraryCatalog(b testing.TB) string {
 	p := filepath.Join(sharedCatalogs, "community-v4.20")
 	if _, err := os.Stat(p); err != nil {
-		return realCatalogs
+		return realCatalogs(b)
 	}
 	return p
 }
@@ -30,7 +31,7 @@ func libraryCatalog() string {
 // BenchmarkSnapshotWrite writes a catalog's CatalogSnapshot with the package's writer
 // (own), and the same content with yaml.v3's encoder (yamlv3).
 func BenchmarkSnapshotWrite(b *testing.B) {
-	c, err := catalog.Load(libraryCatalog())
+	c, err := catalog.Load(libraryCatalog(b))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func BenchmarkSnapshotWrite(b *testing.B) {
 // decoder into a catalog (own), and decodes the same files' documents with yaml.v3 into
 // value trees, building nothing (yamlv3).
 func BenchmarkCatalogDecode(b *testing.B) {
-	root := libraryCatalog()
+	root := libraryCatalog(b)
 	var files [][]byte
 	var size int64
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 )
 
 // decodeText decodes one YAML document as a blob (no pruning, no peek).
@@ -64,11 +65,11 @@ func documents(t testing.TB, path string) []*chunk {
 	return out
 }
 
-// TestPruneKeepsEveryField: on every bundle of the real catalogs (the
-// shared ones too when present, unless -short), the pruned document decodes
-// to the same Bundle as the document, and pruning did cut.
+// TestPruneKeepsEveryField: on every bundle of the real catalogs (the reference folder's
+// copy of testdata/catalogs, and the shared ones too when present, unless -short), the
+// pruned document decodes to the same Bundle as the document, and pruning did cut.
 func TestPruneKeepsEveryField(t *testing.T) {
-	roots := []string{"../../testdata/catalogs"}
+	roots := []string{refdata.Testdata(t, "catalogs")}
 	if !testing.Short() {
 		if _, err := os.Stat("../../../shared/catalogs"); err == nil {
 			roots = append(roots, "../../../shared/catalogs")

@@ -24,7 +24,7 @@ func exampleIDs(t *testing.T, b *catalog.Bundle) []string {
 }
 
 func TestRealCatalogs(t *testing.T) {
-	c, err := catalog.Load(realCatalogs)
+	c, err := catalog.Load(realCatalogs(t))
 	require.NoError(t, err)
 	require.Equal(t, []string{"ecr-secret-operator", "eda-k8s-operator", "kube-green", "kurrentdb-operator", "linstor-operator",
 		"nfs-provisioner-operator", "nvidia-network-operator", "operator-certification-operator", "stackable-zookeeper-operator"}, c.PackageNames())
@@ -93,7 +93,7 @@ func TestRealCatalogs(t *testing.T) {
 }
 
 func TestRealCatalogDetails(t *testing.T) {
-	c, err := catalog.Load(realCatalogs)
+	c, err := catalog.Load(realCatalogs(t))
 	require.NoError(t, err)
 
 	t.Run("zookeeper has no alm-examples", func(t *testing.T) {
@@ -131,7 +131,7 @@ func TestRealCatalogDetails(t *testing.T) {
 		assert.NotContains(t, b.Annotations, "description")
 	})
 	t.Run("related images on demand", func(t *testing.T) {
-		c, err := catalog.LoadWith(catalog.LoadOptions{RelatedImages: true}, realCatalogs)
+		c, err := catalog.LoadWith(catalog.LoadOptions{RelatedImages: true}, realCatalogs(t))
 		require.NoError(t, err)
 		p, _ := c.Package("nvidia-network-operator")
 		for _, b := range p.Bundles {
@@ -139,7 +139,7 @@ func TestRealCatalogDetails(t *testing.T) {
 		}
 	})
 	t.Run("filter keeps one real package", func(t *testing.T) {
-		c, err := catalog.LoadWith(catalog.LoadOptions{Packages: []string{"kube-green"}}, realCatalogs)
+		c, err := catalog.LoadWith(catalog.LoadOptions{Packages: []string{"kube-green"}}, realCatalogs(t))
 		require.NoError(t, err)
 		assert.Equal(t, []string{"kube-green"}, c.PackageNames())
 	})

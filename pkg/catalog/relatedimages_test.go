@@ -1,13 +1,13 @@
 package catalog_test
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
@@ -107,18 +107,18 @@ func TestRelatedImagesRealCatalogs(t *testing.T) {
 	kubeGreen := []catalog.RelatedImage{{Image: "docker.io/kubegreen/kube-green:0.7.1"},
 		{Image: "quay.io/community-operator-pipeline-prod/kube-green@sha256:6a3babd5a11f00ce3786a1a2c7f7543ee72b4fe41d10a4e184a566da36b75bd0"}}
 	tests := []struct {
-		dir      string
+		dir      string   // a folder of the reference folder's copy of testdata
 		packages []string // each bundle of these lists related images
 		head     string   // a kube-green bundle and its related images
 		want     []catalog.RelatedImage
 	}{
-		{dir: realCatalogs, packages: []string{"kube-green", "nfs-provisioner-operator", "ecr-secret-operator"}, head: "kube-green.v0.7.1", want: kubeGreen},
-		{dir: "../../testdata/catalogs-bundle-object", packages: []string{"kube-green", "ecr-secret-operator"}},
+		{dir: "catalogs", packages: []string{"kube-green", "nfs-provisioner-operator", "ecr-secret-operator"}, head: "kube-green.v0.7.1", want: kubeGreen},
+		{dir: "catalogs-bundle-object", packages: []string{"kube-green", "ecr-secret-operator"}},
 	}
 	for _, tc := range tests {
-		t.Run(filepath.Base(tc.dir), func(t *testing.T) {
+		t.Run(tc.dir, func(t *testing.T) {
 			t.Parallel()
-			fbc, err := catalog.LoadWith(catalog.LoadOptions{RelatedImages: true}, tc.dir)
+			fbc, err := catalog.LoadWith(catalog.LoadOptions{RelatedImages: true}, refdata.Testdata(t, tc.dir))
 			require.NoError(t, err)
 			snap := roundTrip(t, fbc)
 			back := loadOne(t, "s.yaml", string(snap), true)
@@ -147,7 +147,7 @@ func TestRelatedImagesRealCatalogs(t *testing.T) {
 // loads, its bundles' related images unknown (extract it again to have them).
 func TestRelatedImagesOldSnapshot(t *testing.T) {
 	t.Parallel()
-	old := "../../testdata/render/crd-prune-names-the-alm-example/catalog/ibm-commonui-operator-app.snapshot.yaml"
+	old := refdata.Testdata(t, "render/crd-prune-names-the-alm-example/catalog/ibm-commonui-operator-app.snapshot.yaml")
 	c, err := catalog.LoadWith(catalog.LoadOptions{RelatedImages: true}, old)
 	require.NoError(t, err)
 	n := 0

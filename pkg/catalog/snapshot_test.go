@@ -24,7 +24,7 @@ import (
 // snapshot, its related images kept as catalog extract keeps them, matches
 // the reviewed golden file.
 func TestSnapshotRealCatalogs(t *testing.T) {
-	c, err := catalog.LoadWith(catalog.LoadOptions{RelatedImages: true}, realCatalogs)
+	c, err := catalog.LoadWith(catalog.LoadOptions{RelatedImages: true}, realCatalogs(t))
 	require.NoError(t, err)
 	snap := roundTrip(t, c)
 
@@ -45,7 +45,7 @@ func TestSnapshotRealCatalogs(t *testing.T) {
 		"      - {image: 'quay.io/community-operator-pipeline-prod/kube-green@sha256:6a3babd5a11f00ce3786a1a2c7f7543ee72b4fe41d10a4e184a566da36b75bd0'}\n")
 	// alm-examples are parsed, not a string.
 	assert.Contains(t, string(snap), "      almExamples:\n      - apiVersion: kube-green.com/v1alpha1\n")
-	assert.Less(t, len(snap), int(treeBytes(t, realCatalogs))/3, "a snapshot is compact")
+	assert.Less(t, len(snap), int(treeBytes(t, realCatalogs(t)))/3, "a snapshot is compact")
 }
 
 func treeBytes(t *testing.T, dir string) int64 {
@@ -151,13 +151,13 @@ func TestSnapshotSynthetic(t *testing.T) {
 // TestSnapshotIndependentOfFileOrder: the same catalog cut into files in
 // any way, in any order, in YAML or JSON, gives byte-identical snapshots.
 func TestSnapshotIndependentOfFileOrder(t *testing.T) {
-	c, err := catalog.Load(realCatalogs)
+	c, err := catalog.Load(realCatalogs(t))
 	require.NoError(t, err)
 	want := snapshotOf(t, c)
 
 	// Every blob of the real catalogs, as a value tree.
 	var blobs []map[string]any
-	err = filepath.WalkDir(realCatalogs, func(p string, d os.DirEntry, err error) error {
+	err = filepath.WalkDir(realCatalogs(t), func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || filepath.Ext(p) != ".yaml" {
 			return err
 		}
@@ -222,7 +222,7 @@ func TestSnapshotIndependentOfFileOrder(t *testing.T) {
 // TestSnapshotFilteredLoad: a filtered load of a snapshot parses only the
 // packages it keeps.
 func TestSnapshotFilteredLoad(t *testing.T) {
-	c, err := catalog.Load(realCatalogs)
+	c, err := catalog.Load(realCatalogs(t))
 	require.NoError(t, err)
 	snap := string(snapshotOf(t, c))
 	// Break the nvidia package's text: only a load that reads it fails.
@@ -234,7 +234,7 @@ func TestSnapshotFilteredLoad(t *testing.T) {
 	kept, err := catalog.LoadWith(catalog.LoadOptions{Packages: []string{"kube-green", "linstor-operator"}}, dir)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"kube-green", "linstor-operator"}, kept.PackageNames())
-	full, err := catalog.LoadWith(catalog.LoadOptions{Packages: []string{"kube-green", "linstor-operator"}}, realCatalogs)
+	full, err := catalog.LoadWith(catalog.LoadOptions{Packages: []string{"kube-green", "linstor-operator"}}, realCatalogs(t))
 	require.NoError(t, err)
 	assert.Equal(t, facts(t, full), facts(t, kept))
 
@@ -246,7 +246,7 @@ func TestSnapshotFilteredLoad(t *testing.T) {
 // TestSnapshotOtherLayouts: a snapshot re-encoded by another tool (keys
 // sorted, other indentation, JSON) reads the same.
 func TestSnapshotOtherLayouts(t *testing.T) {
-	c, err := catalog.Load(realCatalogs)
+	c, err := catalog.Load(realCatalogs(t))
 	require.NoError(t, err)
 	snap := snapshotOf(t, c)
 	var tree any

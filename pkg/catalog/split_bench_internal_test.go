@@ -10,14 +10,17 @@ import (
 	"testing"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/odlm-render/odlm-render/internal/refdata"
 )
 
 // splitBenchFiles reads the YAML files of the community catalog beside the clone (else
-// the project's testdata), for the splitter benchmarks.
+// the reference folder's copy of the project's testdata/catalogs; b skips without either),
+// for the splitter benchmarks.
 func splitBenchFiles(b *testing.B) [][]byte {
 	root := filepath.Join("../../../shared/catalogs", "community-v4.20")
 	if _, err := os.Stat(root); err != nil {
-		root = "../../testdata/catalogs"
+		root = refdata.Testdata(b, "catalogs")
 	}
 	var files [][]byte
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {

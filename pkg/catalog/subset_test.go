@@ -6,11 +6,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
 func TestWithoutLeavesTheCatalogAlone(t *testing.T) {
-	c, err := catalog.Load("../../testdata/catalogs/community")
+	c, err := catalog.Load(refdata.Testdata(t, "catalogs/community"))
 	require.NoError(t, err)
 	all := c.PackageNames()
 	less := c.Without("kube-green", "not-there")

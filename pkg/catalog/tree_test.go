@@ -175,7 +175,7 @@ func TestParallelDecoding(t *testing.T) {
 func TestOldShapeFromRealData(t *testing.T) {
 	for _, pkg := range []string{"community/kube-green", "certified/nvidia-network-operator"} {
 		t.Run(pkg, func(t *testing.T) {
-			path := filepath.Join(realCatalogs, pkg, "catalog.yaml")
+			path := filepath.Join(realCatalogs(t), pkg, "catalog.yaml")
 			data, err := os.ReadFile(path)
 			require.NoError(t, err)
 			objs, err := manifest.Decode(path, data)
