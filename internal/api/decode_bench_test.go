@@ -8,12 +8,14 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/api"
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 )
 
-// benchObjects reads the real foundational-services inputs.
+// benchObjects reads the real foundational-services inputs (IBM's, from the reference
+// folder: b skips without it).
 func benchObjects(b *testing.B, file string) []*manifest.Object {
 	b.Helper()
-	data, err := os.ReadFile("../../testdata/render/real-foundational-services/input/" + file)
+	data, err := os.ReadFile(refdata.Testdata(b, "render/real-foundational-services/input/"+file))
 	require.NoError(b, err)
 	objs, err := manifest.Decode(file, data)
 	require.NoError(b, err)

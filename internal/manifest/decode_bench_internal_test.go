@@ -6,15 +6,19 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/odlm-render/odlm-render/internal/refdata"
 )
 
 // The decode benchmarks measure the three paths of Decode on real and generated inputs: the
 // sequential yaml.v3 decode (Converter.value), the parallel decode of a large plain stream
 // (fastParser), and one plain document on the fast parser alone.
 
-func benchFile(b *testing.B, path string) []byte {
+// benchFile reads a file of the reference folder's copy of testdata (rel relative to
+// testdata/; b skips without it).
+func benchFile(b *testing.B, rel string) []byte {
 	b.Helper()
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(refdata.Testdata(b, rel))
 	require.NoError(b, err)
 	return data
 }
@@ -22,7 +26,7 @@ func benchFile(b *testing.B, path string) []byte {
 // BenchmarkDecodeSequential decodes IBM's foundational-services OperandConfig (flow
 // mappings, block scalars, comments: the yaml.v3 path) a document at a time.
 func BenchmarkDecodeSequential(b *testing.B) {
-	data := benchFile(b, "../../testdata/render/real-foundational-services/input/config.yaml")
+	data := benchFile(b, "render/real-foundational-services/input/config.yaml")
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		if _, err := decodeSequential("config.yaml", data); err != nil {
@@ -34,7 +38,7 @@ func BenchmarkDecodeSequential(b *testing.B) {
 // BenchmarkDecodeCatalog decodes a real file-based catalog (large, over parallelMinBytes
 // only when concatenated: here sequential).
 func BenchmarkDecodeCatalog(b *testing.B) {
-	data := benchFile(b, "../../testdata/catalogs/certified/linstor-operator/catalog.yaml")
+	data := benchFile(b, "catalogs/certified/linstor-operator/catalog.yaml")
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		if _, err := Decode("catalog.yaml", data); err != nil {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/odlm-render/odlm-render/internal/refdata"
 )
 
 // agree checks that decodeParallel, when it takes a stream, gives exactly what the
@@ -115,17 +117,19 @@ func FuzzDecodeParallelAgrees(f *testing.F) {
 }
 
 // TestDecodeParallelAgreesOnRealFiles reads real configurations and catalogs both ways: IBM's
-// foundational-services inputs and snapshot, and the real FBC catalogs of testdata.
+// foundational-services inputs and snapshot, and the real FBC catalogs, from the reference
+// folder's copy of testdata.
 func TestDecodeParallelAgreesOnRealFiles(t *testing.T) {
 	t.Parallel()
+	root := refdata.Path(t, refdata.TestdataCopy+"/testdata")
 	var files []string
 	for _, glob := range []string{
-		"../../testdata/render/real-*/input/*.yaml",
-		"../../testdata/render/real-*/snapshot/*.yaml",
-		"../../testdata/catalogs/*/*/catalog.yaml",
-		"../../testdata/catalogs-bundle-object/*/*/catalog.yaml",
+		"render/real-*/input/*.yaml",
+		"render/real-*/snapshot/*.yaml",
+		"catalogs/*/*/catalog.yaml",
+		"catalogs-bundle-object/*/*/catalog.yaml",
 	} {
-		m, err := filepath.Glob(glob)
+		m, err := filepath.Glob(filepath.Join(root, glob))
 		require.NoError(t, err)
 		files = append(files, m...)
 	}
@@ -134,7 +138,9 @@ func TestDecodeParallelAgreesOnRealFiles(t *testing.T) {
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		require.NoError(t, err)
-		t.Run(f, func(t *testing.T) {
+		name, err := filepath.Rel(root, f)
+		require.NoError(t, err)
+		t.Run(filepath.ToSlash(name), func(t *testing.T) {
 			t.Parallel()
 			agree(t, string(data))
 		})
