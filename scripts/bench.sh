@@ -5,6 +5,12 @@
 #
 #   scripts/bench.sh            (or `make bench`)
 #
+# The real catalogs and bundles the fleet renders from are third-party data the repository does
+# not hold: they are read from the reference-data folder ($ODLM_RENDER_REFERENCE_DATA, else
+# ../shared/reference beside the checkout; see internal/refdata), its copy of the project's
+# testdata/catalogs and testdata/bundles. Without it, every section but startup stops with a
+# message saying so (SECTIONS=startup runs).
+#
 # 1. go test -bench BenchmarkRenderScale: N OperandRequests × 3 operands (kube-green,
 #    nfs-provisioner-operator, nvidia-network-operator from testdata/catalogs), N = 10 … 10000:
 #    ns, B and allocs per op and per operand; linearity = per-operand time at 10000 / at 100;
@@ -26,7 +32,8 @@
 #    and on an empty ResourceList.
 #
 # 6. the catalog's own snapshot writer and streaming decoder against go.yaml.in/yaml/v3 on the
-#    shared community catalog (testdata's catalogs without it).
+#    shared community catalog (../shared/catalogs/community-v4.20; the reference folder's copy
+#    of testdata/catalogs without it).
 #
 # 1b. the CLI end to end (bin/odlm-render render, wall and CPU) on 10,000 requests against the
 #    engine alone on the same fleet (BenchmarkRenderScale/requests=10000).
@@ -44,6 +51,27 @@ SDK_REQUESTS=${SDK_REQUESTS:-10000}
 SDK_RUNS=${SDK_RUNS:-3}
 SECTIONS=${SECTIONS:-go cli kustomize startup peak sdk lib}
 run() { [[ " $SECTIONS " == *" $1 "* ]]; }
+
+# the reference-data folder (absolute: the Go tests resolve it from their package folders)
+reference=${ODLM_RENDER_REFERENCE_DATA:-$root/../shared/reference}
+catalogs=$reference/odlm-render-testdata/testdata/catalogs
+needs=""
+for s in go cli kustomize peak sdk; do run "$s" && needs="$needs $s"; done
+if run lib && [ ! -d "$root/../shared/catalogs/community-v4.20" ]; then needs="$needs lib"; fi
+if [ ! -d "$catalogs" ]; then
+  if [ -n "$needs" ]; then
+    echo "bench.sh: no reference-data folder: $catalogs does not exist." >&2
+    echo "  The sections$needs render real catalogs the repository does not hold; set" >&2
+    echo "  ODLM_RENDER_REFERENCE_DATA to the reference-data folder (default ../shared/reference" >&2
+    echo "  beside the checkout, see internal/refdata), or run SECTIONS=startup only." >&2
+    exit 1
+  fi
+else
+  ODLM_RENDER_REFERENCE_DATA=$(cd "$reference" && pwd)
+  export ODLM_RENDER_REFERENCE_DATA
+  catalogs=$ODLM_RENDER_REFERENCE_DATA/odlm-render-testdata/testdata/catalogs
+fi
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -113,9 +141,9 @@ metadata:
         path: $fn
 spec:
   catalogs:
-  - $root/testdata/catalogs/community/kube-green
-  - $root/testdata/catalogs/community/nfs-provisioner-operator
-  - $root/testdata/catalogs/certified/nvidia-network-operator
+  - $catalogs/community/kube-green
+  - $catalogs/community/nfs-provisioner-operator
+  - $catalogs/certified/nvidia-network-operator
 EOM
   if [ -n "${1:-}" ]; then printf '  inputs: [%s]\n' "$1"; fi
 }
@@ -134,8 +162,8 @@ if run cli; then
   fleet 10000 1 > "$work/cli-fleet.yaml"   # what BenchmarkRenderScale renders: one own SleepInfo each
   for _ in $(seq "${CLI_RUNS:-5}"); do
     timed "$work/cli.ms" "$root/bin/odlm-render" render "$work/cli-fleet.yaml" \
-      --catalog testdata/catalogs/community/kube-green --catalog testdata/catalogs/community/nfs-provisioner-operator \
-      --catalog testdata/catalogs/certified/nvidia-network-operator > "$work/cli.out"
+      --catalog "$catalogs/community/kube-green" --catalog "$catalogs/community/nfs-provisioner-operator" \
+      --catalog "$catalogs/certified/nvidia-network-operator" > "$work/cli.out"
   done
   cli_objects=$(grep -c '^kind: ' "$work/cli.out")
   cli_wall=$(cut -d' ' -f1 "$work/cli.ms" | median) cli_cpu=$(cut -d' ' -f2 "$work/cli.ms" | median)
@@ -215,7 +243,7 @@ if run peak; then
     fleet "$PEAK_REQUESTS" 1 | awk '/^---$/ {first = 1; next} {printf "%s%s\n", (first ? "- " : "  "), $0; first = 0}' | sed '1s/^  /- /'
   } > "$work/peak.yaml"
   in_bytes=$(stat -c %s "$work/peak.yaml")
-  cat_bytes=$(cat testdata/catalogs/community/kube-green/* testdata/catalogs/community/nfs-provisioner-operator/* testdata/catalogs/certified/nvidia-network-operator/* 2>/dev/null | wc -c)
+  cat_bytes=$(cat "$catalogs"/community/kube-green/* "$catalogs"/community/nfs-provisioner-operator/* "$catalogs"/certified/nvidia-network-operator/* 2>/dev/null | wc -c)
   /usr/bin/time -v "$fn" < "$work/peak.yaml" > "$work/peak.out" 2> "$work/peak.time"
   rss_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/peak.time")
   peak_s=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$work/peak.time")
