@@ -7,7 +7,8 @@
 # subjects are written by the tools that merge) after a start point:
 #   - the last tag, when there is one and it is newer than the start commit below;
 #   - else the start commit named in scripts/commit-subjects-since: older subjects, many of
-#     them longer than 72 characters, are history and stay as they are;
+#     them longer than 72 characters, are history and stay as they are (as do the later
+#     ones the file lists as "exempt HASH");
 #   - without that file, the last 20 commits.
 # A shallow clone that lacks the start commit checks the commits it has, and says so.
 set -euo pipefail
@@ -37,8 +38,11 @@ if ! git rev-parse --verify -q HEAD >/dev/null 2>&1; then
   exit 0
 fi
 start=
+exempt=()
 if [ -f scripts/commit-subjects-since ]; then
-  start=$(grep -v '^[[:space:]]*#' scripts/commit-subjects-since | tr -d '[:space:]')
+  start=$(grep -v -e '^[[:space:]]*#' -e '^exempt ' scripts/commit-subjects-since | tr -d '[:space:]')
+  # commits after the start that broke the rule and are shared history: "exempt HASH"
+  read -r -a exempt <<<"$(sed -n 's/^exempt[[:space:]]\{1,\}\([0-9a-f]\{7,40\}\).*/\1/p' scripts/commit-subjects-since | tr '\n' ' ')"
 fi
 tag=$(git describe --tags --abbrev=0 2>/dev/null || true)
 have_start=
@@ -66,8 +70,15 @@ fi
 
 bad=0
 count=0
+exempted=0
 while read -r commit; do
   count=$((count + 1))
+  for e in ${exempt[@]+"${exempt[@]}"}; do
+    if [[ $commit == "$e"* ]]; then
+      exempted=$((exempted + 1))
+      continue 2
+    fi
+  done
   git log -1 --format=%B "$commit" >"$tmp/message"
   if ! out=$("$hook" --stored "$tmp/message" 2>&1); then
     bad=$((bad + 1))
@@ -76,7 +87,7 @@ while read -r commit; do
   fi
 done < <(git rev-list --no-merges "${range[@]}")
 if [ "$bad" -gt 0 ]; then
-  echo "check-commits: commits $what: $count, $bad of them breaking the commit-message rule; reword them (git rebase -i) before they are pushed" >&2
+  echo "check-commits: commits $what: $count, $bad of them breaking the commit-message rule; reword them (git rebase -i) before they are shared; a shared one stays, listed as \"exempt HASH\" in scripts/commit-subjects-since" >&2
   exit 1
 fi
-echo "check-commits: commits $what: $count, all keeping to the commit-message rule"
+echo "check-commits: commits $what: $count, all keeping to the commit-message rule$([ "$exempted" = 0 ] || echo " but the $exempted exempt in scripts/commit-subjects-since")"
