@@ -23,8 +23,8 @@ const (
 
 // config is the function's configuration, from a RenderConfig's spec or a ConfigMap's data
 // (keys: the CLI's flag names, lists comma-separated): the function's own fields, then every
-// engine option under its JSON name (render.OptionList). The README's reference table is
-// generated from this type (readme_test.go). A live cluster is a CLI-only choice: functions
+// engine option under its JSON name (render.OptionList). docs/krm-function.md's reference table
+// is generated from this type (readme_test.go). A live cluster is a CLI-only choice: functions
 // stay hermetic.
 type config struct {
 	Catalogs []string `json:"catalogs,omitempty" yaml:"catalogs,omitempty" help:"OLM file-based catalogs or CatalogSnapshots: folders or files, relative to the function's working directory (catalog data among the items is used too)"`

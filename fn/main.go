@@ -16,8 +16,7 @@ import (
 
 const usage = `odlm-render-fn renders ODLM OperandRequests, OperandRegistries and OperandConfigs as a
 KRM function: it reads a ResourceList on stdin and writes one on stdout. Its functionConfig
-is a RenderConfig (odlm-render.io/v1alpha1) or a ConfigMap; see the README's "The KRM
-function". Exit status: 0, 1 when a result is an error, 2 for a misuse.
+is a RenderConfig (odlm-render.io/v1alpha1) or a ConfigMap; see docs/krm-function.md. Exit status: 0, 1 when a result is an error, 2 for a misuse.
 
 Usage:
   odlm-render-fn < resourcelist.yaml

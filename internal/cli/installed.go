@@ -39,8 +39,8 @@ or, with -o yaml, packages.operators.coreos.com/v2alpha1 Installed objects embed
 Subscription and a sanitized CSV.
 
 With --against, it checks the Subscriptions of a rendered manifest set (the output of
-odlm-render render) instead: each is installed, pending, failed, missing or drifted (see the
-README). --fail-on-drift exits 1 when any drifted.
+odlm-render render) instead: each is installed, pending, failed, missing or drifted (see
+docs/installed.md). --fail-on-drift exits 1 when any drifted.
 
 Exit status: 0 success, 1 when any error was found (or a drift with --fail-on-drift),
 2 for wrong usage.`,

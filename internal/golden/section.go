@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Section checks the part of a document (the README) between the lines
+// Section checks the part of a document (a docs page) between the lines
 // "<!-- generated: NAME -->" and "<!-- end generated: NAME -->" against content, or
 // rewrites it with -update: reference tables generated from the code cannot drift.
 func Section(t *testing.T, file, name, content string) {

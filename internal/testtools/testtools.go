@@ -1,6 +1,6 @@
 // Package testtools finds the external tools integration tests run (docker, and the
 // pinned kustomize and kpt that scripts/tools.sh installs). A missing tool skips the test,
-// unless ODLM_RENDER_REQUIRE_TOOLS=1 (set by `make test`) makes it a failure.
+// unless ODLM_RENDER_REQUIRE_TOOLS=1 (set by CI: .ci/run) makes it a failure.
 package testtools
 
 import (
