@@ -77,6 +77,26 @@ func csv(t *testing.T, pkg, name, v string) *v1alpha1.ClusterServiceVersion {
 	}
 }
 
+// installed is a namespace where pkg's Subscription (channel stable, catalog cs) has installed
+// pkg.v<v>.
+func installed(t *testing.T, pkg, v string) olmresolve.Cluster {
+	t.Helper()
+	name := pkg + ".v" + v
+	return olmresolve.Cluster{
+		OperatorGroups: []*operatorsv1.OperatorGroup{operatorGroup()},
+		Subscriptions:  []*v1alpha1.Subscription{subscription(pkg, "cs", name)},
+		CSVs:           []*v1alpha1.ClusterServiceVersion{csv(t, pkg, name, v)},
+	}
+}
+
+// subscribed is a namespace with a new Subscription to pkg in source, nothing installed.
+func subscribed(pkg, source string) olmresolve.Cluster {
+	return olmresolve.Cluster{
+		OperatorGroups: []*operatorsv1.OperatorGroup{operatorGroup()},
+		Subscriptions:  []*v1alpha1.Subscription{subscription(pkg, source, "")},
+	}
+}
+
 func newResolver(t *testing.T, sources ...olmresolve.Source) *olmresolve.Resolver {
 	t.Helper()
 	r, err := olmresolve.New(context.Background(), sources, "olm")
@@ -102,11 +122,7 @@ func TestWalkReachesAPrunedCSVBySkipRange(t *testing.T) {
 		map[string][]string{"foo/stable": {`{"name":"foo.v2.0.0","skipRange":">=1.0.0 <2.0.0"}`}},
 		[]bundle{{pkg: "foo", name: "foo.v2.0.0", version: "2.0.0"}})
 	r := newResolver(t, olmresolve.Source{Name: "cs", Namespace: "olm", FBC: cat})
-	cluster := olmresolve.Cluster{
-		OperatorGroups: []*operatorsv1.OperatorGroup{operatorGroup()},
-		Subscriptions:  []*v1alpha1.Subscription{subscription("foo", "cs", "foo.v1.0.0")},
-		CSVs:           []*v1alpha1.ClusterServiceVersion{csv(t, "foo", "foo.v1.0.0", "1.0.0")},
-	}
+	cluster := installed(t, "foo", "1.0.0")
 	w, err := r.Walk(context.Background(), cluster, ns)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"foo.v1.0.0 -> foo.v2.0.0"}, plans(w))
@@ -128,11 +144,7 @@ func TestWalkNeverChoosesADeprecatedBundle(t *testing.T) {
 			{pkg: "foo", name: "foo.v1.2.0", version: "1.2.0"},
 		})
 	r := newResolver(t, olmresolve.Source{Name: "cs", Namespace: "olm", FBC: cat})
-	cluster := olmresolve.Cluster{
-		OperatorGroups: []*operatorsv1.OperatorGroup{operatorGroup()},
-		Subscriptions:  []*v1alpha1.Subscription{subscription("foo", "cs", "foo.v1.0.0")},
-		CSVs:           []*v1alpha1.ClusterServiceVersion{csv(t, "foo", "foo.v1.0.0", "1.0.0")},
-	}
+	cluster := installed(t, "foo", "1.0.0")
 	w, err := r.Walk(context.Background(), cluster, ns)
 	require.NoError(t, err)
 	assert.Empty(t, plans(w))
@@ -148,11 +160,7 @@ func TestWalkFindsTheLoop(t *testing.T) {
 		}},
 		[]bundle{{pkg: "foo", name: "foo.v1.0.0", version: "1.0.0"}, {pkg: "foo", name: "foo.v2.0.0", version: "2.0.0"}})
 	r := newResolver(t, olmresolve.Source{Name: "cs", Namespace: "olm", FBC: cat})
-	cluster := olmresolve.Cluster{
-		OperatorGroups: []*operatorsv1.OperatorGroup{operatorGroup()},
-		Subscriptions:  []*v1alpha1.Subscription{subscription("foo", "cs", "foo.v2.0.0")},
-		CSVs:           []*v1alpha1.ClusterServiceVersion{csv(t, "foo", "foo.v2.0.0", "2.0.0")},
-	}
+	cluster := installed(t, "foo", "2.0.0")
 	w, err := r.Walk(context.Background(), cluster, ns)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"foo.v2.0.0 -> foo.v1.0.0", "foo.v1.0.0 -> foo.v2.0.0"}, plans(w))
@@ -169,10 +177,7 @@ func TestResolveAddsADependency(t *testing.T) {
 			{pkg: "bar", name: "bar.v1.0.0", version: "1.0.0", extra: []string{`{"type":"olm.package.required","value":{"packageName":"foo","versionRange":">=1.0.0"}}`}},
 		})
 	r := newResolver(t, olmresolve.Source{Name: "cs", Namespace: "olm", FBC: cat})
-	cluster := olmresolve.Cluster{
-		OperatorGroups: []*operatorsv1.OperatorGroup{operatorGroup()},
-		Subscriptions:  []*v1alpha1.Subscription{subscription("bar", "cs", "")},
-	}
+	cluster := subscribed("bar", "cs")
 	res, err := r.Resolve(cluster, ns)
 	require.NoError(t, err)
 	assert.Equal(t, "bar.v1.0.0, foo.v1.0.0", res.String())
@@ -189,10 +194,7 @@ func TestResolveUnsatisfiable(t *testing.T) {
 		map[string][]string{"bar/stable": {`{"name":"bar.v1.0.0"}`}},
 		[]bundle{{pkg: "bar", name: "bar.v1.0.0", version: "1.0.0", extra: []string{`{"type":"olm.package.required","value":{"packageName":"foo","versionRange":">=1.0.0"}}`}}})
 	r := newResolver(t, olmresolve.Source{Name: "cs", Namespace: "olm", FBC: cat})
-	cluster := olmresolve.Cluster{
-		OperatorGroups: []*operatorsv1.OperatorGroup{operatorGroup()},
-		Subscriptions:  []*v1alpha1.Subscription{subscription("bar", "cs", "")},
-	}
+	cluster := subscribed("bar", "cs")
 	_, err := r.Resolve(cluster, ns)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "foo")
@@ -207,10 +209,7 @@ func TestRefusedCatalogServesNothing(t *testing.T) {
 	r := newResolver(t, olmresolve.Source{Name: "cs", Namespace: "olm", FBC: cat})
 	require.Error(t, r.Refused("olm", "cs"))
 	assert.Contains(t, r.Refused("olm", "cs").Error(), "head")
-	cluster := olmresolve.Cluster{
-		OperatorGroups: []*operatorsv1.OperatorGroup{operatorGroup()},
-		Subscriptions:  []*v1alpha1.Subscription{subscription("foo", "cs", "")},
-	}
+	cluster := subscribed("foo", "cs")
 	_, err := r.Resolve(cluster, ns)
 	require.Error(t, err)
 }
@@ -238,12 +237,6 @@ func TestDependencyCatalogOrder(t *testing.T) {
 	barOnly := fbc(t, map[string]string{"bar": "stable"},
 		map[string][]string{"bar/stable": {`{"name":"bar.v1.0.0"}`}},
 		[]bundle{{pkg: "bar", name: "bar.v1.0.0", version: "1.0.0", extra: []string{requiresFoo}}})
-	cluster := func(source string) olmresolve.Cluster {
-		return olmresolve.Cluster{
-			OperatorGroups: []*operatorsv1.OperatorGroup{operatorGroup()},
-			Subscriptions:  []*v1alpha1.Subscription{subscription("bar", source, "")},
-		}
-	}
 	tests := []struct {
 		name    string
 		sources []olmresolve.Source
@@ -271,7 +264,7 @@ func TestDependencyCatalogOrder(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newResolver(t, tt.sources...)
-			res, err := r.Resolve(cluster(tt.barIn), ns)
+			res, err := r.Resolve(subscribed("bar", tt.barIn), ns)
 			require.NoError(t, err)
 			var got []string
 			for _, in := range res.Installs {
