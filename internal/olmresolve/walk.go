@@ -9,6 +9,7 @@ import (
 
 	"github.com/blang/semver/v4"
 	"github.com/operator-framework/api/pkg/lib/version"
+	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"github.com/operator-framework/operator-registry/pkg/api"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -180,4 +181,64 @@ func packageOf(annotation string) (string, error) {
 		return v.PackageName, nil
 	}
 	return "", fmt.Errorf("no olm.package property")
+}
+
+// Operator is one installed operator: its Subscription's package, channel and CatalogSource
+// (namespace/name), and the CSV it has installed with that CSV's spec.version.
+type Operator struct {
+	Package, Channel, CatalogSource string
+	InstalledCSV, InstalledVersion  string
+}
+
+// namespaceForOne is the namespace Upgrade resolves in.
+const namespaceForOne = "olmresolve-upgrade"
+
+// Upgrade walks a namespace holding op alone (its OperatorGroup, its Subscription with
+// Automatic approval, its CSV succeeded, carrying its package property as OLM projects it):
+// the updates OLM makes to it, one InstallPlan at a time.
+func (r *Resolver) Upgrade(ctx context.Context, op Operator) (Walk, error) {
+	srcNS, srcName, ok := strings.Cut(op.CatalogSource, "/")
+	if !ok {
+		return Walk{}, fmt.Errorf("catalog source %q: want NAMESPACE/NAME", op.CatalogSource)
+	}
+	v, err := semver.ParseTolerant(op.InstalledVersion)
+	if err != nil {
+		return Walk{}, fmt.Errorf("installed CSV %s: version %q: %w", op.InstalledCSV, op.InstalledVersion, err)
+	}
+	props, err := json.Marshal(map[string]any{"properties": []any{map[string]any{
+		"type": "olm.package", "value": map[string]string{"packageName": op.Package, "version": v.String()},
+	}}})
+	if err != nil {
+		return Walk{}, err
+	}
+	cluster := Cluster{
+		OperatorGroups: []*operatorsv1.OperatorGroup{{ObjectMeta: metav1.ObjectMeta{Name: "og", Namespace: namespaceForOne}}},
+		Subscriptions: []*v1alpha1.Subscription{{
+			ObjectMeta: metav1.ObjectMeta{Name: op.Package, Namespace: namespaceForOne},
+			Spec: &v1alpha1.SubscriptionSpec{
+				Package: op.Package, Channel: op.Channel, CatalogSource: srcName, CatalogSourceNamespace: srcNS,
+				InstallPlanApproval: v1alpha1.ApprovalAutomatic,
+			},
+			Status: v1alpha1.SubscriptionStatus{InstalledCSV: op.InstalledCSV, CurrentCSV: op.InstalledCSV, State: v1alpha1.SubscriptionStateAtLatest},
+		}},
+		CSVs: []*v1alpha1.ClusterServiceVersion{{
+			ObjectMeta: metav1.ObjectMeta{Name: op.InstalledCSV, Namespace: namespaceForOne, Annotations: map[string]string{propertiesAnnotation: string(props)}},
+			Spec:       v1alpha1.ClusterServiceVersionSpec{Version: version.OperatorVersion{Version: v}},
+			Status:     v1alpha1.ClusterServiceVersionStatus{Phase: v1alpha1.CSVPhaseSucceeded},
+		}},
+	}
+	return r.Walk(ctx, cluster, namespaceForOne)
+}
+
+// Hops are a walk's updates of one package's CSV, as "from -> to" pairs, in order.
+func (w Walk) Hops() [][2]string {
+	var out [][2]string
+	for _, p := range w.Plans {
+		for _, in := range p.Installs {
+			if in.Replaces != "" {
+				out = append(out, [2]string{in.Replaces, in.CSV})
+			}
+		}
+	}
+	return out
 }

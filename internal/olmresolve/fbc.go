@@ -1,0 +1,100 @@
+package olmresolve
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"slices"
+	"testing/fstest"
+
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+)
+
+// The FBC blobs FromCatalog writes: the fields of operator-registry's declcfg schemas that
+// resolution reads.
+type (
+	fbcPackage struct {
+		Schema         string `json:"schema"`
+		Name           string `json:"name"`
+		DefaultChannel string `json:"defaultChannel,omitempty"`
+	}
+	fbcChannel struct {
+		Schema  string                 `json:"schema"`
+		Package string                 `json:"package"`
+		Name    string                 `json:"name"`
+		Entries []catalog.ChannelEntry `json:"entries"`
+	}
+	fbcBundle struct {
+		Schema     string        `json:"schema"`
+		Package    string        `json:"package"`
+		Name       string        `json:"name"`
+		Image      string        `json:"image"`
+		Properties []fbcProperty `json:"properties"`
+	}
+	fbcProperty struct {
+		Type  string `json:"type"`
+		Value any    `json:"value"`
+	}
+)
+
+// FromCatalog writes the packages of c (all when none is named) as a file-based catalog:
+// each package, its channels with their entries (replaces, skips, skipRange) and its
+// bundles with the properties OLM's resolver reads (olm.package, olm.gvk, olm.gvk.required,
+// olm.package.required, and every other property the catalog kept, such as olm.constraint
+// and olm.deprecated). Catalogs in every form pkg/catalog reads (FBC, CatalogSnapshots, FBC
+// blobs among the inputs) are resolved through it. Output is deterministic.
+func FromCatalog(c *catalog.Catalog, packages ...string) (fs.FS, error) {
+	if len(packages) == 0 {
+		packages = c.PackageNames()
+	}
+	var pkgs []*catalog.Package
+	for _, name := range packages {
+		pkg, ok := c.Package(name)
+		if !ok {
+			return nil, fmt.Errorf("package %s is not in the catalog", name)
+		}
+		pkgs = append(pkgs, pkg)
+	}
+	return FromPackages(pkgs...)
+}
+
+// FromPackages is FromCatalog of the given packages, in their order.
+func FromPackages(pkgs ...*catalog.Package) (fs.FS, error) {
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	for _, pkg := range pkgs {
+		blobs := []any{fbcPackage{Schema: "olm.package", Name: pkg.Name, DefaultChannel: pkg.DefaultChannel}}
+		for _, chName := range pkg.ChannelNames() {
+			ch := pkg.Channels[chName]
+			blobs = append(blobs, fbcChannel{Schema: "olm.channel", Package: pkg.Name, Name: ch.Name, Entries: ch.Entries})
+		}
+		for _, bName := range pkg.BundleNames() {
+			blobs = append(blobs, bundleBlob(pkg.Bundles[bName]))
+		}
+		for _, b := range blobs {
+			if err := enc.Encode(b); err != nil {
+				return nil, fmt.Errorf("package %s: %w", pkg.Name, err)
+			}
+		}
+	}
+	return fstest.MapFS{"catalog.json": {Data: out.Bytes(), Mode: 0o644}}, nil
+}
+
+// bundleBlob is b's olm.bundle blob.
+func bundleBlob(b *catalog.Bundle) fbcBundle {
+	props := []fbcProperty{{Type: "olm.package", Value: map[string]string{"packageName": b.Package, "version": b.Version}}}
+	for _, g := range b.ProvidedGVKs {
+		props = append(props, fbcProperty{Type: "olm.gvk", Value: g})
+	}
+	for _, g := range b.RequiredGVKs {
+		props = append(props, fbcProperty{Type: "olm.gvk.required", Value: g})
+	}
+	for _, r := range b.RequiredPackages {
+		props = append(props, fbcProperty{Type: "olm.package.required", Value: r})
+	}
+	for _, p := range slices.Clone(b.Properties) {
+		props = append(props, fbcProperty{Type: p.Type, Value: p.Value})
+	}
+	return fbcBundle{Schema: "olm.bundle", Package: b.Package, Name: b.Name, Image: b.Image, Properties: props}
+}

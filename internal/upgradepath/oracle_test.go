@@ -1,0 +1,139 @@
+package upgradepath_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/odlm-render/odlm-render/internal/olmresolve"
+	"github.com/odlm-render/odlm-render/internal/upgradepath"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+)
+
+// oracle compares Find with OLM v0's own resolver (internal/olmresolve: OLM's step resolver
+// on the catalog served as opm serve serves it), for every channel of pkg and every bundle
+// of the package as the installed CSV (those not in the channel ask what a channel change
+// does): Find's hops to the channel head must be the updates OLM makes, one InstallPlan at a
+// time. It returns the cases that differ, "channel installed: find | olm".
+//
+// Find answers the path question alone, so the package is given to OLM without its
+// dependencies (olm.package.required, olm.gvk.required, olm.constraint): with a dependency
+// no catalog offers, OLM does not update at all (TestOLMStaysWhenADependencyIsMissing).
+func oracle(t *testing.T, pkg *catalog.Package) []string {
+	t.Helper()
+	fbc, err := olmresolve.FromPackages(withoutDependencies(pkg))
+	require.NoError(t, err)
+	r, err := olmresolve.New(context.Background(), []olmresolve.Source{{Name: "cs", Namespace: "olm", FBC: fbc}}, "olm")
+	require.NoError(t, err)
+	defer r.Close()
+	require.NoError(t, r.Refused("olm", "cs"), "opm serve refuses the catalog")
+
+	var differ []string
+	walked := 0
+	defer func() {
+		assert.Positive(t, walked, "no installed CSV of %s has an update: the comparison says nothing", pkg.Name)
+	}()
+	for _, ch := range pkg.ChannelNames() {
+		for _, installed := range pkg.BundleNames() {
+			b := pkg.Bundles[installed]
+			path, err := upgradepath.Find(pkg, ch, installed, "")
+			hops := path.Hops
+			var noPath *upgradepath.NoPathError
+			if errors.As(err, &noPath) {
+				hops = noPath.Hops
+			} else if err != nil {
+				differ = append(differ, fmt.Sprintf("%s %s: find: %v", ch, installed, err))
+				continue
+			}
+			var found []string
+			for _, h := range hops {
+				found = append(found, h.From+" -> "+h.To)
+			}
+			walk, err := r.Upgrade(context.Background(), olmresolve.Operator{
+				Package: pkg.Name, Channel: ch, CatalogSource: "olm/cs", InstalledCSV: installed, InstalledVersion: b.Version,
+			})
+			require.NoError(t, err, "%s %s", ch, installed)
+			var olm []string
+			for _, h := range walk.Hops() {
+				olm = append(olm, h[0]+" -> "+h[1])
+			}
+			if len(olm) > 0 {
+				walked++
+			}
+			if walk.Repeats != "" {
+				olm = append(olm, "(repeats)")
+			}
+			if strings.Join(found, ", ") != strings.Join(olm, ", ") {
+				differ = append(differ, fmt.Sprintf("%s %s: %s | %s", ch, installed, strings.Join(found, ", "), strings.Join(olm, ", ")))
+			}
+		}
+	}
+	return differ
+}
+
+// withoutDependencies is a copy of pkg whose bundles require nothing.
+func withoutDependencies(pkg *catalog.Package) *catalog.Package {
+	out := *pkg
+	out.Bundles = map[string]*catalog.Bundle{}
+	for name, b := range pkg.Bundles {
+		c := *b
+		c.RequiredPackages, c.RequiredGVKs = nil, nil
+		c.Properties = slices.DeleteFunc(slices.Clone(b.Properties), func(p catalog.Property) bool { return p.Type == "olm.constraint" })
+		out.Bundles[name] = &c
+	}
+	return &out
+}
+
+// TestOLMStaysWhenADependencyIsMissing: every bundle of openshift-fusion-access-operator
+// requires kernel-module-management >=2.4.0, which its catalog does not offer (a cluster
+// gets it from another CatalogSource): given that catalog alone, OLM makes no update from
+// v0.9.3, where Find, which does not look at dependencies, finds five hops. The plan must say
+// so (issue 33).
+func TestOLMStaysWhenADependencyIsMissing(t *testing.T) {
+	t.Parallel()
+	pkg := loadPackage(t, "certified-v4.20/openshift-fusion-access-operator", "openshift-fusion-access-operator")
+	fbc, err := olmresolve.FromPackages(pkg)
+	require.NoError(t, err)
+	r, err := olmresolve.New(context.Background(), []olmresolve.Source{{Name: "cs", Namespace: "olm", FBC: fbc}}, "olm")
+	require.NoError(t, err)
+	defer r.Close()
+	installed := "openshift-fusion-access-operator.v0.9.3"
+	walk, err := r.Upgrade(context.Background(), olmresolve.Operator{
+		Package: pkg.Name, Channel: "stable-v1", CatalogSource: "olm/cs", InstalledCSV: installed, InstalledVersion: pkg.Bundles[installed].Version,
+	})
+	require.NoError(t, err)
+	assert.Empty(t, walk.Hops())
+	path, err := upgradepath.Find(pkg, "stable-v1", installed, "")
+	require.NoError(t, err)
+	assert.Len(t, path.Hops, 5)
+}
+
+// TestFindAgreesWithOLMsResolverOnTheSyntheticPackage: every channel and installed CSV of
+// the synthetic package.
+func TestFindAgreesWithOLMsResolverOnTheSyntheticPackage(t *testing.T) {
+	t.Parallel()
+	assert.Empty(t, oracle(t, syntheticPackage(t)))
+}
+
+// TestFindAgreesWithOLMsResolverOnRealCatalogs: every channel and installed CSV of the real
+// upgrade catalogs (reference data).
+func TestFindAgreesWithOLMsResolverOnRealCatalogs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ folder, pkg string }{
+		{"community-v4.20/koku-metrics-operator", "koku-metrics-operator"},
+		{"community-v4.20/jumpstarter-operator", "jumpstarter-operator"},
+		{"certified-v4.20/cloud-native-postgresql", "cloud-native-postgresql"},
+		{"certified-v4.20/openshift-fusion-access-operator", "openshift-fusion-access-operator"},
+	} {
+		t.Run(tc.pkg, func(t *testing.T) {
+			t.Parallel()
+			assert.Empty(t, oracle(t, loadPackage(t, tc.folder, tc.pkg)))
+		})
+	}
+}
