@@ -181,8 +181,16 @@ func deprecations(pkg *catalog.Package, channel string) []string {
 
 // path fills op.Path (and PathError) with the hops OLM takes, and each hop's deprecation.
 func (req Request) path(op *Operator, pkg *catalog.Package) {
-	path, err := upgradepath.Find(pkg, op.Channel, op.From, op.To)
+	path, err := upgradepath.FindFrom(pkg, op.Channel, upgradepath.Installed{CSV: op.From, Version: op.fromVersion}, op.To)
 	hops := path.Hops
+	if len(path.Loop) > 0 {
+		var steps []string
+		for _, h := range path.Loop {
+			steps = append(steps, fmt.Sprintf("%s -> %s (%s)", h.From, h.To, h.Via))
+		}
+		op.Notes = append(op.Notes, fmt.Sprintf("at the channel head %s OLM does not stay: it goes on with %s, one InstallPlan after the other for ever (an older entry's skipRange holds the head's version; OLM does not compare versions)",
+			path.Target, strings.Join(steps, ", then ")))
+	}
 	var noPath *upgradepath.NoPathError
 	switch {
 	case errors.As(err, &noPath):
@@ -246,7 +254,8 @@ func (req Request) installed(op *Operator, in render.Install) error {
 	}
 	if from != "" {
 		op.From, op.FromChannel = from, channel
-		return nil
+		op.fromVersion, err = req.csvVersion(in.Namespace, from)
+		return err
 	}
 	if !req.OLMv1 {
 		return nil
@@ -284,6 +293,19 @@ func (req Request) installedCSV(in render.Install) (csv, channel string, err err
 		}
 	}
 	return "", "", nil
+}
+
+// csvVersion is the spec.version of the cluster's CSV name in namespace, "" when the
+// cluster has no such CSV (or does not serve the kind).
+func (req Request) csvVersion(namespace, name string) (string, error) {
+	csv, found, err := req.Cluster.Get(olmV1alpha1, kindCSV, namespace, name)
+	if err != nil && !errors.Is(err, cluster.ErrNotServed) {
+		return "", fmt.Errorf("reading ClusterServiceVersion %s/%s: %w", namespace, name, err)
+	}
+	if !found {
+		return "", nil
+	}
+	return str(csv, "spec", "version"), nil
 }
 
 // startingCSV is the spec.startingCSV of the render's Subscription for in, "" when none.

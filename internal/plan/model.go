@@ -58,6 +58,9 @@ type Operator struct {
 	Notes []string `json:"notes"`
 
 	olmV1 bool // From is what an OLM v1 ClusterExtension installed (there is no CSV)
+	// fromVersion is the cluster CSV's spec.version, "" when the cluster has no CSV From:
+	// OLM reads the installed version from it (a CSV the catalog pruned keeps its version).
+	fromVersion string
 }
 
 // Object is one manifest of the target bundle besides its CSV and CRDs. Action is create

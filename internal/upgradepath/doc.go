@@ -16,6 +16,16 @@
 //   - One update is one hop; OLM resolves again from the new CSV, until no entry has an edge
 //     from it (the head, normally).
 //   - A skipRange that does not parse as a semver range is ignored, as OLM ignores it.
+//   - The installed version is the cluster CSV's spec.version (FindFrom), so a CSV the
+//     catalog pruned is still reached by a skipRange; Find takes the catalog bundle's.
+//   - A bundle with the olm.deprecated property is never a candidate.
+//   - At the channel head OLM keeps resolving: an older entry whose skipRange holds the
+//     head's version takes the operator back, and the head replaces it again (Path.Loop).
+//
+// OLM's own resolver is the oracle: oracle_test.go runs OLM v0's step resolver
+// (internal/olmresolve) on every channel and installed bundle of the test catalogs and
+// requires the same hops. Dependencies are not this package's: a bundle whose dependency no
+// catalog offers is not installed by OLM at all (internal/olmresolve answers that).
 //
 // What it must not do: panic on any catalog (cycles, several heads, missing bundles are
 // errors or "no path"), or depend on map order (output is deterministic).

@@ -19,6 +19,9 @@ type graph struct {
 	order   []catalog.ChannelEntry
 	entries map[string]bool
 	ranges  map[string]semver.Range
+	// installed is the installed CSV as the cluster has it: its name and spec.version, which
+	// OLM reads from the CSV (so a CSV pruned from the catalog keeps its version).
+	installed Installed
 }
 
 // newGraph reads a channel of pkg. Like OLM, it fails on a channel without a single head or
@@ -92,6 +95,10 @@ func (g *graph) isEntry(name string) bool {
 // bundle's (tolerantly); false when the package has no such bundle or its version does not
 // parse.
 func (g *graph) version(name string) (semver.Version, bool) {
+	if name == g.installed.CSV && g.installed.Version != "" {
+		v, err := semver.ParseTolerant(g.installed.Version)
+		return v, err == nil
+	}
 	b, ok := g.pkg.Bundles[name]
 	if !ok || b == nil {
 		return semver.Version{}, false
@@ -117,15 +124,52 @@ func (g *graph) edge(e catalog.ChannelEntry, from string, v semver.Version, hasV
 	return "", false
 }
 
-// next is the update OLM picks for the bundle from: the candidate nearest the head.
+// next is the update OLM picks for the bundle from: the candidate nearest the head. A bundle
+// with the olm.deprecated property is never one (OLM's resolver prohibits it).
 func (g *graph) next(from string) (catalog.ChannelEntry, Via, bool) {
 	v, hasVersion := g.version(from)
 	for _, e := range g.order {
+		if g.deprecatedProperty(e.Name) {
+			continue
+		}
 		if via, ok := g.edge(e, from, v, hasVersion); ok {
 			return e, via, true
 		}
 	}
 	return catalog.ChannelEntry{}, "", false
+}
+
+// deprecatedProperty says whether the bundle carries the olm.deprecated property.
+func (g *graph) deprecatedProperty(name string) bool {
+	b, ok := g.pkg.Bundles[name]
+	return ok && b != nil && slices.ContainsFunc(b.Properties, func(p catalog.Property) bool { return p.Type == propertyDeprecated })
+}
+
+// propertyDeprecated is the bundle property OLM's resolver never chooses a bundle with.
+const propertyDeprecated = "olm.deprecated"
+
+// beyond makes OLM's updates from the channel head, which OLM takes as long as an entry has
+// an edge from the installed CSV (an older entry whose skipRange holds the head's version
+// moves it back), until one reaches a CSV the operator has had (visited: the installed CSV
+// and the path's): the hops, nil when OLM stays at the head.
+func (g *graph) beyond(head string, visited []string) []Hop {
+	var hops []Hop
+	seen := map[string]bool{head: true}
+	for _, v := range visited {
+		seen[v] = true
+	}
+	for cur := head; ; {
+		e, via, ok := g.next(cur)
+		if !ok {
+			return hops
+		}
+		hops = append(hops, g.hop(cur, e.Name, via))
+		if seen[e.Name] {
+			return hops
+		}
+		seen[e.Name] = true
+		cur = e.Name
+	}
 }
 
 // walk makes OLM's updates from installed until it reaches target or finds no update. The

@@ -45,6 +45,19 @@ type Path struct {
 	Installed string
 	Target    string
 	Hops      []Hop
+	// Loop are the updates OLM goes on making once at the channel head, until one repeats:
+	// an older entry whose skipRange holds the head's version takes the operator back, and
+	// the head replaces it again, one InstallPlan after the other for ever (OLM does not
+	// compare versions). Nil when OLM stays at the head, or Target is not the head.
+	Loop []Hop
+}
+
+// Installed is the CSV a Subscription has installed, as the cluster has it: its name, and
+// its spec.version ("" to take the catalog bundle's). OLM reads the version from the
+// cluster's CSV, so a CSV the catalog no longer has is still reached by a skipRange.
+type Installed struct {
+	CSV     string
+	Version string
 }
 
 // Why OLM does not reach the target. A *NoPathError wraps one of them.
@@ -96,6 +109,13 @@ func (e *NoPathError) Unwrap() error {
 // head, a cycle in the replaces chain: OLM cannot resolve the channel either) and name the
 // package and the channel.
 func Find(pkg *catalog.Package, channel, installed, target string) (Path, error) {
+	return FindFrom(pkg, channel, Installed{CSV: installed}, target)
+}
+
+// FindFrom is Find from the installed CSV as the cluster has it (its version known even when
+// the catalog no longer has the bundle).
+func FindFrom(pkg *catalog.Package, channel string, from Installed, target string) (Path, error) {
+	installed := from.CSV
 	if pkg == nil {
 		return Path{}, errors.New("upgradepath: no package")
 	}
@@ -103,6 +123,7 @@ func Find(pkg *catalog.Package, channel, installed, target string) (Path, error)
 	if err != nil {
 		return Path{}, err
 	}
+	g.installed = from
 	if target == "" {
 		target = g.head()
 	}
@@ -113,6 +134,13 @@ func Find(pkg *catalog.Package, channel, installed, target string) (Path, error)
 	hops, detail := g.walk(installed, target)
 	if installed == target || (len(hops) > 0 && hops[len(hops)-1].To == target) {
 		p.Hops = hops
+		if target == g.head() {
+			visited := []string{installed}
+			for _, h := range hops {
+				visited = append(visited, h.To)
+			}
+			p.Loop = g.beyond(target, visited)
+		}
 		return p, nil
 	}
 	why, reason := g.classify(installed, target, hops)
