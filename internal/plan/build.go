@@ -84,6 +84,9 @@ func Build(req Request) (Plan, error) {
 		return Plan{}, err
 	}
 	p.Operators = append(p.Operators, removed...)
+	if err := req.olmCheck(&p); err != nil {
+		return Plan{}, err
+	}
 	objects, notes, err := req.renderedObjects()
 	if err != nil {
 		return Plan{}, err
@@ -184,6 +187,7 @@ func (req Request) path(op *Operator, pkg *catalog.Package) {
 	path, err := upgradepath.FindFrom(pkg, op.Channel, upgradepath.Installed{CSV: op.From, Version: op.fromVersion}, op.To)
 	hops := path.Hops
 	if len(path.Loop) > 0 {
+		op.loops = true
 		var steps []string
 		for _, h := range path.Loop {
 			steps = append(steps, fmt.Sprintf("%s -> %s (%s)", h.From, h.To, h.Via))

@@ -61,6 +61,8 @@ type Operator struct {
 	// fromVersion is the cluster CSV's spec.version, "" when the cluster has no CSV From:
 	// OLM reads the installed version from it (a CSV the catalog pruned keeps its version).
 	fromVersion string
+	// loops is set when OLM does not stay at the channel head (a note says so).
+	loops bool
 }
 
 // Object is one manifest of the target bundle besides its CSV and CRDs. Action is create

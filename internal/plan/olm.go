@@ -1,0 +1,395 @@
+package plan
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+
+	"github.com/odlm-render/odlm-render/internal/cluster"
+	"github.com/odlm-render/odlm-render/internal/olmresolve"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
+)
+
+// globalCatalogNamespace is OLM's global catalog namespace on OpenShift: CatalogSources there
+// serve every namespace.
+const globalCatalogNamespace = "openshift-marketplace"
+
+// OLM's OperatorGroup: its API version and kind.
+const (
+	olmV1API = "operators.coreos.com/v1"
+	kindOG   = "OperatorGroup"
+)
+
+// olmCheck asks OLM v0's own resolver (internal/olmresolve) what it does in each namespace
+// of the plan's OLM v0 operators once the render is applied: the cluster's CSVs,
+// Subscriptions and OperatorGroups, the render's Subscriptions and OperatorGroups over them,
+// and each CatalogSource the Subscriptions name serving the plan's catalog. Where OLM's
+// updates of an operator are not the plan's path (a dependency no catalog offers keeps OLM
+// from updating at all), the operator says so and counts as blocked; the operators OLM adds as
+// dependencies, and a namespace OLM cannot resolve, are notes.
+func (req Request) olmCheck(p *Plan) error {
+	if req.OLMv1 || req.Catalog == nil {
+		return nil
+	}
+	byNamespace := map[string][]int{}
+	var namespaces []string
+	for i, op := range p.Operators {
+		if op.Action == ActionRemove || op.olmV1 || op.To == "" {
+			continue
+		}
+		if _, seen := byNamespace[op.Namespace]; !seen {
+			namespaces = append(namespaces, op.Namespace)
+		}
+		byNamespace[op.Namespace] = append(byNamespace[op.Namespace], i)
+	}
+	if len(namespaces) == 0 {
+		return nil
+	}
+	slices.Sort(namespaces)
+	for _, ns := range namespaces {
+		cluster, sources, err := req.olmNamespace(ns)
+		var unreadable *unreadableError
+		if errors.As(err, &unreadable) {
+			op := &p.Operators[byNamespace[ns][0]]
+			op.Notes = append(op.Notes, fmt.Sprintf("OLM's own resolver is not run for namespace %s: %v", ns, err))
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if len(sources) == 0 {
+			continue
+		}
+		walk, err := req.olmWalk(ns, cluster, sources)
+		if err != nil {
+			req.unresolved(p, byNamespace[ns], err)
+			continue
+		}
+		req.compare(p, byNamespace[ns], walk)
+	}
+	return nil
+}
+
+// olmWalk serves the plan's catalog as each source and walks namespace ns.
+func (req Request) olmWalk(ns string, cluster olmresolve.Cluster, sources []olmresolve.Source) (olmresolve.Walk, error) {
+	r, err := olmresolve.New(context.Background(), sources, globalCatalogNamespace)
+	if err != nil {
+		return olmresolve.Walk{}, err
+	}
+	defer r.Close()
+	for _, s := range sources {
+		if err := r.Refused(s.Namespace, s.Name); err != nil {
+			return olmresolve.Walk{}, fmt.Errorf("catalog source %s: %w", s.Key(), err)
+		}
+	}
+	return r.Walk(context.Background(), cluster, ns)
+}
+
+// unresolved marks the operators at idx of a namespace OLM's resolver cannot resolve: nothing
+// installs or updates there (the Subscriptions report ResolutionFailed). OLM's own text for a
+// conflict varies from run to run, so the plan names its first clause's kind and the
+// requirements no catalog offers, which are the same every time.
+func (req Request) unresolved(p *Plan, idx []int, err error) {
+	kind, _, _ := strings.Cut(err.Error(), ":")
+	var why []string
+	for _, i := range idx {
+		op := p.Operators[i]
+		for _, b := range []string{op.From, op.To} {
+			if m := req.missingDependencies(op.Package, b); m != "" && !slices.Contains(why, m) {
+				why = append(why, m)
+			}
+		}
+	}
+	msg := fmt.Sprintf("OLM's own resolver cannot resolve namespace %s (%s): nothing installs or updates there", p.Operators[idx[0]].Namespace, kind)
+	if len(why) > 0 {
+		msg += "; " + strings.Join(why, "; ")
+	}
+	for _, i := range idx {
+		op := &p.Operators[i]
+		if op.PathError == "" {
+			op.PathError = msg
+		} else {
+			op.Notes = append(op.Notes, msg)
+		}
+	}
+}
+
+// compare sets, for the operators at idx of one namespace, what OLM's walk does that the
+// plan's path does not, and notes the dependencies OLM adds.
+func (req Request) compare(p *Plan, idx []int, walk olmresolve.Walk) {
+	byPackage := map[string][]string{}
+	installed := map[string]string{}
+	var order []string
+	for _, plan := range walk.Plans {
+		for _, in := range plan.Installs {
+			pkg := installPackage(in)
+			if _, seen := byPackage[pkg]; !seen {
+				order = append(order, pkg)
+			}
+			byPackage[pkg] = append(byPackage[pkg], in.CSV)
+			installed[pkg] = in.CSV
+		}
+	}
+	planned := map[string]bool{}
+	for _, i := range idx {
+		op := &p.Operators[i]
+		planned[op.Package] = true
+		olmCSVs := byPackage[op.Package]
+		reaches := op.From == op.To || slices.Contains(olmCSVs, op.To) || (op.From == "" && installed[op.Package] == op.To)
+		if reaches {
+			continue
+		}
+		why := req.missingDependencies(op.Package, op.To)
+		msg := fmt.Sprintf("OLM's own resolver does not bring %s to %s", op.Package, op.To)
+		if len(olmCSVs) > 0 {
+			msg += fmt.Sprintf(": it installs %s", strings.Join(olmCSVs, ", then "))
+		} else if op.From != "" {
+			msg += fmt.Sprintf(": it keeps %s", op.From)
+		}
+		if why != "" {
+			msg += " (" + why + ")"
+		}
+		op.Notes = append(op.Notes, msg)
+		if op.PathError == "" {
+			op.PathError = msg
+		}
+	}
+	for _, pkg := range order {
+		if planned[pkg] {
+			continue
+		}
+		note := fmt.Sprintf("OLM also installs %s (package %s), a dependency, in namespace %s", strings.Join(byPackage[pkg], ", then "), pkg, p.Operators[idx[0]].Namespace)
+		op := &p.Operators[idx[0]]
+		op.Notes = append(op.Notes, note)
+	}
+	if walk.Repeats != "" && !slices.ContainsFunc(idx, func(i int) bool { return p.Operators[i].loops }) {
+		op := &p.Operators[idx[0]]
+		op.Notes = append(op.Notes, fmt.Sprintf("OLM's resolver does not settle in namespace %s: %s brings it back to a state it was in", op.Namespace, walk.Repeats))
+	}
+}
+
+// missingDependencies names the requirements of bundle in pkg that no package of the plan's
+// catalog offers, "" when none is missing.
+func (req Request) missingDependencies(pkgName, bundle string) string {
+	pkg, ok := req.Catalog.Package(pkgName)
+	if !ok {
+		return ""
+	}
+	b, ok := pkg.Bundles[bundle]
+	if !ok || b == nil {
+		return ""
+	}
+	var missing []string
+	for _, r := range b.RequiredPackages {
+		if _, ok := req.Catalog.Package(r.PackageName); !ok {
+			missing = append(missing, fmt.Sprintf("package %s %s", r.PackageName, r.VersionRange))
+		}
+	}
+	for _, g := range b.RequiredGVKs {
+		if !req.providedAnywhere(g) {
+			missing = append(missing, fmt.Sprintf("API %s/%s %s", g.Group, g.Version, g.Kind))
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s requires %s, which no catalog given offers", bundle, strings.Join(missing, " and "))
+}
+
+// providedAnywhere says whether a bundle of the catalog provides g.
+func (req Request) providedAnywhere(g catalog.GVK) bool {
+	for _, name := range req.Catalog.PackageNames() {
+		pkg, _ := req.Catalog.Package(name)
+		for _, b := range pkg.Bundles {
+			if b != nil && slices.Contains(b.ProvidedGVKs, g) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// installPackage is the package of an install, from the properties OLM projects on its CSV.
+func installPackage(in olmresolve.Install) string {
+	var props struct {
+		Properties []struct {
+			Type  string          `json:"type"`
+			Value json.RawMessage `json:"value"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal([]byte(in.Properties), &props) != nil {
+		return ""
+	}
+	for _, p := range props.Properties {
+		var v struct {
+			PackageName string `json:"packageName"`
+		}
+		if p.Type == "olm.package" && json.Unmarshal(p.Value, &v) == nil {
+			return v.PackageName
+		}
+	}
+	return ""
+}
+
+// olmNamespace is what OLM's resolver reads for namespace ns once the render is applied: the
+// cluster's OLM objects there, the render's Subscriptions and OperatorGroups over them, and
+// a source serving the plan's catalog for each CatalogSource the Subscriptions name.
+func (req Request) olmNamespace(ns string) (olmresolve.Cluster, []olmresolve.Source, error) {
+	var c olmresolve.Cluster
+	subs, err := req.clusterObjects(olmV1alpha1, kindSub, ns)
+	if err != nil {
+		return c, nil, err
+	}
+	csvs, err := req.clusterObjects(olmV1alpha1, kindCSV, ns)
+	if err != nil {
+		return c, nil, err
+	}
+	ogs, err := req.clusterObjects(olmV1API, kindOG, ns)
+	if err != nil {
+		return c, nil, err
+	}
+	for _, obj := range req.Rendered {
+		if str(obj, "metadata", "namespace") != ns {
+			continue
+		}
+		switch {
+		case str(obj, "kind") == kindSub && str(obj, "apiVersion") == olmV1alpha1:
+			subs = overlay(subs, obj)
+		case str(obj, "kind") == kindOG && str(obj, "apiVersion") == olmV1API && len(ogs) == 0:
+			ogs = append(ogs, obj)
+		}
+	}
+	for _, obj := range csvs {
+		var csv v1alpha1.ClusterServiceVersion
+		if err := convert(resolverFields(obj), &csv); err != nil {
+			return c, nil, &unreadableError{fmt.Errorf("reading ClusterServiceVersion %s/%s: %w", ns, str(obj, "metadata", "name"), err)}
+		}
+		c.CSVs = append(c.CSVs, &csv)
+	}
+	sourceKeys := map[string]bool{}
+	for _, obj := range subs {
+		var sub v1alpha1.Subscription
+		if err := convert(obj, &sub); err != nil {
+			return c, nil, &unreadableError{fmt.Errorf("reading Subscription %s/%s: %w", ns, str(obj, "metadata", "name"), err)}
+		}
+		c.Subscriptions = append(c.Subscriptions, &sub)
+		if sub.Spec != nil && sub.Spec.CatalogSource != "" && sub.Spec.CatalogSourceNamespace != "" {
+			sourceKeys[sub.Spec.CatalogSourceNamespace+"/"+sub.Spec.CatalogSource] = true
+		}
+	}
+	for _, obj := range ogs {
+		var og operatorsv1.OperatorGroup
+		if err := convert(obj, &og); err != nil {
+			return c, nil, &unreadableError{fmt.Errorf("reading OperatorGroup %s/%s: %w", ns, str(obj, "metadata", "name"), err)}
+		}
+		c.OperatorGroups = append(c.OperatorGroups, &og)
+	}
+	if len(c.OperatorGroups) == 0 {
+		// A cluster export often leaves OperatorGroups out, and the render writes none where a
+		// Subscription exists. OLM's resolver reads an OperatorGroup only for its annotation
+		// excluding global catalogs and its upgrade strategy: a plain one stands in.
+		og := &operatorsv1.OperatorGroup{}
+		og.Name, og.Namespace = "olmresolve-stand-in", ns
+		c.OperatorGroups = append(c.OperatorGroups, og)
+	}
+	if len(sourceKeys) == 0 {
+		return c, nil, nil
+	}
+	fbc, err := olmresolve.FromCatalog(req.Catalog)
+	if err != nil {
+		return c, nil, err
+	}
+	var sources []olmresolve.Source
+	for _, key := range sortedKeys(sourceKeys) {
+		srcNS, name, _ := strings.Cut(key, "/")
+		sources = append(sources, olmresolve.Source{Name: name, Namespace: srcNS, FBC: fbc})
+	}
+	return c, sources, nil
+}
+
+// clusterObjects lists a kind of OLM's in ns (none when the cluster does not serve it: Build
+// notes that).
+func (req Request) clusterObjects(apiVersion, kind, ns string) ([]map[string]any, error) {
+	objs, err := req.Cluster.List(apiVersion, kind, ns)
+	if errors.Is(err, cluster.ErrNotServed) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing %ss in %s: %w", kind, ns, err)
+	}
+	return objs, nil
+}
+
+// overlay puts the rendered Subscription obj in place of the cluster's of the same name,
+// keeping the cluster's status (what OLM has installed).
+func overlay(subs []map[string]any, obj map[string]any) []map[string]any {
+	name := str(obj, "metadata", "name")
+	for i, s := range subs {
+		if str(s, "metadata", "name") == name {
+			merged := map[string]any{}
+			for k, v := range obj {
+				merged[k] = v
+			}
+			if status, ok := s["status"]; ok {
+				merged["status"] = status
+			}
+			subs[i] = merged
+			return subs
+		}
+	}
+	return append(subs, obj)
+}
+
+// unreadableError is a cluster object OLM's types cannot hold: the resolver is not run for its
+// namespace, and the plan says so.
+type unreadableError struct{ error }
+
+func (e *unreadableError) Unwrap() error { return e.error }
+
+// resolverFields keeps the fields of a CSV OLM's resolver reads (its name, namespace,
+// annotations, version, replaces, owned and required APIs, phase), so that a field it does
+// not read cannot keep it from running.
+func resolverFields(csv map[string]any) map[string]any {
+	out := map[string]any{"apiVersion": csv["apiVersion"], "kind": csv["kind"]}
+	if meta, ok := csv["metadata"].(map[string]any); ok {
+		out["metadata"] = map[string]any{"name": meta["name"], "namespace": meta["namespace"], "annotations": meta["annotations"]}
+	}
+	if spec, ok := csv["spec"].(map[string]any); ok {
+		kept := map[string]any{}
+		for _, k := range []string{"version", "replaces", "customresourcedefinitions", "apiservicedefinitions"} {
+			if v, ok := spec[k]; ok {
+				kept[k] = v
+			}
+		}
+		out["spec"] = kept
+	}
+	if status, ok := csv["status"].(map[string]any); ok {
+		out["status"] = map[string]any{"phase": status["phase"]}
+	}
+	return out
+}
+
+// convert decodes a manifest into OLM's type.
+func convert(obj map[string]any, into any) error {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, into)
+}
+
+// sortedKeys returns m's keys, sorted.
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
