@@ -111,7 +111,12 @@ func runMirror(f mirrorFlags, paths []string, stdin io.Reader, out output.Stream
 	if err != nil {
 		return err
 	}
-	plan := mirror.New(answer.Installs, in.Catalog)
+	deps, depWarnings, err := mirror.Dependencies(answer.Installs, in.Catalog)
+	if err != nil {
+		return err
+	}
+	plan := mirror.New(answer.Installs, in.Catalog, deps...)
+	plan.Warnings = append(depWarnings, plan.Warnings...)
 	results := answer.Results
 	for _, w := range plan.Warnings {
 		results = append(results, diag.Warnf(w.About, w.Field, "%s", w.Msg))

@@ -1,7 +1,8 @@
 // Package mirror owns what a disconnected cluster needs copied for a render, and nothing
 // more: the images of the catalogs the render's Subscriptions use, of the bundles they
 // install, and of those bundles' relatedImages (the images the operators and their operands
-// run); an oc-mirror v2 ImageSetConfiguration that copies exactly those bundles; and the
+// run), and of the operators OLM v0 adds to them as dependencies (asked of OLM's own resolver,
+// Dependencies); an oc-mirror v2 ImageSetConfiguration that copies exactly those bundles; and the
 // ImageDigestMirrorSet and ImageTagMirrorSet that send a cluster's pulls to the mirror.
 package mirror
 
@@ -49,7 +50,10 @@ type Catalog struct {
 // Operator sums up one install: its bundle, the images it needs, and what mirroring its
 // whole channel would copy instead.
 type Operator struct {
-	Operator, Bundle   string
+	Operator, Bundle string
+	// DependencyOf names the installs OLM adds this one for ("" for an install the render
+	// asks for): Dependencies.
+	DependencyOf       string
 	Images             int
 	ChannelImages      int
 	ChannelImagesKnown bool
@@ -78,13 +82,17 @@ type Plan struct {
 	Warnings     []Warning
 }
 
-// New plans the mirror of what installs installs. A bundle the catalog does not know, or
-// whose relatedImages the catalog does not list, is a warning; for the latter the images of
-// its Deployments' containers are listed instead when its contents are known.
-func New(installs []render.Install, cat *catalog.Catalog) Plan {
+// New plans the mirror of what installs installs, and of the dependencies OLM adds to them
+// (Dependencies). A bundle the catalog does not know, or whose relatedImages the catalog does
+// not list, is a warning; for the latter the images of its Deployments' containers are listed
+// instead when its contents are known.
+func New(installs []render.Install, cat *catalog.Catalog, deps ...Dependency) Plan {
 	b := &builder{images: map[string][]Need{}, catalogs: map[string]map[string]Package{}, additional: map[string]bool{}, channel: map[string]bool{}}
 	for _, in := range installs {
-		b.add(in, cat)
+		b.add(in, cat, "")
+	}
+	for _, d := range deps {
+		b.add(d.Install, cat, d.Of)
 	}
 	return b.plan()
 }
@@ -112,7 +120,7 @@ func (b *builder) warn(in render.Install, format string, args ...any) {
 }
 
 // add lists what one install needs.
-func (b *builder) add(in render.Install, cat *catalog.Catalog) {
+func (b *builder) add(in render.Install, cat *catalog.Catalog, dependencyOf string) {
 	op := in.Namespace + "/" + in.Name
 	if in.Bundle == nil {
 		b.warn(in, "Subscription %s: the catalog does not say which bundle of package %s it installs, so its images are not listed", op, in.Package)
@@ -129,7 +137,7 @@ func (b *builder) add(in render.Install, cat *catalog.Catalog) {
 	if !images.related() {
 		images.containers(in)
 	}
-	o := Operator{Operator: op, Bundle: in.Bundle.Name, Images: len(images.count)}
+	o := Operator{Operator: op, Bundle: in.Bundle.Name, Images: len(images.count), DependencyOf: dependencyOf}
 	o.ChannelImages, o.ChannelImagesKnown = b.wholeChannel(in, cat, images.count)
 	b.operators = append(b.operators, o)
 }

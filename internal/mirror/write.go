@@ -194,8 +194,25 @@ func (p Plan) Summary() string {
 		if o.ChannelImagesKnown {
 			channel = fmt.Sprint(o.ChannelImages)
 		}
-		fmt.Fprintf(&b, "%s: bundle %s, %d images (its whole channel: %s)\n", o.Operator, o.Bundle, o.Images, channel)
+		dependency := ""
+		if o.DependencyOf != "" {
+			dependency = ", a dependency OLM adds for " + o.DependencyOf
+		}
+		fmt.Fprintf(&b, "%s: bundle %s, %d images (its whole channel: %s)%s\n", o.Operator, o.Bundle, o.Images, channel, dependency)
 	}
-	fmt.Fprintf(&b, "total: %d images to mirror; mirroring each installed package's whole channel would copy %d\n", len(p.Images), p.ChannelTotal)
+	deps := 0
+	for _, o := range p.Operators {
+		if o.DependencyOf != "" {
+			deps++
+		}
+	}
+	fmt.Fprintf(&b, "total: %d images to mirror", len(p.Images))
+	switch {
+	case deps == 1:
+		b.WriteString(" (for 1 install OLM adds as a dependency among them)")
+	case deps > 1:
+		fmt.Fprintf(&b, " (for %d installs OLM adds as dependencies among them)", deps)
+	}
+	fmt.Fprintf(&b, "; mirroring each installed package's whole channel would copy %d\n", p.ChannelTotal)
 	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"testing/fstest"
 
 	"github.com/odlm-render/odlm-render/pkg/catalog"
@@ -97,4 +98,36 @@ func bundleBlob(b *catalog.Bundle) fbcBundle {
 		props = append(props, fbcProperty{Type: p.Type, Value: p.Value})
 	}
 	return fbcBundle{Schema: "olm.bundle", Package: b.Package, Name: b.Name, Image: b.Image, Properties: props}
+}
+
+// Missing lists the requirements of bundle b (olm.package.required, olm.gvk.required) that no
+// package of c offers, each as "package P RANGE" or "API GROUP/VERSION KIND": why OLM cannot
+// resolve a namespace that needs b from c, said the same way every time (OLM's own conflict
+// text varies from run to run). olm.constraint properties are not read.
+func Missing(b *catalog.Bundle, c *catalog.Catalog) []string {
+	var missing []string
+	for _, r := range b.RequiredPackages {
+		if _, ok := c.Package(r.PackageName); !ok {
+			missing = append(missing, strings.TrimSpace(fmt.Sprintf("package %s %s", r.PackageName, r.VersionRange)))
+		}
+	}
+	for _, g := range b.RequiredGVKs {
+		if !provides(c, g) {
+			missing = append(missing, fmt.Sprintf("API %s/%s %s", g.Group, g.Version, g.Kind))
+		}
+	}
+	return missing
+}
+
+// provides says whether a bundle of c provides g.
+func provides(c *catalog.Catalog, g catalog.GVK) bool {
+	for _, name := range c.PackageNames() {
+		pkg, _ := c.Package(name)
+		for _, b := range pkg.Bundles {
+			if b != nil && slices.Contains(b.ProvidedGVKs, g) {
+				return true
+			}
+		}
+	}
+	return false
 }

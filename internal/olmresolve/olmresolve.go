@@ -268,3 +268,13 @@ func (res Resolution) String() string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// Package is the install's package, read from the properties OLM projects on its CSV ("" when
+// they name none).
+func (in Install) Package() string {
+	pkg, err := packageOf(in.Properties)
+	if err != nil {
+		return ""
+	}
+	return pkg
+}

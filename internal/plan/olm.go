@@ -13,7 +13,6 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/olmresolve"
-	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
 // globalCatalogNamespace is OLM's global catalog namespace on OpenShift: CatalogSources there
@@ -128,7 +127,7 @@ func (req Request) compare(p *Plan, idx []int, walk olmresolve.Walk) {
 	var order []string
 	for _, plan := range walk.Plans {
 		for _, in := range plan.Installs {
-			pkg := installPackage(in)
+			pkg := in.Package()
 			if _, seen := byPackage[pkg]; !seen {
 				order = append(order, pkg)
 			}
@@ -185,56 +184,11 @@ func (req Request) missingDependencies(pkgName, bundle string) string {
 	if !ok || b == nil {
 		return ""
 	}
-	var missing []string
-	for _, r := range b.RequiredPackages {
-		if _, ok := req.Catalog.Package(r.PackageName); !ok {
-			missing = append(missing, fmt.Sprintf("package %s %s", r.PackageName, r.VersionRange))
-		}
-	}
-	for _, g := range b.RequiredGVKs {
-		if !req.providedAnywhere(g) {
-			missing = append(missing, fmt.Sprintf("API %s/%s %s", g.Group, g.Version, g.Kind))
-		}
-	}
+	missing := olmresolve.Missing(b, req.Catalog)
 	if len(missing) == 0 {
 		return ""
 	}
 	return fmt.Sprintf("%s requires %s, which no catalog given offers", bundle, strings.Join(missing, " and "))
-}
-
-// providedAnywhere says whether a bundle of the catalog provides g.
-func (req Request) providedAnywhere(g catalog.GVK) bool {
-	for _, name := range req.Catalog.PackageNames() {
-		pkg, _ := req.Catalog.Package(name)
-		for _, b := range pkg.Bundles {
-			if b != nil && slices.Contains(b.ProvidedGVKs, g) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// installPackage is the package of an install, from the properties OLM projects on its CSV.
-func installPackage(in olmresolve.Install) string {
-	var props struct {
-		Properties []struct {
-			Type  string          `json:"type"`
-			Value json.RawMessage `json:"value"`
-		} `json:"properties"`
-	}
-	if json.Unmarshal([]byte(in.Properties), &props) != nil {
-		return ""
-	}
-	for _, p := range props.Properties {
-		var v struct {
-			PackageName string `json:"packageName"`
-		}
-		if p.Type == "olm.package" && json.Unmarshal(p.Value, &v) == nil {
-			return v.PackageName
-		}
-	}
-	return ""
 }
 
 // olmNamespace is what OLM's resolver reads for namespace ns once the render is applied: the
