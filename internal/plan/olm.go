@@ -52,7 +52,7 @@ func (req Request) olmCheck(p *Plan) error {
 	}
 	slices.Sort(namespaces)
 	for _, ns := range namespaces {
-		cluster, sources, err := req.olmNamespace(ns)
+		cluster, sources, leftOut, err := req.olmNamespace(ns)
 		var unreadable *unreadableError
 		if errors.As(err, &unreadable) {
 			op := &p.Operators[byNamespace[ns][0]]
@@ -61,6 +61,10 @@ func (req Request) olmCheck(p *Plan) error {
 		}
 		if err != nil {
 			return err
+		}
+		if len(leftOut) > 0 {
+			op := &p.Operators[byNamespace[ns][0]]
+			op.Notes = append(op.Notes, fmt.Sprintf("OLM's own resolver resolves namespace %s without Subscription(s) %s, whose packages the catalogs given do not have", ns, strings.Join(leftOut, ", ")))
 		}
 		if len(sources) == 0 {
 			continue
@@ -194,19 +198,20 @@ func (req Request) missingDependencies(pkgName, bundle string) string {
 // olmNamespace is what OLM's resolver reads for namespace ns once the render is applied: the
 // cluster's OLM objects there, the render's Subscriptions and OperatorGroups over them, and
 // a source serving the plan's catalog for each CatalogSource the Subscriptions name.
-func (req Request) olmNamespace(ns string) (olmresolve.Cluster, []olmresolve.Source, error) {
+func (req Request) olmNamespace(ns string) (olmresolve.Cluster, []olmresolve.Source, []string, error) {
 	var c olmresolve.Cluster
+	var leftOut []string
 	subs, err := req.clusterObjects(olmV1alpha1, kindSub, ns)
 	if err != nil {
-		return c, nil, err
+		return c, nil, nil, err
 	}
 	csvs, err := req.clusterObjects(olmV1alpha1, kindCSV, ns)
 	if err != nil {
-		return c, nil, err
+		return c, nil, nil, err
 	}
 	ogs, err := req.clusterObjects(olmV1API, kindOG, ns)
 	if err != nil {
-		return c, nil, err
+		return c, nil, nil, err
 	}
 	for _, obj := range req.Rendered {
 		if str(obj, "metadata", "namespace") != ns {
@@ -222,7 +227,7 @@ func (req Request) olmNamespace(ns string) (olmresolve.Cluster, []olmresolve.Sou
 	for _, obj := range csvs {
 		var csv v1alpha1.ClusterServiceVersion
 		if err := convert(resolverFields(obj), &csv); err != nil {
-			return c, nil, &unreadableError{fmt.Errorf("reading ClusterServiceVersion %s/%s: %w", ns, str(obj, "metadata", "name"), err)}
+			return c, nil, nil, &unreadableError{fmt.Errorf("reading ClusterServiceVersion %s/%s: %w", ns, str(obj, "metadata", "name"), err)}
 		}
 		c.CSVs = append(c.CSVs, &csv)
 	}
@@ -230,7 +235,17 @@ func (req Request) olmNamespace(ns string) (olmresolve.Cluster, []olmresolve.Sou
 	for _, obj := range subs {
 		var sub v1alpha1.Subscription
 		if err := convert(obj, &sub); err != nil {
-			return c, nil, &unreadableError{fmt.Errorf("reading Subscription %s/%s: %w", ns, str(obj, "metadata", "name"), err)}
+			return c, nil, nil, &unreadableError{fmt.Errorf("reading Subscription %s/%s: %w", ns, str(obj, "metadata", "name"), err)}
+		}
+		if sub.Spec == nil {
+			continue
+		}
+		if _, ok := req.Catalog.Package(sub.Spec.Package); !ok {
+			// the catalogs given hold what the render installs, not every package of the
+			// cluster's CatalogSources: OLM would find this one there, and resolution must not
+			// fail for want of it
+			leftOut = append(leftOut, sub.Name)
+			continue
 		}
 		c.Subscriptions = append(c.Subscriptions, &sub)
 		if sub.Spec != nil && sub.Spec.CatalogSource != "" && sub.Spec.CatalogSourceNamespace != "" {
@@ -240,7 +255,7 @@ func (req Request) olmNamespace(ns string) (olmresolve.Cluster, []olmresolve.Sou
 	for _, obj := range ogs {
 		var og operatorsv1.OperatorGroup
 		if err := convert(obj, &og); err != nil {
-			return c, nil, &unreadableError{fmt.Errorf("reading OperatorGroup %s/%s: %w", ns, str(obj, "metadata", "name"), err)}
+			return c, nil, nil, &unreadableError{fmt.Errorf("reading OperatorGroup %s/%s: %w", ns, str(obj, "metadata", "name"), err)}
 		}
 		c.OperatorGroups = append(c.OperatorGroups, &og)
 	}
@@ -253,18 +268,18 @@ func (req Request) olmNamespace(ns string) (olmresolve.Cluster, []olmresolve.Sou
 		c.OperatorGroups = append(c.OperatorGroups, og)
 	}
 	if len(sourceKeys) == 0 {
-		return c, nil, nil
+		return c, nil, leftOut, nil
 	}
 	fbc, err := olmresolve.FromCatalog(req.Catalog)
 	if err != nil {
-		return c, nil, err
+		return c, nil, nil, err
 	}
 	var sources []olmresolve.Source
 	for _, key := range sortedKeys(sourceKeys) {
 		srcNS, name, _ := strings.Cut(key, "/")
 		sources = append(sources, olmresolve.Source{Name: name, Namespace: srcNS, FBC: fbc})
 	}
-	return c, sources, nil
+	return c, sources, leftOut, nil
 }
 
 // clusterObjects lists a kind of OLM's in ns (none when the cluster does not serve it: Build
