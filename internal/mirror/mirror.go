@@ -134,6 +134,11 @@ func (b *builder) add(in render.Install, cat *catalog.Catalog, dependencyOf stri
 		b.warn(in, "Subscription %s: CatalogSource %s is not among the inputs or snapshots, so its image is not known: the bundle's images are listed as additional images, and the catalog image must be mirrored by hand", op, in.CatalogSource)
 	}
 	images.need(in.Bundle.Image, "bundle")
+	if in.Bundle.Image != "" && !slices.ContainsFunc(in.Bundle.RelatedImages, func(ri catalog.RelatedImage) bool { return ri.Image == in.Bundle.Image }) {
+		// oc-mirror copies a bundle's image only when its relatedImages list it (catalogs
+		// usually do, unnamed): otherwise the ImageSetConfiguration names it itself
+		b.additional[in.Bundle.Image] = true
+	}
 	if !images.related() {
 		images.containers(in)
 	}

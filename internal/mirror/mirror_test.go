@@ -233,7 +233,9 @@ func TestWholeChannelCountsWhatTheInstallNeeds(t *testing.T) {
 		Spec: json.RawMessage(`{"template":{"spec":{"initContainers":[{"name":"init","image":"example.com/team/init:1"}],"containers":[{"name":"manager","image":"example.com/team/manager:1"}]}}}`)}}}}
 	const index = "x/index:1"
 	plan := mirror.New([]render.Install{{Namespace: "a", Name: "kg", Package: "kube-green", Channel: "alpha", Bundle: &bare, CatalogImage: index}}, c)
-	assert.Equal(t, []string{"example.com/team/init:1", "example.com/team/manager:1"}, plan.Additional)
+	// the bundle's own image too: its relatedImages do not list it, so oc-mirror's catalog
+	// filtering would not copy it
+	assert.Equal(t, []string{"example.com/team/init:1", "example.com/team/manager:1", bare.Image}, plan.Additional)
 	require.Len(t, plan.Operators, 1)
 	o := plan.Operators[0]
 	assert.Equal(t, 4, o.Images, "catalog, bundle and two container images")
