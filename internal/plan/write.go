@@ -184,7 +184,8 @@ func groupNames(groups []string) []string {
 }
 
 // Markdown is the plan as a GitHub pull-request comment: its notes (a quote each), a summary
-// table, then a collapsible section per operator, then the objects.
+// table, then a collapsible section per operator (with a Mermaid flowchart of its path), then
+// the objects.
 func (p Plan) Markdown() []byte {
 	var b strings.Builder
 	b.WriteString("## odlm-render plan\n\n")
@@ -223,6 +224,9 @@ func (p Plan) writeOperatorsMarkdown(b *strings.Builder) {
 		}
 		for _, line := range lines {
 			b.WriteString("- " + mdEscape(line) + "\n")
+		}
+		if chart := op.mermaid(); chart != "" {
+			b.WriteString("\n" + chart)
 		}
 		b.WriteString("\n</details>\n")
 	}

@@ -73,3 +73,30 @@ func TestPlanNotes(t *testing.T) {
 	assert.NotContains(t, string(p.Text()), "note:")
 	assert.NotContains(t, string(p.Markdown()), "note:")
 }
+
+// TestMermaid: the flowchart of a path, with a hostile CSV name (from a catalog or a
+// cluster) kept inside its label, and none without a path.
+func TestMermaid(t *testing.T) {
+	t.Parallel()
+	op := newOperator("ns", "p", "p", "c")
+	op.Action, op.From, op.To = ActionUpgrade, `p.v1"]-->x[`, "p.v3"
+	op.Path = []Hop{{From: op.From, To: "p.v2", Via: "skipRange"}, {From: "p.v2", To: "p.v3", Via: "replaces", KubeBlocked: true}}
+	op.Deprecations = []string{"bundle p.v2: old"}
+	assert.Equal(t, "```mermaid\nflowchart LR\n"+
+		`  n0["p.v1#quot;]--#gt;x["]`+"\n"+
+		`  n1["p.v2"]`+"\n"+
+		"  n0 -->|skipRange| n1\n"+
+		`  n2["p.v3"]`+"\n"+
+		"  n1 -->|replaces, blocked| n2\n"+
+		"  classDef blocked fill:#fdd,stroke:#c00\n  class n2 blocked\n"+
+		"  classDef deprecated fill:#ffd,stroke:#a80,stroke-dasharray:3\n  class n1 deprecated\n```\n", op.mermaid())
+
+	noPath := newOperator("ns", "p", "p", "c")
+	noPath.Action, noPath.From, noPath.To, noPath.PathError = ActionUpgrade, "p.v1", "p.v9", "no successor"
+	assert.Contains(t, noPath.mermaid(), "  n0 -.->|no path| n1\n")
+
+	unchanged := newOperator("ns", "p", "p", "c")
+	unchanged.Action, unchanged.From, unchanged.To = ActionUnchanged, "p.v1", "p.v1"
+	assert.Empty(t, unchanged.mermaid())
+	require.NotContains(t, string(Plan{Operators: []Operator{unchanged}}.Markdown()), "mermaid")
+}

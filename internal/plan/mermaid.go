@@ -1,0 +1,81 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+)
+
+// mermaid is a Mermaid flowchart of op's path, for the pull-request comment (GitHub and
+// GitLab draw ```mermaid blocks): each CSV a node, each hop an edge labelled with its edge
+// (replaces, skips, skipRange), the bundles OLM will not install on the cluster (blocked) and
+// the deprecated ones marked, and, when OLM does not reach the target, a dashed edge to it.
+// "" when there is no path to draw.
+func (op Operator) mermaid() string {
+	if len(op.Path) == 0 && (op.PathError == "" || op.From == "" || op.To == "") {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("```mermaid\nflowchart LR\n")
+	ids := map[string]string{}
+	node := func(csv string) string {
+		if id, ok := ids[csv]; ok {
+			return id
+		}
+		id := fmt.Sprintf("n%d", len(ids))
+		ids[csv] = id
+		fmt.Fprintf(&b, "  %s[\"%s\"]\n", id, mermaidText(csv))
+		return id
+	}
+	deprecated := op.deprecatedBundles()
+	var blocked, marked []string
+	node(op.From)
+	for _, h := range op.Path {
+		from, to := node(h.From), node(h.To)
+		label := h.Via
+		if h.OpenShiftBlocked || h.KubeBlocked {
+			label += ", blocked"
+			blocked = append(blocked, to)
+		}
+		fmt.Fprintf(&b, "  %s -->|%s| %s\n", from, mermaidText(label), to)
+		if deprecated[h.To] {
+			marked = append(marked, to)
+		}
+	}
+	if _, reached := ids[op.To]; !reached && op.PathError != "" && op.To != "" {
+		last := op.From
+		if len(op.Path) > 0 {
+			last = op.Path[len(op.Path)-1].To
+		}
+		from, to := ids[last], node(op.To)
+		fmt.Fprintf(&b, "  %s -.->|no path| %s\n", from, to)
+		blocked = append(blocked, to)
+	}
+	if len(blocked) > 0 {
+		b.WriteString("  classDef blocked fill:#fdd,stroke:#c00\n")
+		fmt.Fprintf(&b, "  class %s blocked\n", strings.Join(blocked, ","))
+	}
+	if len(marked) > 0 {
+		b.WriteString("  classDef deprecated fill:#ffd,stroke:#a80,stroke-dasharray:3\n")
+		fmt.Fprintf(&b, "  class %s deprecated\n", strings.Join(marked, ","))
+	}
+	b.WriteString("```\n")
+	return b.String()
+}
+
+// deprecatedBundles are the bundles op's deprecations name ("bundle NAME: message").
+func (op Operator) deprecatedBundles() map[string]bool {
+	out := map[string]bool{}
+	for _, d := range op.Deprecations {
+		if rest, ok := strings.CutPrefix(d, "bundle "); ok {
+			name, _, _ := strings.Cut(rest, ":")
+			out[name] = true
+		}
+	}
+	return out
+}
+
+// mermaidText is s inside a quoted Mermaid label or an edge label: the characters Mermaid
+// reads as syntax written as its entity codes.
+func mermaidText(s string) string {
+	return strings.NewReplacer(`"`, "#quot;", "|", "#124;", "<", "#lt;", ">", "#gt;", "\n", " ").Replace(s)
+}
