@@ -44,13 +44,13 @@ func deployments(in *install) ([]Object, error) {
 			o.Map["metadata"].(map[string]any)["labels"] = labels
 		}
 		o.Map["spec"] = spec
-		if serving[d.Name] && in.opts.Certs != "" {
-			certs := in.certsFor(d.Name)
-			mountServingCert(spec, certs.cert)
-			if in.opts.Certs == CertNone {
-				in.warnings = append(in.warnings, fmt.Sprintf("Deployment %s/%s mounts Secret %s (keys tls.crt and tls.key) for its webhooks, and --webhook-certs none writes no certificate: supply that Secret, and the CA bundle of what calls the webhooks",
-					in.opts.InstallNamespace, d.Name, certs.cert))
-			}
+		switch {
+		case serving[d.Name] && in.opts.Certs == CertNone:
+			// as operator-controller with no certificate provider: the Deployment exactly as
+			// the bundle has it, nothing mounted
+			in.warnings = append(in.warnings, noCertsWarning(in.opts.InstallNamespace, d.Name, spec))
+		case serving[d.Name] && in.opts.Certs != "":
+			mountServingCert(spec, in.certsFor(d.Name).cert)
 		}
 		if err := applyConfig(o.Map, in.opts.Config); err != nil {
 			return nil, fmt.Errorf("bundle %s: deployment %s: subscription config: %w", in.bundle.Name, d.Name, err)
@@ -85,6 +85,50 @@ type certVolume struct {
 var certVolumes = []certVolume{
 	{"webhook-cert", "/tmp/k8s-webhook-server/serving-certs", "tls.crt", "tls.key"},
 	{"apiservice-cert", "/apiserver.local.config/certificates", "apiserver.crt", "apiserver.key"},
+}
+
+// noCertsWarning says, for a webhook Deployment installed with --webhook-certs none, which
+// Secrets the bundle's Deployment itself mounts where a webhook server reads its serving
+// certificate (the volumes named, or mounted at the paths, of certVolumes), or that it mounts
+// none.
+func noCertsWarning(namespace, name string, spec map[string]any) string {
+	secrets := servingSecrets(spec)
+	head := fmt.Sprintf("Deployment %s/%s serves webhooks, and --webhook-certs none writes it as the bundle has it, with no certificate (as operator-controller does without a certificate provider): ", namespace, name)
+	if len(secrets) == 0 {
+		return head + "it mounts no Secret for its webhook server, so supply its serving certificate some other way, and the CA bundle of what calls the webhooks"
+	}
+	return head + fmt.Sprintf("supply Secret(s) %s, which it mounts for its webhook server, and the CA bundle of what calls the webhooks", strings.Join(secrets, ", "))
+}
+
+// servingSecrets are the Secrets of the pod's certificate volumes (by name, or by what a
+// container mounts at a certificate path), sorted, each once.
+func servingSecrets(spec map[string]any) []string {
+	podSpec, _ := manifest.Get(spec, "template", "spec").(map[string]any)
+	certNames := map[string]bool{}
+	paths := map[string]bool{}
+	for _, cv := range certVolumes {
+		certNames[cv.name] = true
+		paths[cv.path] = true
+	}
+	containers, _ := podSpec["containers"].([]any)
+	for _, c := range containers {
+		mounts, _ := manifest.Get(c, "volumeMounts").([]any)
+		for _, m := range mounts {
+			if p, _ := manifest.Get(m, "mountPath").(string); paths[p] {
+				name, _ := manifest.Get(m, "name").(string)
+				certNames[name] = true
+			}
+		}
+	}
+	seen := map[string]bool{}
+	volumes, _ := podSpec["volumes"].([]any)
+	for _, v := range volumes {
+		name, _ := manifest.Get(v, "name").(string)
+		if secret, _ := manifest.Get(v, "secret", "secretName").(string); certNames[name] && secret != "" {
+			seen[secret] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // mountServingCert replaces the Deployment's certificate volumes (by name, or by what a
