@@ -77,3 +77,14 @@ type RefusedError struct {
 }
 
 func (e *RefusedError) Error() string { return "opm serve refuses the catalog: " + e.Reason }
+
+// Refusal builds operator-registry's cache of fbc as `opm serve` does on start, and returns
+// why opm would refuse to serve it (a *RefusedError), nil when it serves it.
+func Refusal(ctx context.Context, fbc fs.FS) error {
+	s, err := serve(ctx, fbc)
+	if err != nil {
+		return err
+	}
+	s.stop()
+	return nil
+}
