@@ -56,16 +56,19 @@ func TestHeadsHaveBundleFolders(t *testing.T) {
 	}
 }
 
-// TestAssembleFoundationalServicesCatalog: the catalog is the reference folder's packages
-// and the repository's stand-in, one folder each, as the repository held it.
+// TestAssembleFoundationalServicesCatalog: the catalog is the reference folder's three real
+// packages, as the repository held them, and the repository's own stand-in, one folder each.
 func TestAssembleFoundationalServicesCatalog(t *testing.T) {
 	t.Parallel()
-	want := refdata.Testdata(t, "render/real-foundational-services/catalog")
+	want := treeFiles(t, refdata.Testdata(t, "render/real-foundational-services/catalog"))
 	root, err := testfixture.RepoRoot()
 	require.NoError(t, err)
+	standIn, err := os.ReadFile(filepath.Join(root, "testdata/render/real-foundational-services/catalog/rhbk-operator/catalog.yaml"))
+	require.NoError(t, err)
+	want["rhbk-operator/catalog.yaml"] = string(standIn)
 	dst := filepath.Join(t.TempDir(), "catalog")
 	require.NoError(t, testfixture.AssembleFoundationalServicesCatalog(root, dst))
-	assert.Equal(t, treeFiles(t, want), treeFiles(t, dst))
+	assert.Equal(t, want, treeFiles(t, dst))
 }
 
 // TestAssembleWithoutReferenceData: without the reference folder the generated file cannot be
