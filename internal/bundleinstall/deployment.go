@@ -100,26 +100,11 @@ func noCertsWarning(namespace, name string, spec map[string]any) string {
 	return head + fmt.Sprintf("supply Secret(s) %s, which it mounts for its webhook server, and the CA bundle of what calls the webhooks", strings.Join(secrets, ", "))
 }
 
-// servingSecrets are the Secrets of the pod's certificate volumes (by name, or by what a
-// container mounts at a certificate path), sorted, each once.
+// servingSecrets are the Secrets of the pod's certificate volumes (certVolumeNames), sorted,
+// each once.
 func servingSecrets(spec map[string]any) []string {
 	podSpec, _ := manifest.Get(spec, "template", "spec").(map[string]any)
-	certNames := map[string]bool{}
-	paths := map[string]bool{}
-	for _, cv := range certVolumes {
-		certNames[cv.name] = true
-		paths[cv.path] = true
-	}
-	containers, _ := podSpec["containers"].([]any)
-	for _, c := range containers {
-		mounts, _ := manifest.Get(c, "volumeMounts").([]any)
-		for _, m := range mounts {
-			if p, _ := manifest.Get(m, "mountPath").(string); paths[p] {
-				name, _ := manifest.Get(m, "name").(string)
-				certNames[name] = true
-			}
-		}
-	}
+	certNames := certVolumeNames(podSpec)
 	seen := map[string]bool{}
 	volumes, _ := podSpec["volumes"].([]any)
 	for _, v := range volumes {
@@ -131,15 +116,13 @@ func servingSecrets(spec map[string]any) []string {
 	return slices.Sorted(maps.Keys(seen))
 }
 
-// mountServingCert replaces the Deployment's certificate volumes (by name, or by what a
-// container mounts at a certificate path) with the serving Secret's, mounted into every
-// container.
-func mountServingCert(spec map[string]any, secret string) {
-	podSpec := manifest.EnsureMap(manifest.EnsureMap(spec, "template"), "spec")
-	replaced := map[string]bool{}
+// certVolumeNames are the pod's certificate volumes: those named as certVolumes, and those a
+// container mounts at one of their paths.
+func certVolumeNames(podSpec map[string]any) map[string]bool {
+	names := map[string]bool{}
 	paths := map[string]bool{}
 	for _, cv := range certVolumes {
-		replaced[cv.name] = true
+		names[cv.name] = true
 		paths[cv.path] = true
 	}
 	containers, _ := podSpec["containers"].([]any)
@@ -148,10 +131,20 @@ func mountServingCert(spec map[string]any, secret string) {
 		for _, m := range mounts {
 			if p, _ := manifest.Get(m, "mountPath").(string); paths[p] {
 				name, _ := manifest.Get(m, "name").(string)
-				replaced[name] = true
+				names[name] = true
 			}
 		}
 	}
+	return names
+}
+
+// mountServingCert replaces the Deployment's certificate volumes (by name, or by what a
+// container mounts at a certificate path) with the serving Secret's, mounted into every
+// container.
+func mountServingCert(spec map[string]any, secret string) {
+	podSpec := manifest.EnsureMap(manifest.EnsureMap(spec, "template"), "spec")
+	replaced := certVolumeNames(podSpec)
+	containers, _ := podSpec["containers"].([]any)
 	keep := func(list []any) []any {
 		return slices.DeleteFunc(slices.Clone(list), func(v any) bool {
 			name, _ := manifest.Get(v, "name").(string)

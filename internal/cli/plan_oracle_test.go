@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -74,15 +73,7 @@ func TestPlanGoldenPathsAreOLMs(t *testing.T) {
 // them when it never reaches target).
 func olmHops(t *testing.T, pkg *catalog.Package, channel, installed, target string) []string {
 	t.Helper()
-	plain := *pkg
-	plain.Bundles = map[string]*catalog.Bundle{}
-	for name, b := range pkg.Bundles {
-		c := *b
-		c.RequiredPackages, c.RequiredGVKs = nil, nil
-		c.Properties = slices.DeleteFunc(slices.Clone(b.Properties), func(p catalog.Property) bool { return p.Type == "olm.constraint" })
-		plain.Bundles[name] = &c
-	}
-	fbc, err := olmresolve.FromPackages(&plain)
+	fbc, err := olmresolve.FromPackages(olmresolve.WithoutDependencies(pkg))
 	require.NoError(t, err)
 	r, err := olmresolve.New(context.Background(), []olmresolve.Source{{Name: "cs", Namespace: "olm", FBC: fbc}}, "olm")
 	require.NoError(t, err)

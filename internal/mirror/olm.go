@@ -17,9 +17,6 @@ import (
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
-// globalCatalogNamespace is OLM's global catalog namespace on OpenShift.
-const globalCatalogNamespace = "openshift-marketplace"
-
 // Dependency is an install OLM v0 adds to a namespace because a bundle there requires it
 // (olm.package.required, olm.gvk.required, olm.constraint).
 type Dependency struct {
@@ -92,21 +89,11 @@ func resolveNamespace(ns string, installs []render.Install, fbc fs.FS) (olmresol
 				StartingCSV: in.Bundle.Name, InstallPlanApproval: v1alpha1.ApprovalAutomatic},
 		})
 	}
-	var sources []olmresolve.Source
-	for _, key := range slices.Sorted(maps.Keys(keys)) {
-		srcNS, src, _ := strings.Cut(key, "/")
-		sources = append(sources, olmresolve.Source{Name: src, Namespace: srcNS, FBC: fbc})
-	}
-	r, err := olmresolve.New(context.Background(), sources, globalCatalogNamespace)
+	r, err := olmresolve.ServeAs(context.Background(), fbc, slices.Sorted(maps.Keys(keys)), olmresolve.OpenShiftGlobalNamespace)
 	if err != nil {
 		return olmresolve.Resolution{}, err
 	}
 	defer r.Close()
-	for _, s := range sources {
-		if err := r.Refused(s.Namespace, s.Name); err != nil {
-			return olmresolve.Resolution{}, fmt.Errorf("catalog source %s: %w", s.Key(), err)
-		}
-	}
 	return r.Resolve(cluster, ns)
 }
 

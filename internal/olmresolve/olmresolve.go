@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 
@@ -40,6 +41,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
 // Source is one CatalogSource and the file-based catalog it serves.
@@ -277,4 +280,49 @@ func (in Install) Package() string {
 		return ""
 	}
 	return pkg
+}
+
+// OpenShiftGlobalNamespace is OLM's global catalog namespace on OpenShift: CatalogSources
+// there serve every namespace.
+const OpenShiftGlobalNamespace = "openshift-marketplace"
+
+// ServeAs serves one catalog as each of the CatalogSources keys ("namespace/name"), in the
+// keys' order, priority 0: what plan and mirror resolve against when the catalogs given are
+// the content of every CatalogSource the Subscriptions name. A catalog opm serve refuses is an
+// error naming the source and opm's reason.
+func ServeAs(ctx context.Context, fbc fs.FS, keys []string, globalNamespace string) (*Resolver, error) {
+	var sources []Source
+	for _, key := range keys {
+		ns, name, ok := strings.Cut(key, "/")
+		if !ok {
+			return nil, fmt.Errorf("catalog source %q: want NAMESPACE/NAME", key)
+		}
+		sources = append(sources, Source{Name: name, Namespace: ns, FBC: fbc})
+	}
+	r, err := New(ctx, sources, globalNamespace)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sources {
+		if err := r.Refused(s.Namespace, s.Name); err != nil {
+			r.Close()
+			return nil, fmt.Errorf("catalog source %s: %w", s.Key(), err)
+		}
+	}
+	return r, nil
+}
+
+// WithoutDependencies is a copy of pkg whose bundles require nothing (no
+// olm.package.required, olm.gvk.required or olm.constraint): what the path of one package
+// is compared on, apart from what else OLM must install.
+func WithoutDependencies(pkg *catalog.Package) *catalog.Package {
+	out := *pkg
+	out.Bundles = map[string]*catalog.Bundle{}
+	for name, b := range pkg.Bundles {
+		c := *b
+		c.RequiredPackages, c.RequiredGVKs = nil, nil
+		c.Properties = slices.DeleteFunc(slices.Clone(b.Properties), func(p catalog.Property) bool { return p.Type == "olm.constraint" })
+		out.Bundles[name] = &c
+	}
+	return &out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 
@@ -14,10 +15,6 @@ import (
 	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/olmresolve"
 )
-
-// globalCatalogNamespace is OLM's global catalog namespace on OpenShift: CatalogSources there
-// serve every namespace.
-const globalCatalogNamespace = "openshift-marketplace"
 
 // OLM's OperatorGroup: its API version and kind.
 const (
@@ -51,6 +48,10 @@ func (req Request) olmCheck(p *Plan) error {
 		return nil
 	}
 	slices.Sort(namespaces)
+	fbc, err := olmresolve.FromCatalog(req.Catalog)
+	if err != nil {
+		return err
+	}
 	for _, ns := range namespaces {
 		cluster, sources, leftOut, err := req.olmNamespace(ns)
 		var unreadable *unreadableError
@@ -69,7 +70,7 @@ func (req Request) olmCheck(p *Plan) error {
 		if len(sources) == 0 {
 			continue
 		}
-		walk, err := req.olmWalk(ns, cluster, sources)
+		walk, err := req.olmWalk(ns, cluster, fbc, sources)
 		if err != nil {
 			req.unresolved(p, byNamespace[ns], err)
 			continue
@@ -80,17 +81,12 @@ func (req Request) olmCheck(p *Plan) error {
 }
 
 // olmWalk serves the plan's catalog as each source and walks namespace ns.
-func (req Request) olmWalk(ns string, cluster olmresolve.Cluster, sources []olmresolve.Source) (olmresolve.Walk, error) {
-	r, err := olmresolve.New(context.Background(), sources, globalCatalogNamespace)
+func (req Request) olmWalk(ns string, cluster olmresolve.Cluster, fbc fs.FS, sources []string) (olmresolve.Walk, error) {
+	r, err := olmresolve.ServeAs(context.Background(), fbc, sources, olmresolve.OpenShiftGlobalNamespace)
 	if err != nil {
 		return olmresolve.Walk{}, err
 	}
 	defer r.Close()
-	for _, s := range sources {
-		if err := r.Refused(s.Namespace, s.Name); err != nil {
-			return olmresolve.Walk{}, fmt.Errorf("catalog source %s: %w", s.Key(), err)
-		}
-	}
 	return r.Walk(context.Background(), cluster, ns)
 }
 
@@ -196,9 +192,10 @@ func (req Request) missingDependencies(pkgName, bundle string) string {
 }
 
 // olmNamespace is what OLM's resolver reads for namespace ns once the render is applied: the
-// cluster's OLM objects there, the render's Subscriptions and OperatorGroups over them, and
-// a source serving the plan's catalog for each CatalogSource the Subscriptions name.
-func (req Request) olmNamespace(ns string) (olmresolve.Cluster, []olmresolve.Source, []string, error) {
+// cluster's OLM objects there and the render's Subscriptions and OperatorGroups over them;
+// the CatalogSources the Subscriptions name ("namespace/name", sorted); and the cluster's
+// Subscriptions left out, whose packages the plan's catalog does not have.
+func (req Request) olmNamespace(ns string) (olmresolve.Cluster, []string, []string, error) {
 	var c olmresolve.Cluster
 	var leftOut []string
 	subs, err := req.clusterObjects(olmV1alpha1, kindSub, ns)
@@ -267,19 +264,7 @@ func (req Request) olmNamespace(ns string) (olmresolve.Cluster, []olmresolve.Sou
 		og.Name, og.Namespace = "olmresolve-stand-in", ns
 		c.OperatorGroups = append(c.OperatorGroups, og)
 	}
-	if len(sourceKeys) == 0 {
-		return c, nil, leftOut, nil
-	}
-	fbc, err := olmresolve.FromCatalog(req.Catalog)
-	if err != nil {
-		return c, nil, nil, err
-	}
-	var sources []olmresolve.Source
-	for _, key := range sortedKeys(sourceKeys) {
-		srcNS, name, _ := strings.Cut(key, "/")
-		sources = append(sources, olmresolve.Source{Name: name, Namespace: srcNS, FBC: fbc})
-	}
-	return c, sources, leftOut, nil
+	return c, sortedKeys(sourceKeys), leftOut, nil
 }
 
 // clusterObjects lists a kind of OLM's in ns (none when the cluster does not serve it: Build

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -27,7 +26,7 @@ import (
 // no catalog offers, OLM does not update at all (TestOLMStaysWhenADependencyIsMissing).
 func oracle(t *testing.T, pkg *catalog.Package) []string {
 	t.Helper()
-	fbc, err := olmresolve.FromPackages(withoutDependencies(pkg))
+	fbc, err := olmresolve.FromPackages(olmresolve.WithoutDependencies(pkg))
 	require.NoError(t, err)
 	r, err := olmresolve.New(context.Background(), []olmresolve.Source{{Name: "cs", Namespace: "olm", FBC: fbc}}, "olm")
 	require.NoError(t, err)
@@ -78,19 +77,6 @@ func oracle(t *testing.T, pkg *catalog.Package) []string {
 		}
 	}
 	return differ
-}
-
-// withoutDependencies is a copy of pkg whose bundles require nothing.
-func withoutDependencies(pkg *catalog.Package) *catalog.Package {
-	out := *pkg
-	out.Bundles = map[string]*catalog.Bundle{}
-	for name, b := range pkg.Bundles {
-		c := *b
-		c.RequiredPackages, c.RequiredGVKs = nil, nil
-		c.Properties = slices.DeleteFunc(slices.Clone(b.Properties), func(p catalog.Property) bool { return p.Type == "olm.constraint" })
-		out.Bundles[name] = &c
-	}
-	return &out
 }
 
 // TestOLMStaysWhenADependencyIsMissing: every bundle of openshift-fusion-access-operator
