@@ -73,9 +73,7 @@ func TestPlanGoldenPathsAreOLMs(t *testing.T) {
 // them when it never reaches target).
 func olmHops(t *testing.T, pkg *catalog.Package, channel, installed, target string) []string {
 	t.Helper()
-	fbc, err := olmresolve.FromPackages(olmresolve.WithoutDependencies(pkg))
-	require.NoError(t, err)
-	r, err := olmresolve.New(context.Background(), []olmresolve.Source{{Name: "cs", Namespace: "olm", FBC: fbc}}, "olm")
+	r, err := olmresolve.ServePackages(context.Background(), "olm/cs", olmresolve.WithoutDependencies(pkg))
 	require.NoError(t, err)
 	defer r.Close()
 	version := ""

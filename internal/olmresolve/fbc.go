@@ -2,6 +2,7 @@ package olmresolve
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -130,4 +131,15 @@ func provides(c *catalog.Catalog, g catalog.GVK) bool {
 		}
 	}
 	return false
+}
+
+// ServePackages serves the packages as one CatalogSource key ("namespace/name", also OLM's
+// global catalog namespace): FromPackages, then ServeAs.
+func ServePackages(ctx context.Context, key string, pkgs ...*catalog.Package) (*Resolver, error) {
+	fbc, err := FromPackages(pkgs...)
+	if err != nil {
+		return nil, err
+	}
+	ns, _, _ := strings.Cut(key, "/")
+	return ServeAs(ctx, fbc, []string{key}, ns)
 }

@@ -26,12 +26,9 @@ import (
 // no catalog offers, OLM does not update at all (TestOLMStaysWhenADependencyIsMissing).
 func oracle(t *testing.T, pkg *catalog.Package) []string {
 	t.Helper()
-	fbc, err := olmresolve.FromPackages(olmresolve.WithoutDependencies(pkg))
-	require.NoError(t, err)
-	r, err := olmresolve.New(context.Background(), []olmresolve.Source{{Name: "cs", Namespace: "olm", FBC: fbc}}, "olm")
+	r, err := olmresolve.ServePackages(context.Background(), "olm/cs", olmresolve.WithoutDependencies(pkg))
 	require.NoError(t, err)
 	defer r.Close()
-	require.NoError(t, r.Refused("olm", "cs"), "opm serve refuses the catalog")
 
 	var differ []string
 	walked := 0
@@ -87,9 +84,7 @@ func oracle(t *testing.T, pkg *catalog.Package) []string {
 func TestOLMStaysWhenADependencyIsMissing(t *testing.T) {
 	t.Parallel()
 	pkg := loadPackage(t, "certified-v4.20/openshift-fusion-access-operator", "openshift-fusion-access-operator")
-	fbc, err := olmresolve.FromPackages(pkg)
-	require.NoError(t, err)
-	r, err := olmresolve.New(context.Background(), []olmresolve.Source{{Name: "cs", Namespace: "olm", FBC: fbc}}, "olm")
+	r, err := olmresolve.ServePackages(context.Background(), "olm/cs", pkg)
 	require.NoError(t, err)
 	defer r.Close()
 	installed := "openshift-fusion-access-operator.v0.9.3"
@@ -215,9 +210,7 @@ func TestFindFromAPrunedCSV(t *testing.T) {
 	_, err = upgradepath.Find(pkg, "single", "r.v0.9.0", "")
 	require.ErrorIs(t, err, upgradepath.ErrNotInChannel, "without the cluster's version, the skipRange cannot be read")
 
-	fbc, err := olmresolve.FromPackages(pkg)
-	require.NoError(t, err)
-	r, err := olmresolve.New(context.Background(), []olmresolve.Source{{Name: "cs", Namespace: "olm", FBC: fbc}}, "olm")
+	r, err := olmresolve.ServePackages(context.Background(), "olm/cs", pkg)
 	require.NoError(t, err)
 	defer r.Close()
 	walk, err := r.Upgrade(context.Background(), olmresolve.Operator{
