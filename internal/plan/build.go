@@ -143,6 +143,9 @@ func (req Request) operator(in render.Install) (Operator, error) {
 			op.Notes = append(op.Notes, fmt.Sprintf("spec.startingCSV %s is read by OLM only when it installs the operator: the installed one follows the channel", csv))
 		}
 	}
+	if err := req.dropped(&op, in.Bundle); err != nil {
+		return op, err
+	}
 	if err := req.contents(&op, in.Bundle); err != nil {
 		return op, err
 	}
