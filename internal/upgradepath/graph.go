@@ -39,44 +39,12 @@ func newGraph(pkg *catalog.Package, channel string) (*graph, error) {
 			g.ranges[e.Name] = r
 		}
 	}
-	order, err := channelOrder(ch)
+	order, err := ch.Order()
 	if err != nil {
 		return nil, err
 	}
 	g.order = order
 	return g, nil
-}
-
-// channelOrder returns the entries from the head down the replaces chain, leaving out those
-// another entry of the channel skips.
-func channelOrder(ch *catalog.Channel) ([]catalog.ChannelEntry, error) {
-	head, err := ch.Head()
-	if err != nil {
-		return nil, err
-	}
-	byName := map[string]catalog.ChannelEntry{}
-	skipped := map[string]bool{}
-	for _, e := range ch.Entries {
-		if _, dup := byName[e.Name]; !dup {
-			byName[e.Name] = e
-		}
-		for _, s := range e.Skips {
-			skipped[s] = true
-		}
-	}
-	var order []catalog.ChannelEntry
-	seen := map[string]bool{}
-	for cur, ok := byName[head]; ok; cur, ok = byName[cur.Replaces] {
-		if seen[cur.Name] {
-			return nil, &catalog.Error{Source: ch.Source, Package: ch.Package, Channel: ch.Name,
-				Err: fmt.Errorf("a cycle in the replaces chain from the head %s reaches %s again", head, cur.Name)}
-		}
-		seen[cur.Name] = true
-		if !skipped[cur.Name] {
-			order = append(order, cur)
-		}
-	}
-	return order, nil
 }
 
 // head is the first entry of the order (the channel head).
@@ -142,11 +110,8 @@ func (g *graph) next(from string) (catalog.ChannelEntry, Via, bool) {
 // deprecatedProperty says whether the bundle carries the olm.deprecated property.
 func (g *graph) deprecatedProperty(name string) bool {
 	b, ok := g.pkg.Bundles[name]
-	return ok && b != nil && slices.ContainsFunc(b.Properties, func(p catalog.Property) bool { return p.Type == propertyDeprecated })
+	return ok && b != nil && b.DeprecatedProperty()
 }
-
-// propertyDeprecated is the bundle property OLM's resolver never chooses a bundle with.
-const propertyDeprecated = "olm.deprecated"
 
 // beyond makes OLM's updates from the channel head, which OLM takes as long as an entry has
 // an edge from the installed CSV (an older entry whose skipRange holds the head's version

@@ -74,3 +74,37 @@ func decodeChannel(src Source, pkg string, blob map[string]any) (*Channel, error
 	}
 	return &Channel{Name: r.Name, Package: pkg, Source: src, Entries: r.Entries}, nil
 }
+
+// Order returns the channel as OLM v0's resolver orders it (sortChannel): the entries from
+// the head down the replaces chain, leaving out those another entry of the channel skips
+// (never an update or a dependency candidate). It fails, as OLM does, on a channel without a
+// single head or with a cycle in its replaces chain.
+func (ch *Channel) Order() ([]ChannelEntry, error) {
+	head, err := ch.Head()
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]ChannelEntry{}
+	skipped := map[string]bool{}
+	for _, e := range ch.Entries {
+		if _, dup := byName[e.Name]; !dup {
+			byName[e.Name] = e
+		}
+		for _, s := range e.Skips {
+			skipped[s] = true
+		}
+	}
+	var order []ChannelEntry
+	seen := map[string]bool{}
+	for cur, ok := byName[head]; ok; cur, ok = byName[cur.Replaces] {
+		if seen[cur.Name] {
+			return nil, &Error{Source: ch.Source, Package: ch.Package, Channel: ch.Name,
+				Err: fmt.Errorf("a cycle in the replaces chain from the head %s reaches %s again", head, cur.Name)}
+		}
+		seen[cur.Name] = true
+		if !skipped[cur.Name] {
+			order = append(order, cur)
+		}
+	}
+	return order, nil
+}

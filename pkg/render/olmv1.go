@@ -167,10 +167,10 @@ func (v *olmV1) installableByOLMv1(p *subscriptionPlan, b *catalog.Bundle) (stri
 	about, field := p.about()
 	var why []string
 	for _, q := range b.RequiredPackages {
-		why = append(why, fmt.Sprintf("it requires package %s (olm.package.required): OLM v1 resolves no dependencies", q.PackageName))
+		why = append(why, fmt.Sprintf("it requires package %s %s (olm.package.required): OLM v1 resolves no dependencies; %s", q.PackageName, q.VersionRange, packageAdvice(v.catalog, q)))
 	}
 	for _, g := range b.RequiredGVKs {
-		why = append(why, fmt.Sprintf("it requires %s/%s %s (olm.gvk.required): OLM v1 resolves no dependencies", g.Group, g.Version, g.Kind))
+		why = append(why, fmt.Sprintf("it requires %s/%s %s (olm.gvk.required): OLM v1 resolves no dependencies; %s", g.Group, g.Version, g.Kind, gvkAdvice(v.catalog, g)))
 	}
 	for _, prop := range b.Properties {
 		if prop.Type == "olm.constraint" {

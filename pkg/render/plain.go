@@ -23,6 +23,7 @@ import (
 // config applied. OperatorGroups and CatalogSources, which only OLM reads, are left out.
 type plainInstall struct {
 	opts           Options
+	catalog        *catalog.Catalog
 	subscriptions  []*subscriptionPlan
 	operatorGroups []*manifest.Object
 	installed      []installedBundle
@@ -39,7 +40,7 @@ func (r *run) plainInstall() *plainInstall {
 	}
 	r.workloads = map[*manifest.Object]bool{}
 	return &plainInstall{
-		opts: r.opts, subscriptions: r.subscriptions, operatorGroups: r.operatorGroups, installed: r.kinds.installed,
+		opts: r.opts, catalog: r.catalog, subscriptions: r.subscriptions, operatorGroups: r.operatorGroups, installed: r.kinds.installed,
 		existing: r.existing, servedKindOf: r.kinds.servedKindOf, installers: r.installers, workloads: r.workloads, add: r.add,
 	}
 }
@@ -183,12 +184,12 @@ func (pi *plainInstall) dependenciesMet(p *subscriptionPlan, b *catalog.Bundle) 
 	var why []string
 	for _, q := range b.RequiredPackages {
 		if !pi.providesPackage(q) {
-			why = append(why, fmt.Sprintf("package %s %s (olm.package.required)", q.PackageName, q.VersionRange))
+			why = append(why, fmt.Sprintf("package %s %s (olm.package.required: %s)", q.PackageName, q.VersionRange, packageAdvice(pi.catalog, q)))
 		}
 	}
 	for _, g := range b.RequiredGVKs {
 		if !pi.providesGVK(g) {
-			why = append(why, fmt.Sprintf("%s/%s %s (olm.gvk.required)", g.Group, g.Version, g.Kind))
+			why = append(why, fmt.Sprintf("%s/%s %s (olm.gvk.required: %s)", g.Group, g.Version, g.Kind, gvkAdvice(pi.catalog, g)))
 		}
 	}
 	for _, prop := range b.Properties {

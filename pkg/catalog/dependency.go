@@ -1,0 +1,94 @@
+package catalog
+
+import (
+	"slices"
+
+	"github.com/blang/semver/v4"
+)
+
+// Candidate is the bundle OLM v0 would install into a namespace to satisfy a dependency from
+// one catalog, and the channel it would subscribe to.
+type Candidate struct {
+	Bundle  *Bundle
+	Channel string
+}
+
+// PackageCandidate is the bundle of package req.PackageName OLM v0 picks for an
+// olm.package.required dependency from this catalog alone: the first bundle whose version is
+// in req.VersionRange, looking in the package's default channel first, then its other
+// channels by name, each from its head down (Channel.Order: skipped entries are never
+// candidates), never a bundle with the olm.deprecated property. false when the catalog has
+// none. OLM's own resolver is the oracle in the tests (internal/olmresolve).
+func (c *Catalog) PackageCandidate(req PackageRequirement) (Candidate, bool) {
+	pkg, ok := c.Package(req.PackageName)
+	if !ok {
+		return Candidate{}, false
+	}
+	var inRange semver.Range
+	if req.VersionRange != "" {
+		r, err := semver.ParseRange(req.VersionRange)
+		if err != nil {
+			return Candidate{}, false
+		}
+		inRange = r
+	}
+	return firstIn([]*Package{pkg}, func(b *Bundle) bool {
+		if inRange == nil {
+			return true
+		}
+		v, err := semver.ParseTolerant(b.Version)
+		return err == nil && inRange(v)
+	})
+}
+
+// GVKCandidate is the bundle OLM v0 picks for an olm.gvk.required dependency from this
+// catalog alone: the first bundle providing g, looking in the default channels of every
+// package first, by package name, then in the other channels, by package and channel name,
+// each from its head down, never a deprecated bundle. false when no bundle provides g.
+func (c *Catalog) GVKCandidate(g GVK) (Candidate, bool) {
+	var pkgs []*Package
+	for _, name := range c.PackageNames() {
+		p, _ := c.Package(name)
+		pkgs = append(pkgs, p)
+	}
+	return firstIn(pkgs, func(b *Bundle) bool { return slices.Contains(b.ProvidedGVKs, g) })
+}
+
+// firstIn walks the packages' default channels, then their other channels, each from its
+// head down, and returns the first bundle that matches.
+func firstIn(pkgs []*Package, match func(*Bundle) bool) (Candidate, bool) {
+	type channel struct {
+		pkg  *Package
+		name string
+	}
+	var defaults, others []channel
+	for _, p := range pkgs {
+		for _, name := range p.ChannelNames() {
+			if name == p.DefaultChannel {
+				defaults = append(defaults, channel{p, name})
+			} else {
+				others = append(others, channel{p, name})
+			}
+		}
+	}
+	for _, ch := range append(defaults, others...) {
+		order, err := ch.pkg.Channels[ch.name].Order()
+		if err != nil {
+			continue
+		}
+		for _, e := range order {
+			b := ch.pkg.Bundles[e.Name]
+			if b == nil || b.DeprecatedProperty() || !match(b) {
+				continue
+			}
+			return Candidate{Bundle: b, Channel: ch.name}, true
+		}
+	}
+	return Candidate{}, false
+}
+
+// DeprecatedProperty says whether b carries the olm.deprecated property: OLM's resolver never
+// picks such a bundle, for an update or a dependency.
+func (b *Bundle) DeprecatedProperty() bool {
+	return slices.ContainsFunc(b.Properties, func(p Property) bool { return p.Type == "olm.deprecated" })
+}
