@@ -46,6 +46,7 @@ func (oi *olmInstall) catalogChecks() {
 			oi.checkInstallModes(p, head)
 		}
 		oi.checkMinKubeVersion(p, pkg, head, cluster)
+		oi.dependencies(p, head)
 		if oi.r.opts.CheckPins {
 			oi.checkPin(p, pkg, ch, head)
 		}

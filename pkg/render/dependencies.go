@@ -2,7 +2,12 @@ package render
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/blang/semver/v4"
+
+	"github.com/odlm-render/odlm-render/internal/diag"
+	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
@@ -34,4 +39,84 @@ func gvkAdvice(cat *catalog.Catalog, g catalog.GVK) string {
 func advice(c catalog.Candidate) string {
 	return fmt.Sprintf("OLM v0 would install %s (package %s, channel %s): add package %s to the registry and request it",
 		c.Bundle.Name, c.Bundle.Package, c.Channel, c.Bundle.Package)
+}
+
+// dependencies reports, for OLM v0, what OLM adds to a Subscription's namespace for the
+// requirements of the bundle it installs (olm.package.required, olm.gvk.required) that no other
+// Subscription of the namespace satisfies: an info naming the bundle and channel OLM v0 picks
+// from the catalog (catalog.PackageCandidate, GVKCandidate), so that a team can request it
+// and own it in Git; a warning when no catalog given offers one (OLM then resolves it from
+// another CatalogSource, or the namespace fails to resolve: ResolutionFailed). An
+// olm.constraint is an info: only OLM's resolver evaluates it.
+func (oi *olmInstall) dependencies(p *subscriptionPlan, head *catalog.Bundle) {
+	if oi.r.opts.OLM == OLMv1 || oi.r.opts.OLM == OLMNone {
+		return // their own checks refuse dependencies (olmv1.go, plain.go)
+	}
+	about, field := p.about()
+	for _, q := range head.RequiredPackages {
+		if oi.namespaceInstalls(p, func(b *catalog.Bundle) bool { return satisfiesPackage(b, q) }) {
+			continue
+		}
+		what := fmt.Sprintf("bundle %s requires package %s %s (olm.package.required)", head.Name, q.PackageName, q.VersionRange)
+		c, found := oi.r.catalog.PackageCandidate(q)
+		oi.dependency(about, field, p, what, c, found)
+	}
+	for _, g := range head.RequiredGVKs {
+		if oi.namespaceInstalls(p, func(b *catalog.Bundle) bool { return slices.Contains(b.ProvidedGVKs, g) }) {
+			continue
+		}
+		what := fmt.Sprintf("bundle %s requires %s/%s %s (olm.gvk.required)", head.Name, g.Group, g.Version, g.Kind)
+		c, found := oi.r.catalog.GVKCandidate(g)
+		oi.dependency(about, field, p, what, c, found)
+	}
+	for _, prop := range head.Properties {
+		if prop.Type == "olm.constraint" {
+			oi.r.add(diag.Infof(about, field, "bundle %s declares an olm.constraint: OLM's resolver evaluates it when it installs the bundle (not checked here)", head.Name))
+		}
+	}
+}
+
+// dependency reports one requirement and what OLM v0 installs for it.
+func (oi *olmInstall) dependency(about *manifest.Object, field string, p *subscriptionPlan, what string, c catalog.Candidate, found bool) {
+	if !found {
+		oi.r.add(diag.Warnf(about, field, "%s, which no catalog given offers: OLM v0 resolves it from another CatalogSource, or nothing installs in namespace %s (ResolutionFailed)", what, p.namespace))
+		return
+	}
+	oi.r.add(diag.Infof(about, field, "%s: OLM v0 also installs %s (package %s, channel %s) into namespace %s, with a Subscription of its own; request package %s to own it in Git",
+		what, c.Bundle.Name, c.Bundle.Package, c.Channel, p.namespace, c.Bundle.Package))
+}
+
+// namespaceInstalls says whether another Subscription the render writes in p's namespace
+// installs a bundle (the head of its channel) that matches: OLM's resolver takes an operator
+// the namespace has before any catalog's.
+func (oi *olmInstall) namespaceInstalls(p *subscriptionPlan, match func(*catalog.Bundle) bool) bool {
+	for _, q := range oi.r.subscriptions {
+		if q == p || q.obj == nil || q.namespace != p.namespace {
+			continue
+		}
+		pkg, ok := oi.r.catalog.Package(q.obj.String("spec", "name"))
+		if !ok {
+			continue
+		}
+		if head, err := pkg.HeadBundle(pkg.ChannelOrDefault(q.obj.String("spec", "channel"))); err == nil && match(head) {
+			return true
+		}
+	}
+	return false
+}
+
+// satisfiesPackage says whether b is of the required package, at a version in its range.
+func satisfiesPackage(b *catalog.Bundle, q catalog.PackageRequirement) bool {
+	if b.Package != q.PackageName {
+		return false
+	}
+	if q.VersionRange == "" {
+		return true
+	}
+	r, err := semver.ParseRange(q.VersionRange)
+	if err != nil {
+		return false
+	}
+	v, err := semver.ParseTolerant(b.Version)
+	return err == nil && r(v)
 }
