@@ -2,7 +2,9 @@ package render
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/blang/semver/v4"
 
@@ -76,14 +78,57 @@ func (oi *olmInstall) dependencies(p *subscriptionPlan, head *catalog.Bundle) {
 	}
 }
 
-// dependency reports one requirement and what OLM v0 installs for it.
+// dependency reports one requirement and what OLM v0 installs for it; with
+// DependenciesSubscriptions, the Subscription OLM would create is written too
+// (emitDependencySubscriptions).
 func (oi *olmInstall) dependency(about *manifest.Object, field string, p *subscriptionPlan, what string, c catalog.Candidate, found bool) {
 	if !found {
 		oi.r.add(diag.Warnf(about, field, "%s, which no catalog given offers: OLM v0 resolves it from another CatalogSource, or nothing installs in namespace %s (ResolutionFailed)", what, p.namespace))
 		return
 	}
-	oi.r.add(diag.Infof(about, field, "%s: OLM v0 also installs %s (package %s, channel %s) into namespace %s, with a Subscription of its own; request package %s to own it in Git",
+	if oi.r.opts.Dependencies == DependenciesSubscriptions {
+		sub := oi.dependencySubscription(p, c)
+		oi.r.add(diag.Infof(about, field, "%s: OLM v0 also installs %s (package %s, channel %s) into namespace %s: Subscription %s is written for it, as OLM would create it (--dependencies subscriptions)",
+			what, c.Bundle.Name, c.Bundle.Package, c.Channel, p.namespace, sub.Name()))
+		return
+	}
+	oi.r.add(diag.Infof(about, field, "%s: OLM v0 also installs %s (package %s, channel %s) into namespace %s, with a Subscription of its own; request package %s to own it in Git (or --dependencies subscriptions)",
 		what, c.Bundle.Name, c.Bundle.Package, c.Channel, p.namespace, c.Bundle.Package))
+}
+
+// dependencySubscription is the Subscription OLM v0 creates for a dependency of p's bundle:
+// named <package>-<channel>-<catalog>-<catalog namespace>, in p's namespace, from p's
+// CatalogSource, with startingCSV the bundle OLM picks and Automatic approval. It is kept
+// for emitDependencySubscriptions, once per name.
+func (oi *olmInstall) dependencySubscription(p *subscriptionPlan, c catalog.Candidate) *manifest.Object {
+	source, sourceNS := p.obj.String("spec", "source"), p.obj.String("spec", "sourceNamespace")
+	name := strings.Join([]string{c.Bundle.Package, c.Channel, source, sourceNS}, "-")
+	key := p.namespace + "/" + name
+	if obj, ok := oi.dependencySubs[key]; ok {
+		return obj
+	}
+	obj := manifest.New(map[string]any{
+		"apiVersion": subscriptionAPIVersion,
+		"kind":       "Subscription",
+		"metadata":   map[string]any{"name": name, "namespace": p.namespace},
+		"spec": map[string]any{
+			"name": c.Bundle.Package, "channel": c.Channel, "source": source, "sourceNamespace": sourceNS,
+			"startingCSV": csvName(c.Bundle), "installPlanApproval": "Automatic",
+		},
+	})
+	if oi.dependencySubs == nil {
+		oi.dependencySubs = map[string]*manifest.Object{}
+	}
+	oi.dependencySubs[key] = obj
+	return obj
+}
+
+// emitDependencySubscriptions writes the Subscriptions of dependencies, sorted by namespace
+// and name.
+func (oi *olmInstall) emitDependencySubscriptions() {
+	for _, key := range slices.Sorted(maps.Keys(oi.dependencySubs)) {
+		oi.r.emit(oi.dependencySubs[key])
+	}
 }
 
 // namespaceInstalls says whether another Subscription the render writes in p's namespace

@@ -64,6 +64,9 @@ type Options struct {
 	CRDDefaults bool `json:"crdDefaults,omitempty" flag:"crd-defaults" help:"write the defaults of their CRDs into the custom resources the render emits, as the API server stores them (by default the server applies them)"`
 	// OLM is OLMv0 (default), OLMv1 or OLMNone: what installs the operators.
 	OLM OLMVersion `json:"olm,omitempty" flag:"olm" enum:"v0,v1,none" default:"v0" help:"what installs the operators: v0 (Subscriptions, OperatorGroups, CatalogSources), v1 (operator-controller's ClusterExtensions and catalogd's ClusterCatalogs) or none (the operators themselves, from their bundles: CRDs, RBAC, Deployments, webhooks, as OLM's install strategy creates them)"`
+	// Dependencies is what the render does about the operators OLM v0 adds as dependencies:
+	// DependenciesReport (an info each) or DependenciesSubscriptions (a Subscription each).
+	Dependencies DependenciesMode `json:"dependencies,omitempty" flag:"dependencies" enum:"report,subscriptions" default:"report" help:"with olm v0, the operators OLM installs as dependencies of the bundles the render installs: report (an info naming each) or subscriptions (also write a Subscription for each, pinned to the bundle OLM would pick, so that GitOps owns every operator of the namespace)"`
 	// WebhookCerts provides the serving certificates of the webhooks of operators installed
 	// with OLMNone; a bundle with webhooks needs it.
 	WebhookCerts WebhookCertsMode `json:"webhookCerts,omitempty" flag:"webhook-certs" enum:"cert-manager,service-ca,none" help:"with olm none: who provides the serving certificates of the operators' webhooks: cert-manager (an Issuer and Certificate per webhook Deployment, CA injected), service-ca (OpenShift's service CA annotations) or none (the Deployment as the bundle has it, as operator-controller writes it without a certificate provider: you supply the certificate)"`
@@ -93,6 +96,18 @@ type OrderingMode string
 
 // OLMVersion is what installs the operators: OLMv0, OLMv1 or OLMNone.
 type OLMVersion string
+
+// DependenciesMode is what the render does about dependencies OLM v0 adds (Options.Dependencies).
+type DependenciesMode string
+
+// Dependency modes.
+const (
+	// DependenciesReport names each dependency in an info (the default).
+	DependenciesReport DependenciesMode = "report"
+	// DependenciesSubscriptions also writes a Subscription for each, as OLM would create it,
+	// pinned to the bundle OLM would pick.
+	DependenciesSubscriptions DependenciesMode = "subscriptions"
+)
 
 // WebhookCertsMode is who provides the serving certificates of the webhooks of operators
 // installed without OLM: "cert-manager", "service-ca" or "none" (bundleinstall.CertProvider).
@@ -216,6 +231,9 @@ func (o Options) Validate() error {
 		if f.set && o.OLM != OLMv1 {
 			errs = append(errs, optionError(f.field, "true", "goes with olm v1 (--olm v1): it configures ClusterExtensions"))
 		}
+	}
+	if o.Dependencies == DependenciesSubscriptions && (o.OLM == OLMv1 || o.OLM == OLMNone || o.NoOLM) {
+		errs = append(errs, optionError("Dependencies", string(o.Dependencies), "goes with olm v0: OLM v1 and installs without OLM resolve no dependencies"))
 	}
 	if o.WebhookCerts != "" && o.OLM != OLMNone {
 		errs = append(errs, optionError("WebhookCerts", string(o.WebhookCerts), "goes with olm none (--olm none): it configures the webhooks of operators the render installs"))

@@ -41,6 +41,8 @@ func TestOptionsAreValidatedByTheEngine(t *testing.T) {
 			`option imageMirrors (--image-mirror): "quay.io" is not FROM=TO (a registry or repository prefix, then its mirror)`,
 			`option imageMirrors (--image-mirror): "=x" is not FROM=TO (a registry or repository prefix, then its mirror)`,
 			`option imageMirrors (--image-mirror): "a=b c" is not FROM=TO (a registry or repository prefix, then its mirror)`}},
+		{"dependency subscriptions with olm v1", render.Options{OLM: "v1", Dependencies: "subscriptions"}, []string{`option dependencies (--dependencies): goes with olm v0: OLM v1 and installs without OLM resolve no dependencies`}},
+		{"dependencies typo", render.Options{Dependencies: "subscription"}, []string{`option dependencies (--dependencies): "subscription" is not one of report, subscriptions (did you mean "subscriptions"?)`}},
 		{"olm typo", render.Options{OLM: "v2"}, []string{`option olm (--olm): "v2" is not one of v0, v1, none (did you mean "v0"?)`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -65,7 +67,7 @@ func TestOptionsAreValidatedByTheEngine(t *testing.T) {
 // a flag and a description.
 func TestOptionListNamesEveryOption(t *testing.T) {
 	list := render.OptionList()
-	require.Len(t, list, 20)
+	require.Len(t, list, 21)
 	for _, o := range list {
 		assert.NotEmpty(t, o.JSON, o.Field)
 		assert.NotEmpty(t, o.Flag, o.Field)

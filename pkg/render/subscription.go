@@ -30,6 +30,9 @@ type olmInstall struct {
 	// and ownCatalog the one ODLM was installed from (looked up once)
 	knownCatalogSources []*catalogSource
 	ownCatalog          *ownCatalogLookup
+	// dependencySubs are the Subscriptions written for dependencies (--dependencies
+	// subscriptions), by namespace/name
+	dependencySubs map[string]*manifest.Object
 }
 
 func (oi *olmInstall) install() {
@@ -40,8 +43,12 @@ func (oi *olmInstall) install() {
 	oi.checkSharedManualApproval()
 }
 
-// afterOperands emits the CatalogSources the Subscriptions use.
-func (oi *olmInstall) afterOperands() { oi.emitCatalogSources() }
+// afterOperands emits the CatalogSources the Subscriptions use, and the Subscriptions of
+// dependencies (--dependencies subscriptions).
+func (oi *olmInstall) afterOperands() {
+	oi.emitCatalogSources()
+	oi.emitDependencySubscriptions()
+}
 
 // subscriptionPlan is one Subscription: created by the render, or an input one that ODLM
 // would find (and update, when it carries ODLM's label).
