@@ -9,9 +9,7 @@
 package examples
 
 import (
-	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,6 +22,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/cli"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/refdata"
+	"github.com/odlm-render/odlm-render/internal/testtools"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
@@ -153,7 +152,7 @@ func version(t *testing.T, b *catalog.Bundle) semver.Version {
 func TestCatalogsSayTheProjectWroteThem(t *testing.T) {
 	t.Parallel()
 	for _, dir := range exampleCatalogs {
-		for rel, text := range files(t, dir) {
+		for rel, text := range testtools.TreeFiles(t, dir) {
 			header, _, _ := strings.Cut(text, "\nschema:")
 			assert.Contains(t, header, "Written by the odlm-render project for its examples", "%s/%s", dir, rel)
 			assert.Contains(t, header, "It models the ", "%s/%s names the real package", dir, rel)
@@ -165,28 +164,8 @@ func TestCatalogsSayTheProjectWroteThem(t *testing.T) {
 // repository is streamed to the plugin, which reads paths inside it only), kept identical.
 func TestArgoCDCatalogIsTheQuickstarts(t *testing.T) {
 	t.Parallel()
-	want, got := files(t, quickstartCatalog), files(t, argoCDCatalog)
+	want, got := testtools.TreeFiles(t, quickstartCatalog), testtools.TreeFiles(t, argoCDCatalog)
 	assert.Equal(t, want, got, "cp -r examples/quickstart/catalog/. examples/argocd/catalog/")
-}
-
-// files returns the regular files under dir, by slash-separated relative path.
-func files(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		require.True(t, d.Type().IsRegular(), "%s is a regular file, not a link", p)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = string(b)
-		return nil
-	}))
-	return out
 }
 
 // TestCatalogsSayWhatTheRealPackagesSay compares each example package with the real one

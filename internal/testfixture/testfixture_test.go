@@ -1,7 +1,6 @@
 package testfixture_test
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/testfixture"
+	"github.com/odlm-render/odlm-render/internal/testtools"
 )
 
 // TestBundleImageDigestIsStable: kube-green 0.7.1's folder gives the digest that the
@@ -60,7 +60,7 @@ func TestHeadsHaveBundleFolders(t *testing.T) {
 // packages, as the repository held them, and the repository's own stand-in, one folder each.
 func TestAssembleFoundationalServicesCatalog(t *testing.T) {
 	t.Parallel()
-	want := treeFiles(t, refdata.Testdata(t, "render/real-foundational-services/catalog"))
+	want := testtools.TreeFiles(t, refdata.Testdata(t, "render/real-foundational-services/catalog"))
 	root, err := testfixture.RepoRoot()
 	require.NoError(t, err)
 	standIn, err := os.ReadFile(filepath.Join(root, "testdata/render/real-foundational-services/catalog/rhbk-operator/catalog.yaml"))
@@ -68,7 +68,7 @@ func TestAssembleFoundationalServicesCatalog(t *testing.T) {
 	want["rhbk-operator/catalog.yaml"] = string(standIn)
 	dst := filepath.Join(t.TempDir(), "catalog")
 	require.NoError(t, testfixture.AssembleFoundationalServicesCatalog(root, dst))
-	assert.Equal(t, want, treeFiles(t, dst))
+	assert.Equal(t, want, testtools.TreeFiles(t, dst))
 }
 
 // TestAssembleWithoutReferenceData: without the reference folder the generated file cannot be
@@ -81,26 +81,6 @@ func TestAssembleWithoutReferenceData(t *testing.T) {
 	require.ErrorIs(t, err, refdata.ErrMissing)
 	_, err = testfixture.BundleDir(testfixture.Heads[0])
 	require.ErrorIs(t, err, refdata.ErrMissing)
-}
-
-// treeFiles is every file under dir by its slash-separated path relative to dir, with its
-// contents.
-func treeFiles(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	files := map[string]string{}
-	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		files[filepath.ToSlash(rel)] = string(data)
-		return err
-	}))
-	return files
 }
 
 // TestCopyCatalogWithImages renames each image once, and refuses an image that occurs

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,4 +91,25 @@ func BuildImage(docker, target, binary, tag string) error {
 		_ = exec.Command(docker, "image", "rm", id).Run() // fails harmlessly while in use
 	}
 	return nil
+}
+
+// TreeFiles is every file under dir by its slash-separated path relative to dir, with its
+// contents; each must be a regular file (not a link).
+func TreeFiles(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		require.True(t, d.Type().IsRegular(), "%s is a regular file, not a link", p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = string(b)
+		return err
+	}))
+	return out
 }
