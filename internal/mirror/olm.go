@@ -136,8 +136,8 @@ func dependenciesOf(ns string, installs []render.Install, res olmresolve.Resolut
 func missingRequirements(installs []render.Install, cat *catalog.Catalog) string {
 	var missing []string
 	for _, in := range installs {
-		if m := olmresolve.Missing(in.Bundle, cat); len(m) > 0 {
-			missing = append(missing, fmt.Sprintf("%s requires %s, which no catalog given offers", in.Bundle.Name, strings.Join(m, " and ")))
+		if m := olmresolve.Unoffered(in.Bundle, cat); m != "" {
+			missing = append(missing, m)
 		}
 	}
 	return strings.Join(missing, "; ")

@@ -57,7 +57,7 @@ func (e *FieldError) Error() string {
 // writes it: through OLM's SubscriptionSpec.
 func SubscriptionSpec(spec map[string]any) (map[string]any, error) {
 	var typed v1alpha1.SubscriptionSpec
-	if err := decode(spec, &typed); err != nil {
+	if err := Decode(spec, &typed); err != nil {
 		return nil, err
 	}
 	return encode(typed)
@@ -83,13 +83,13 @@ func CatalogSourceSpec(spec any) (v1alpha1.CatalogSourceSpec, error) {
 	if spec == nil {
 		return typed, nil
 	}
-	err := decode(spec, &typed)
+	err := Decode(spec, &typed)
 	return typed, err
 }
 
-// decode decodes value into out (a pointer to one of OLM's types) as ODLM's typed client
+// Decode decodes value into out (a pointer to one of OLM's types) as ODLM's typed client
 // does: fields the type lacks are dropped; a value of the wrong type is a FieldError.
-func decode(value any, out any) error {
+func Decode(value any, out any) error {
 	b, err := json.Marshal(value)
 	if err != nil {
 		return &FieldError{Msg: err.Error()}

@@ -120,6 +120,17 @@ func Missing(b *catalog.Bundle, c *catalog.Catalog) []string {
 	return missing
 }
 
+// Unoffered is the sentence plan and mirror say of a bundle whose requirements no package of
+// c offers (Missing): "B requires R1 and R2, which no catalog given offers"; "" when none is
+// missing.
+func Unoffered(b *catalog.Bundle, c *catalog.Catalog) string {
+	missing := Missing(b, c)
+	if len(missing) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s requires %s, which no catalog given offers", b.Name, strings.Join(missing, " and "))
+}
+
 // provides says whether a bundle of c provides g.
 func provides(c *catalog.Catalog, g catalog.GVK) bool {
 	for _, name := range c.PackageNames() {

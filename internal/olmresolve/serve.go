@@ -21,9 +21,8 @@ import (
 // from the file-based catalog, its registry server on an in-process gRPC connection, and
 // the client OLM's catalog operator would hold for the CatalogSource.
 type served struct {
-	client  *registryclient.Client
-	stop    func()
-	cacheIn string
+	client *registryclient.Client
+	stop   func()
 }
 
 // serve builds operator-registry's cache of fbc in a temporary folder (what `opm serve`
@@ -66,7 +65,7 @@ func serve(ctx context.Context, fbc fs.FS) (*served, error) {
 		_ = c.Close()
 		_ = os.RemoveAll(dir)
 	}
-	return &served{client: registryclient.NewClientFromConn(conn), stop: stop, cacheIn: dir}, nil
+	return &served{client: registryclient.NewClientFromConn(conn), stop: stop}, nil
 }
 
 // RefusedError is a catalog `opm serve` refuses to serve: its CatalogSource serves nothing,

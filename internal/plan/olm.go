@@ -2,10 +2,10 @@ package plan
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 
@@ -13,6 +13,7 @@ import (
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 
 	"github.com/odlm-render/odlm-render/internal/cluster"
+	"github.com/odlm-render/odlm-render/internal/olm"
 	"github.com/odlm-render/odlm-render/internal/olmresolve"
 )
 
@@ -184,11 +185,7 @@ func (req Request) missingDependencies(pkgName, bundle string) string {
 	if !ok || b == nil {
 		return ""
 	}
-	missing := olmresolve.Missing(b, req.Catalog)
-	if len(missing) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%s requires %s, which no catalog given offers", bundle, strings.Join(missing, " and "))
+	return olmresolve.Unoffered(b, req.Catalog)
 }
 
 // olmNamespace is what OLM's resolver reads for namespace ns once the render is applied: the
@@ -223,7 +220,7 @@ func (req Request) olmNamespace(ns string) (olmresolve.Cluster, []string, []stri
 	}
 	for _, obj := range csvs {
 		var csv v1alpha1.ClusterServiceVersion
-		if err := convert(resolverFields(obj), &csv); err != nil {
+		if err := olm.Decode(resolverFields(obj), &csv); err != nil {
 			return c, nil, nil, &unreadableError{fmt.Errorf("reading ClusterServiceVersion %s/%s: %w", ns, str(obj, "metadata", "name"), err)}
 		}
 		c.CSVs = append(c.CSVs, &csv)
@@ -231,7 +228,7 @@ func (req Request) olmNamespace(ns string) (olmresolve.Cluster, []string, []stri
 	sourceKeys := map[string]bool{}
 	for _, obj := range subs {
 		var sub v1alpha1.Subscription
-		if err := convert(obj, &sub); err != nil {
+		if err := olm.Decode(obj, &sub); err != nil {
 			return c, nil, nil, &unreadableError{fmt.Errorf("reading Subscription %s/%s: %w", ns, str(obj, "metadata", "name"), err)}
 		}
 		if sub.Spec == nil {
@@ -245,13 +242,13 @@ func (req Request) olmNamespace(ns string) (olmresolve.Cluster, []string, []stri
 			continue
 		}
 		c.Subscriptions = append(c.Subscriptions, &sub)
-		if sub.Spec != nil && sub.Spec.CatalogSource != "" && sub.Spec.CatalogSourceNamespace != "" {
+		if sub.Spec.CatalogSource != "" && sub.Spec.CatalogSourceNamespace != "" {
 			sourceKeys[sub.Spec.CatalogSourceNamespace+"/"+sub.Spec.CatalogSource] = true
 		}
 	}
 	for _, obj := range ogs {
 		var og operatorsv1.OperatorGroup
-		if err := convert(obj, &og); err != nil {
+		if err := olm.Decode(obj, &og); err != nil {
 			return c, nil, nil, &unreadableError{fmt.Errorf("reading OperatorGroup %s/%s: %w", ns, str(obj, "metadata", "name"), err)}
 		}
 		c.OperatorGroups = append(c.OperatorGroups, &og)
@@ -264,7 +261,7 @@ func (req Request) olmNamespace(ns string) (olmresolve.Cluster, []string, []stri
 		og.Name, og.Namespace = "olmresolve-stand-in", ns
 		c.OperatorGroups = append(c.OperatorGroups, og)
 	}
-	return c, sortedKeys(sourceKeys), leftOut, nil
+	return c, slices.Sorted(maps.Keys(sourceKeys)), leftOut, nil
 }
 
 // clusterObjects lists a kind of OLM's in ns (none when the cluster does not serve it: Build
@@ -286,10 +283,7 @@ func overlay(subs []map[string]any, obj map[string]any) []map[string]any {
 	name := str(obj, "metadata", "name")
 	for i, s := range subs {
 		if str(s, "metadata", "name") == name {
-			merged := map[string]any{}
-			for k, v := range obj {
-				merged[k] = v
-			}
+			merged := maps.Clone(obj)
 			if status, ok := s["status"]; ok {
 				merged["status"] = status
 			}
@@ -326,24 +320,5 @@ func resolverFields(csv map[string]any) map[string]any {
 	if status, ok := csv["status"].(map[string]any); ok {
 		out["status"] = map[string]any{"phase": status["phase"]}
 	}
-	return out
-}
-
-// convert decodes a manifest into OLM's type.
-func convert(obj map[string]any, into any) error {
-	b, err := json.Marshal(obj)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, into)
-}
-
-// sortedKeys returns m's keys, sorted.
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
 	return out
 }

@@ -24,21 +24,24 @@ func (c *Catalog) PackageCandidate(req PackageRequirement) (Candidate, bool) {
 	if !ok {
 		return Candidate{}, false
 	}
-	var inRange semver.Range
-	if req.VersionRange != "" {
-		r, err := semver.ParseRange(req.VersionRange)
-		if err != nil {
-			return Candidate{}, false
-		}
-		inRange = r
+	return firstIn([]*Package{pkg}, func(b *Bundle) bool { return b.Satisfies(req) })
+}
+
+// Satisfies says whether b is of the required package at a version in its range (any
+// version without one; none when the range does not parse, as OLM cannot read it either).
+func (b *Bundle) Satisfies(req PackageRequirement) bool {
+	if b.Package != req.PackageName {
+		return false
 	}
-	return firstIn([]*Package{pkg}, func(b *Bundle) bool {
-		if inRange == nil {
-			return true
-		}
-		v, err := semver.ParseTolerant(b.Version)
-		return err == nil && inRange(v)
-	})
+	if req.VersionRange == "" {
+		return true
+	}
+	r, err := semver.ParseRange(req.VersionRange)
+	if err != nil {
+		return false
+	}
+	v, err := semver.ParseTolerant(b.Version)
+	return err == nil && r(v)
 }
 
 // GVKCandidate is the bundle OLM v0 picks for an olm.gvk.required dependency from this

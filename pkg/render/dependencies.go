@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/blang/semver/v4"
-
 	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
@@ -18,27 +16,21 @@ import (
 // tests), so that a render that cannot resolve dependencies (OLM v1, no OLM) names what to add
 // to the registry.
 func packageAdvice(cat *catalog.Catalog, q catalog.PackageRequirement) string {
-	if cat == nil {
-		return "no catalog given offers it"
-	}
-	if c, ok := cat.PackageCandidate(q); ok {
-		return advice(c)
-	}
-	return "no catalog given offers it"
+	c, ok := cat.PackageCandidate(q)
+	return advice(c, ok, "no catalog given offers it")
 }
 
 // gvkAdvice is packageAdvice for an olm.gvk.required dependency.
 func gvkAdvice(cat *catalog.Catalog, g catalog.GVK) string {
-	if cat == nil {
-		return "no catalog given provides it"
-	}
-	if c, ok := cat.GVKCandidate(g); ok {
-		return advice(c)
-	}
-	return "no catalog given provides it"
+	c, ok := cat.GVKCandidate(g)
+	return advice(c, ok, "no catalog given provides it")
 }
 
-func advice(c catalog.Candidate) string {
+// advice names the candidate OLM v0 picks, or says none when there is none.
+func advice(c catalog.Candidate, found bool, none string) string {
+	if !found {
+		return none
+	}
 	return fmt.Sprintf("OLM v0 would install %s (package %s, channel %s): add package %s to the registry and request it",
 		c.Bundle.Name, c.Bundle.Package, c.Channel, c.Bundle.Package)
 }
@@ -56,7 +48,7 @@ func (oi *olmInstall) dependencies(p *subscriptionPlan, head *catalog.Bundle) {
 	}
 	about, field := p.about()
 	for _, q := range head.RequiredPackages {
-		if oi.namespaceInstalls(p, func(b *catalog.Bundle) bool { return satisfiesPackage(b, q) }) {
+		if oi.namespaceInstalls(p, func(b *catalog.Bundle) bool { return b.Satisfies(q) }) {
 			continue
 		}
 		what := fmt.Sprintf("bundle %s requires package %s %s (olm.package.required)", head.Name, q.PackageName, q.VersionRange)
@@ -148,20 +140,4 @@ func (oi *olmInstall) namespaceInstalls(p *subscriptionPlan, match func(*catalog
 		}
 	}
 	return false
-}
-
-// satisfiesPackage says whether b is of the required package, at a version in its range.
-func satisfiesPackage(b *catalog.Bundle, q catalog.PackageRequirement) bool {
-	if b.Package != q.PackageName {
-		return false
-	}
-	if q.VersionRange == "" {
-		return true
-	}
-	r, err := semver.ParseRange(q.VersionRange)
-	if err != nil {
-		return false
-	}
-	v, err := semver.ParseTolerant(b.Version)
-	return err == nil && r(v)
 }

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/blang/semver/v4"
-
 	"github.com/odlm-render/odlm-render/internal/bundleinstall"
 	"github.com/odlm-render/odlm-render/internal/crd"
 	"github.com/odlm-render/odlm-render/internal/diag"
@@ -205,21 +203,8 @@ func (pi *plainInstall) dependenciesMet(p *subscriptionPlan, b *catalog.Bundle) 
 }
 
 func (pi *plainInstall) providesPackage(q catalog.PackageRequirement) bool {
-	var r semver.Range
-	if q.VersionRange != "" {
-		var err error
-		if r, err = semver.ParseRange(q.VersionRange); err != nil {
-			return false
-		}
-	}
 	for _, ib := range pi.installed {
-		if ib.bundle == nil || ib.bundle.Package != q.PackageName {
-			continue
-		}
-		if r == nil {
-			return true
-		}
-		if v, err := semver.ParseTolerant(ib.bundle.Version); err == nil && r(v) {
+		if ib.bundle != nil && ib.bundle.Satisfies(q) {
 			return true
 		}
 	}
