@@ -27,7 +27,7 @@ const (
 // is generated from this type (readme_test.go). A live cluster is a CLI-only choice: functions
 // stay hermetic.
 type config struct {
-	Catalogs []string `json:"catalogs,omitempty" yaml:"catalogs,omitempty" help:"OLM file-based catalogs or CatalogSnapshots: folders or files, relative to the function's working directory (catalog data among the items is used too)"`
+	Catalogs []string `json:"catalogs,omitempty" yaml:"catalogs,omitempty" help:"OLM file-based catalogs or CatalogSnapshots: folders or files, relative to the function's working directory (catalog data among the items is used too); NAME=PATH is the content of CatalogSource NAME (NAMESPACE/NAME, or NAME in the global catalog namespace), a plain PATH that of every CatalogSource not named"`
 	// Inputs are files or folders of inputs to read besides the items (a kustomize
 	// generator gets no items), relative to the working directory.
 	Inputs    []string `json:"inputs,omitempty" yaml:"inputs,omitempty" help:"more inputs read from files or folders, relative to the working directory (a kustomize generator gets no items)"`

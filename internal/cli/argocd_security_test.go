@@ -109,6 +109,8 @@ func TestArgoCDPluginReadsOnlyTheApplicationsRepository(t *testing.T) {
 			`option "snapshot": ` + rel + `: resolves outside ` + root},
 		{"an absolute catalog path", `[{"name":"catalog","array":["` + other + `"]}]`, nil, nil,
 			`option "catalog": ` + other + `: resolves outside`},
+		{"a named catalog's path leaving the repository", `[{"name":"catalog","array":["openshift-marketplace/redhat-operators=` + other + `"]}]`, nil, nil,
+			`option "catalog": ` + other + `: resolves outside`},
 		{"a snapshot in the repository linking out", `[{"name":"catalog","array":["../catalog"]},{"name":"snapshot","array":["snap"]}]`, nil,
 			func(t *testing.T) {
 				require.NoError(t, os.Mkdir(filepath.Join(app, "snap"), 0o755))

@@ -149,7 +149,7 @@ Exit status: 0 success, 1 when any error was found (nothing is printed on stdout
 	}
 	cmd.Flags().StringVarP(&f.output, "output", "o", "yaml", "output format: yaml (a \"---\" separated stream) or json (a v1 List)")
 	f.bindInputFlags(cmd, inputHelp{
-		catalog:  "an OLM file-based catalog: a folder or file of olm.package/olm.channel/olm.bundle blobs, or a CatalogSnapshot written by odlm-render catalog extract (repeatable)",
+		catalog:  "an OLM file-based catalog: a folder or file of olm.package/olm.channel/olm.bundle blobs, or a CatalogSnapshot written by odlm-render catalog extract (repeatable); NAME=PATH is the content of CatalogSource NAME (NAMESPACE/NAME, or NAME in the global catalog namespace), a plain PATH that of every CatalogSource not named",
 		snapshot: "objects exported from a cluster (kubectl get -o yaml), read by templates and never emitted: a file or folder; repeatable",
 		live:     "also read the cluster of the kubeconfig, read-only (GETs of referenced objects, LISTs for ODLM's searches), after the inputs and snapshots",
 	})
@@ -188,7 +188,7 @@ func (f *renderFlags) bindInputFlags(cmd *cobra.Command, help inputHelp) {
 // renderPaths reads PATHs, the catalogs (loaded with catOpts) and the cluster sources the
 // flags name, and renders them with the flags' options.
 func (f renderFlags) renderPaths(paths []string, stdin io.Reader, eng engine, catOpts catalog.LoadOptions) (render.Inputs, cluster.Chain, render.Output, error) {
-	in, sources, err := inputs.Load(inputs.Request{Paths: paths, Stdin: stdin, Catalogs: f.catalogs, Snapshots: f.snapshots,
+	in, sources, err := inputs.Load(inputs.Request{Paths: paths, Stdin: stdin, Catalogs: f.catalogs, GlobalCatalogNamespace: f.opts.GlobalNamespace(), Snapshots: f.snapshots,
 		CatalogOptions: catOpts, Live: f.live.reader(f.refuseCredentialPlugins), Names: inputs.Names{Snapshots: "--snapshot"}})
 	if err != nil {
 		return render.Inputs{}, nil, render.Output{}, err

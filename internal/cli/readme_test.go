@@ -16,16 +16,17 @@ import (
 // flagValueNames names the value of each render flag that is neither a boolean nor one of
 // the engine's enumerated options, for the table in docs/render.md.
 var flagValueNames = map[string]string{
-	"catalog":       "PATH",
-	"snapshot":      "PATH",
-	"output":        "yaml|json",
-	"namespace":     "NS",
-	"kubeconfig":    "FILE",
-	"context":       "NAME",
-	"live-timeout":  "DURATION",
-	"live-deadline": "DURATION",
-	"kube-version":  "X.Y.Z",
-	"image-mirror":  "FROM=TO",
+	"catalog":                  "PATH",
+	"snapshot":                 "PATH",
+	"output":                   "yaml|json",
+	"namespace":                "NS",
+	"kubeconfig":               "FILE",
+	"context":                  "NAME",
+	"live-timeout":             "DURATION",
+	"live-deadline":            "DURATION",
+	"kube-version":             "X.Y.Z",
+	"global-catalog-namespace": "NAMESPACE",
+	"image-mirror":             "FROM=TO",
 }
 
 // TestREADMEFlagTable keeps the table of render flags in docs/render.md (linked from the

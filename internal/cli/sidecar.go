@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/odlm-render/odlm-render/internal/fileread"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
 // The sidecar's own environment: set by the administrator of the Argo CD repo-server, never by
@@ -177,9 +178,25 @@ func (p sidecarPolicy) confinePaths(getenv func(string) string, path string, val
 		return err
 	}
 	for _, name := range pathOptions {
-		if err := confine("option \""+name+"\":", values[name], roots); err != nil {
+		if err := confine("option \""+name+"\":", pathsOf(name, values[name]), roots); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// pathsOf are the paths an option's values read: a catalog "NAME=PATH" reads PATH
+// (catalog.SplitNamedPath, which splits whatever the global catalog namespace is).
+func pathsOf(option string, values []string) []string {
+	if option != "catalog" {
+		return values
+	}
+	var out []string
+	for _, v := range values {
+		if _, path, err := catalog.SplitNamedPath(v, "global"); err == nil {
+			v = path
+		}
+		out = append(out, v)
+	}
+	return out
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/testfixture"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
@@ -198,6 +199,7 @@ func ResolveCatalogs(t testing.TB, catalogs []string) []string {
 	t.Helper()
 	var out []string
 	for _, p := range catalogs {
+		source, p := cutSourceName(p)
 		if name, ok := strings.CutPrefix(p, GeneratedPrefix); ok {
 			var err error
 			p, err = testfixture.Path(name)
@@ -207,25 +209,38 @@ func ResolveCatalogs(t testing.TB, catalogs []string) []string {
 			require.NoError(t, err, "catalog %s", GeneratedPrefix+name)
 		}
 		p, _ = refdata.Resolve(t, p)
-		out = append(out, p)
+		out = append(out, source+p)
 	}
 	return out
 }
 
+// cutSourceName splits "NAME=PATH" (a catalog that is the content of CatalogSource NAME,
+// catalog.SplitNamedPath) into "NAME=" and PATH; other entries are all PATH.
+func cutSourceName(entry string) (string, string) {
+	if before, after, ok := strings.Cut(entry, "="); ok {
+		if _, named := catalog.ParseSourceName(before, "global"); named {
+			return before + "=", after
+		}
+	}
+	return "", entry
+}
+
 // CatalogPath is a resolved catalog entry of a case file as a path: under root, or as it is
 // when absolute (a generated or reference catalog).
-func CatalogPath(root, p string) string {
+func CatalogPath(root, entry string) string {
+	source, p := cutSourceName(entry)
 	if filepath.IsAbs(p) {
-		return p
+		return entry
 	}
-	return filepath.Join(root, p)
+	return source + filepath.Join(root, p)
 }
 
 // Request is what the loader reads for the case: its inputs, its catalogs (under
 // catalogsRoot, generated or reference) and its snapshots.
 func (c Case) Request(t testing.TB, catalogsRoot string) inputs.Request {
 	t.Helper()
-	return inputs.Request{Paths: c.InputPaths(t), Catalogs: c.CatalogPaths(t, catalogsRoot), Snapshots: c.SnapshotPaths(t)}
+	return inputs.Request{Paths: c.InputPaths(t), Catalogs: c.CatalogPaths(t, catalogsRoot), Snapshots: c.SnapshotPaths(t),
+		GlobalCatalogNamespace: c.Options.GlobalNamespace()}
 }
 
 // Load is the case's inputs and options, loaded as the front doors load theirs (inputs.Load).

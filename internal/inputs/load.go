@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/odlm-render/odlm-render/internal/cluster"
+	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
@@ -18,8 +19,13 @@ type Request struct {
 	// Paths are files and folders to read and classify; "-" reads Stdin.
 	Paths []string
 	Stdin io.Reader
-	// Catalogs are catalog files and folders, read with the catalog data among the documents.
+	// Catalogs are catalog files and folders, read with the catalog data among the documents;
+	// "NAME=PATH" is the content of one CatalogSource (catalog.SplitNamedPath: NAME is
+	// "namespace/name", or "name" in GlobalCatalogNamespace).
 	Catalogs []string
+	// GlobalCatalogNamespace is where a CatalogSource NAME without a namespace lives (OLM's
+	// global catalog namespace: render.Options.GlobalCatalogNamespace).
+	GlobalCatalogNamespace string
 	// CatalogOptions tune the catalog's load (the mirror command keeps relatedImages).
 	CatalogOptions catalog.LoadOptions
 	// Snapshots are files and folders of objects exported from a cluster.
@@ -45,7 +51,7 @@ func Load(req Request) (render.Inputs, cluster.Chain, error) {
 	if err != nil {
 		return render.Inputs{}, nil, named(req.Names.Paths, err)
 	}
-	cat, err := LoadCatalogWith(req.CatalogOptions, req.Catalogs, set.CatalogBlobs)
+	cats, err := LoadCatalogSet(req.CatalogOptions, req.GlobalCatalogNamespace, req.Catalogs, set.CatalogBlobs)
 	if err != nil {
 		return render.Inputs{}, nil, err
 	}
@@ -53,7 +59,47 @@ func Load(req Request) (render.Inputs, cluster.Chain, error) {
 	if err != nil {
 		return render.Inputs{}, nil, err
 	}
-	return render.Inputs{Objects: set.Resources, Catalog: cat}, sources, nil
+	return render.Inputs{Objects: set.Resources, Catalog: cats.Plain, SourceCatalogs: cats.Named}, sources, nil
+}
+
+// LoadCatalogSet loads the catalogs of a request: the plain paths and the blobs into one
+// catalog (LoadCatalogWith), and each CatalogSource's "NAME=PATH"s into one catalog of its
+// own (the same NAME given twice, spelt with or without the global namespace, is one
+// catalog of both paths).
+func LoadCatalogSet(opts catalog.LoadOptions, globalNamespace string, values []string, blobs []*manifest.Object) (catalog.Set, error) {
+	var plain []string
+	named := map[string][]string{}
+	var order []string
+	for _, v := range values {
+		key, path, err := catalog.SplitNamedPath(v, globalNamespace)
+		if err != nil {
+			return catalog.Set{}, fmt.Errorf("--catalog %w", err)
+		}
+		if key == "" {
+			plain = append(plain, path)
+			continue
+		}
+		if _, seen := named[key]; !seen {
+			order = append(order, key)
+		}
+		named[key] = append(named[key], path)
+	}
+	var set catalog.Set
+	var err error
+	if set.Plain, err = LoadCatalogWith(opts, plain, blobs); err != nil {
+		return catalog.Set{}, err
+	}
+	for _, key := range order {
+		c, err := LoadCatalogWith(opts, named[key], nil)
+		if err != nil {
+			return catalog.Set{}, fmt.Errorf("catalog of CatalogSource %s: %w", key, err)
+		}
+		if set.Named == nil {
+			set.Named = map[string]*catalog.Catalog{}
+		}
+		set.Named[key] = c
+	}
+	return set, nil
 }
 
 // documents are the given documents, then those read from the paths.

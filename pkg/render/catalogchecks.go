@@ -17,7 +17,7 @@ import (
 // minKubeVersion against the cluster's version (--kube-version, minkubeversion.go), and
 // (--check-pins) whether a pin is still the head and reachable from what is installed.
 func (oi *olmInstall) catalogChecks() {
-	if oi.r.catalog == nil {
+	if oi.r.catalogs.Empty() {
 		if oi.r.opts.Pin || oi.r.opts.CheckPins {
 			oi.r.add(diag.Errorf(nil, "", "--pin and --check-pins need a catalog (--catalog)"))
 		}
@@ -28,7 +28,7 @@ func (oi *olmInstall) catalogChecks() {
 		if p.obj == nil {
 			continue
 		}
-		pkg, ok := oi.r.catalog.Package(p.obj.String("spec", "name"))
+		pkg, ok := oi.r.packageOf(p, p.obj.String("spec", "name"))
 		if !ok {
 			continue // reported where the package was resolved
 		}

@@ -73,9 +73,11 @@ func (oi *olmInstall) catalogSources() []*catalogSource {
 }
 
 // chooseCatalogSource is ODLM's choice for an entry without sourceName/sourceNamespace
-// (docs/semantics.md, Resolving a registry entry: catalog and channel resolution): every CatalogSource the registry does not exclude is a candidate, in the
-// order of catalogSourceBefore. It says which it chose and why; when there is no candidate
-// it returns false and why not, for the error that follows.
+// (docs/semantics.md, Resolving a registry entry: catalog and channel resolution): every
+// CatalogSource that offers the package to the entry's namespace and that the registry does
+// not exclude is a candidate (offeringCandidates), in the order of catalogSourceBefore. It
+// says which it chose and why; when there is no candidate it returns false and why not, for
+// the error that follows.
 func (oi *olmInstall) chooseCatalogSource(e *entry) (bool, string) {
 	excluded := map[string]bool{}
 	if a := e.registry.obj.Annotations()[excludedCatalogSourceAnnotation]; a != "" {
@@ -85,18 +87,23 @@ func (oi *olmInstall) chooseCatalogSource(e *entry) (bool, string) {
 	}
 	var candidates []*catalogSource
 	var all []string
-	for _, cs := range oi.catalogSources() {
+	for _, cs := range oi.offeringCandidates(e) {
 		all = append(all, cs.namespace+"/"+cs.name)
 		if !excluded[cs.name] {
 			candidates = append(candidates, cs)
 		}
 	}
 	if len(candidates) == 0 {
-		if len(all) == 0 {
+		switch {
+		case len(all) > 0:
+			return false, fmt.Sprintf("every CatalogSource that offers package %s (%s) is in its registry's %s annotation", e.PackageName, strings.Join(all, ", "), excludedCatalogSourceAnnotation)
+		case len(oi.catalogSources()) == 0 && len(oi.r.catalogs.Named) == 0:
 			return false, "no CatalogSource is known to choose from"
+		default:
+			return false, fmt.Sprintf("no CatalogSource known offers package %s to namespace %s (%s)", e.PackageName, e.Namespace, oi.describeOffers(e))
 		}
-		return false, fmt.Sprintf("every CatalogSource known (%s) is in its registry's %s annotation", strings.Join(all, ", "), excludedCatalogSourceAnnotation)
 	}
+	candidates = preferChannel(candidates, e, oi.channelsOf(e))
 	own := oi.odlmCatalog()
 	sort.SliceStable(candidates, func(i, j int) bool { return catalogSourceBefore(candidates[i], candidates[j], e.Namespace, own) })
 	chosen := candidates[0]
@@ -104,7 +111,14 @@ func (oi *olmInstall) chooseCatalogSource(e *entry) (bool, string) {
 	for _, c := range candidates {
 		names = append(names, c.namespace+"/"+c.name)
 	}
-	oi.r.add(diag.Infof(e.registry.obj, e.field("sourceName"), "operator %q names no CatalogSource: using %s/%s, %s (candidates in ODLM's order: %s)", e.Name, chosen.namespace, chosen.name, whyChosen(candidates, e.Namespace, own), strings.Join(names, ", ")))
+	why := whyChosen(candidates, e.Namespace, own)
+	if len(candidates) == 1 && !oi.r.catalogs.Empty() {
+		why = "the only CatalogSource known that offers package " + e.PackageName
+		if e.Channel != "" {
+			why += " (channel " + e.Channel + " or a fallback)"
+		}
+	}
+	oi.r.add(diag.Infof(e.registry.obj, e.field("sourceName"), "operator %q names no CatalogSource: using %s/%s, %s (candidates in ODLM's order: %s)", e.Name, chosen.namespace, chosen.name, why, strings.Join(names, ", ")))
 	e.SourceName, e.SourceNamespace = chosen.name, chosen.namespace
 	return true, ""
 }

@@ -18,7 +18,8 @@ import (
 // the installer's RBAC (olmv1rbac.go). It reads what the round planned and installed.
 type olmV1 struct {
 	opts           Options
-	catalog        *catalog.Catalog
+	deps           *olmInstall // what OLM v0 would add (dependency advice)
+	hasCatalog     bool
 	subscriptions  []*subscriptionPlan
 	operatorGroups []*manifest.Object
 	installed      []installedBundle
@@ -29,7 +30,7 @@ type olmV1 struct {
 
 func (r *run) olmV1() *olmV1 {
 	return &olmV1{
-		opts: r.opts, catalog: r.catalog, subscriptions: r.subscriptions, operatorGroups: r.operatorGroups,
+		opts: r.opts, deps: r.olm, hasCatalog: !r.catalogs.Empty(), subscriptions: r.subscriptions, operatorGroups: r.operatorGroups,
 		installed: r.kinds.installed, installers: r.installers, servedKindOf: r.kinds.servedKindOf, add: r.add,
 	}
 }
@@ -125,7 +126,7 @@ func (v *olmV1) clusterExtension(p *subscriptionPlan) *manifest.Object {
 		if v.opts.Pin && b.Version != "" {
 			catalogSpec["version"] = b.Version
 		}
-	} else if v.catalog != nil {
+	} else if v.hasCatalog {
 		v.add(diag.Warnf(about, field, "package %s: the bundle OLM v1 would install is not known, so whether it can (AllNamespaces install mode, no dependencies) is not checked", pkgName))
 	}
 	if manifest.Get(sub.Map, "spec", "config") != nil && len(p.contributions) > 0 {
@@ -167,10 +168,10 @@ func (v *olmV1) installableByOLMv1(p *subscriptionPlan, b *catalog.Bundle) (stri
 	about, field := p.about()
 	var why []string
 	for _, q := range b.RequiredPackages {
-		why = append(why, fmt.Sprintf("it requires package %s %s (olm.package.required): OLM v1 resolves no dependencies; %s", q.PackageName, q.VersionRange, packageAdvice(v.catalog, q)))
+		why = append(why, fmt.Sprintf("it requires package %s %s (olm.package.required): OLM v1 resolves no dependencies; %s", q.PackageName, q.VersionRange, v.deps.packageAdvice(p, q)))
 	}
 	for _, g := range b.RequiredGVKs {
-		why = append(why, fmt.Sprintf("it requires %s/%s %s (olm.gvk.required): OLM v1 resolves no dependencies; %s", g.Group, g.Version, g.Kind, gvkAdvice(v.catalog, g)))
+		why = append(why, fmt.Sprintf("it requires %s/%s %s (olm.gvk.required): OLM v1 resolves no dependencies; %s", g.Group, g.Version, g.Kind, v.deps.gvkAdvice(p, g)))
 	}
 	for _, prop := range b.Properties {
 		if prop.Type == "olm.constraint" {

@@ -128,7 +128,7 @@ func (ops *operandsStep) renderWant(w *want, doneServices map[string]bool) {
 		}
 		return
 	}
-	if ops.r.catalog == nil {
+	if ops.r.catalogs.Empty() {
 		ops.r.add(diag.Errorf(cfg.obj, specField, "operand CRs of operator %q come from its CSV's alm-examples: give a catalog (--catalog)", e.Name))
 		return
 	}
@@ -165,7 +165,7 @@ func (ops *operandsStep) channelGate(w *want, sub *subscriptionPlan) bool {
 		return true
 	}
 	// an empty channel is the package's default channel (docs/semantics.md, Decided deviations: empty channel)
-	if pkg, ok := ops.r.catalog.Package(sub.packageName(w.entry)); ok && pkg.ChannelOrDefault(current) == pkg.ChannelOrDefault(ch) {
+	if pkg, ok := ops.r.packageOf(sub, sub.packageName(w.entry)); ok && pkg.ChannelOrDefault(current) == pkg.ChannelOrDefault(ch) {
 		return true
 	}
 	ops.r.add(diag.Warnf(w.request.obj, w.field("name"), "Subscription %s/%s is on channel %q, not %q or a fallback channel: ODLM renders no operands of %q for this request", sub.namespace, sub.name, current, ch, w.entry.Name))
@@ -174,11 +174,11 @@ func (ops *operandsStep) channelGate(w *want, sub *subscriptionPlan) bool {
 
 // headBundle is the CSV OLM installs once converged: the head of the Subscription's channel.
 func (ops *operandsStep) headBundle(w *want, sub *subscriptionPlan) *catalog.Bundle {
-	if ops.r.catalog == nil {
+	if ops.r.catalogs.Empty() {
 		return nil
 	}
 	pkgName := sub.packageName(w.entry)
-	pkg, ok := ops.r.catalog.Package(pkgName)
+	pkg, ok := ops.r.packageOf(sub, pkgName)
 	if !ok {
 		ops.r.add(diag.Errorf(w.entry.registry.obj, w.entry.field("packageName"), "package %q is not in the catalog", pkgName))
 		return nil

@@ -51,6 +51,10 @@ type Options struct {
 	// emits: each "FROM=TO" replaces a leading FROM (a registry, or a repository prefix) with
 	// TO; the longest FROM that matches wins.
 	ImageMirrors []string `json:"imageMirrors,omitempty" flag:"image-mirror" help:"FROM=TO: emitted CatalogSources and ClusterCatalogs pull their catalog image from the mirror TO instead of FROM (a registry or repository prefix; repeatable, the longest match wins)"`
+	// GlobalCatalogNamespace is OLM's global catalog namespace: its CatalogSources serve
+	// every namespace (ODLM sees their packages from any namespace, OLM resolves
+	// dependencies from them), and a `--catalog NAME=PATH` without a namespace names one there.
+	GlobalCatalogNamespace string `json:"globalCatalogNamespace,omitempty" flag:"global-catalog-namespace" default:"openshift-marketplace" help:"OLM's global catalog namespace (olm upstream): its CatalogSources serve every namespace, and a --catalog NAME=PATH without a namespace names a CatalogSource there"`
 	// KubeVersion is the cluster's Kubernetes version (1.28.3), for image templates and the
 	// bundles' minKubeVersion (minkubeversion.go).
 	KubeVersion string `json:"kubeVersion,omitempty" flag:"kube-version" help:"the cluster's Kubernetes version (1.28.3): resolves olm.catalogImageTemplate, and bundles whose minKubeVersion is above it are warned of"`
@@ -201,6 +205,18 @@ func (e *OptionError) Error() string {
 	return fmt.Sprintf("option %s (--%s): %s", e.Option.JSON, e.Option.Flag, e.Msg)
 }
 
+// DefaultGlobalCatalogNamespace is OLM's global catalog namespace on OpenShift, where ODLM
+// runs: Options.GlobalCatalogNamespace when it is empty.
+const DefaultGlobalCatalogNamespace = "openshift-marketplace"
+
+// GlobalNamespace is GlobalCatalogNamespace, or its default.
+func (o Options) GlobalNamespace() string {
+	if o.GlobalCatalogNamespace == "" {
+		return DefaultGlobalCatalogNamespace
+	}
+	return o.GlobalCatalogNamespace
+}
+
 // Validate checks the options: every enumerated option holds one of its values (a misspelt
 // bindinfoSecrets must never fall back to copying Secret data into the output), and
 // ManualApproval goes with Pin. The error joins one *OptionError per problem.
@@ -240,6 +256,9 @@ func (o Options) Validate() error {
 	}
 	if (o.OLM == OLMv1 || o.OLM == OLMNone) && o.NoOLM {
 		errs = append(errs, optionError("OLM", string(o.OLM), "does not go with no-olm (--no-olm): no-olm renders what ODLM's no-OLM controller creates for operators deployed by other means"))
+	}
+	if ns := o.GlobalCatalogNamespace; ns != "" && len(apivalidation.ValidateNamespaceName(ns, false)) > 0 {
+		errs = append(errs, optionError("GlobalCatalogNamespace", ns, "is not a namespace name"))
 	}
 	if len(o.ImageMirrors) > 0 && !o.EmitCatalogSources {
 		errs = append(errs, optionError("ImageMirrors", strings.Join(o.ImageMirrors, ","), "goes with emit-catalogsources (--emit-catalogsources): it rewrites the images of the CatalogSources the render emits"))

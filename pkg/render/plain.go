@@ -21,7 +21,7 @@ import (
 // config applied. OperatorGroups and CatalogSources, which only OLM reads, are left out.
 type plainInstall struct {
 	opts           Options
-	catalog        *catalog.Catalog
+	deps           *olmInstall // what OLM v0 would add (dependency advice)
 	subscriptions  []*subscriptionPlan
 	operatorGroups []*manifest.Object
 	installed      []installedBundle
@@ -38,7 +38,7 @@ func (r *run) plainInstall() *plainInstall {
 	}
 	r.workloads = map[*manifest.Object]bool{}
 	return &plainInstall{
-		opts: r.opts, catalog: r.catalog, subscriptions: r.subscriptions, operatorGroups: r.operatorGroups, installed: r.kinds.installed,
+		opts: r.opts, deps: r.olm, subscriptions: r.subscriptions, operatorGroups: r.operatorGroups, installed: r.kinds.installed,
 		existing: r.existing, servedKindOf: r.kinds.servedKindOf, installers: r.installers, workloads: r.workloads, add: r.add,
 	}
 }
@@ -182,12 +182,12 @@ func (pi *plainInstall) dependenciesMet(p *subscriptionPlan, b *catalog.Bundle) 
 	var why []string
 	for _, q := range b.RequiredPackages {
 		if !pi.providesPackage(q) {
-			why = append(why, fmt.Sprintf("package %s %s (olm.package.required: %s)", q.PackageName, q.VersionRange, packageAdvice(pi.catalog, q)))
+			why = append(why, fmt.Sprintf("package %s %s (olm.package.required: %s)", q.PackageName, q.VersionRange, pi.deps.packageAdvice(p, q)))
 		}
 	}
 	for _, g := range b.RequiredGVKs {
 		if !pi.providesGVK(g) {
-			why = append(why, fmt.Sprintf("%s/%s %s (olm.gvk.required: %s)", g.Group, g.Version, g.Kind, gvkAdvice(pi.catalog, g)))
+			why = append(why, fmt.Sprintf("%s/%s %s (olm.gvk.required: %s)", g.Group, g.Version, g.Kind, pi.deps.gvkAdvice(p, g)))
 		}
 	}
 	for _, prop := range b.Properties {

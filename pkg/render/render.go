@@ -22,8 +22,19 @@ type Inputs struct {
 	// Catalog holds the OLM catalog data; nil renders without one (registry values are then
 	// used verbatim and operand CRs from alm-examples cannot be rendered).
 	Catalog *catalog.Catalog
+	// SourceCatalogs are catalogs known to be the content of one CatalogSource each, keyed
+	// "namespace/name" (`--catalog NAMESPACE/NAME=PATH`): for that CatalogSource they stand
+	// in for Catalog, which is the content of every other one. The same package may be in
+	// several: which CatalogSource offers what decides ODLM's choice of CatalogSource and
+	// OLM's choice of dependencies.
+	SourceCatalogs map[string]*catalog.Catalog
 
 	sorted bool // Objects are in manifest.Sort order (set between rounds)
+}
+
+// Catalogs are the inputs' catalogs as one catalog.Set.
+func (in Inputs) Catalogs() catalog.Set {
+	return catalog.Set{Plain: in.Catalog, Named: in.SourceCatalogs}
 }
 
 // Output is the result of a render. When Results has errors, Objects must not be written.

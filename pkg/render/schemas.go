@@ -129,7 +129,7 @@ func (sk *servedIndex) noteInstalledBundles() {
 			return
 		}
 		seen[sub.Ref().Key()] = true
-		if b := sk.knownBundle(sub.String("spec", "name"), sub.String("spec", "channel"), "", p); b != nil {
+		if b := sk.knownBundle(sub.String("spec", "sourceNamespace"), sub.String("spec", "source"), sub.String("spec", "name"), sub.String("spec", "channel"), "", p); b != nil {
 			sk.installed = append(sk.installed, installedBundle{plan: p, bundle: b})
 			sk.addBundleState(sub.Namespace(), b)
 		}
@@ -153,8 +153,9 @@ func (sk *servedIndex) noteInstalledBundles() {
 
 // knownBundle is the bundle a package's channel installs once converged (its head), or nil
 // when the catalog does not say, which is then recorded as an unknown install. what
-// qualifies the package in messages ("userManaged in OperandRegistry cs/common-service").
-func (sk *servedIndex) knownBundle(pkgName, channel, what string, p *subscriptionPlan) *catalog.Bundle {
+// qualifies the package in messages ("userManaged in OperandRegistry cs/common-service");
+// sourceNS and source name its CatalogSource, whose catalog is read (catalog.Set.Package).
+func (sk *servedIndex) knownBundle(sourceNS, source, pkgName, channel, what string, p *subscriptionPlan) *catalog.Bundle {
 	unknown := func(qualifier, why string) *catalog.Bundle {
 		name := "package " + pkgName
 		if q := strings.Join(slices.DeleteFunc([]string{what, qualifier}, func(s string) bool { return s == "" }), ", "); q != "" {
@@ -164,10 +165,10 @@ func (sk *servedIndex) knownBundle(pkgName, channel, what string, p *subscriptio
 			remedy: "give a catalog with its bundle contents (--catalog), or " + strings.TrimPrefix(crdsElsewhere, "give ")})
 		return nil
 	}
-	if sk.r.catalog == nil {
+	if sk.r.catalogs.Empty() {
 		return unknown("no catalog was given", "its CRDs are not known")
 	}
-	pkg, ok := sk.r.catalog.Package(pkgName)
+	pkg, ok := sk.r.catalogs.Package(sourceNS, source, pkgName)
 	if !ok {
 		return unknown("not in the catalog", "its CRDs are not known")
 	}

@@ -54,8 +54,8 @@ func newRenderCache(sources cluster.Chain) *renderCache {
 // warnOnce), the one look-up order (reader.go), emitting and replacing objects (emit,
 // updated), and the round's assembly (output, carry, finish).
 type run struct {
-	opts    Options
-	catalog *catalog.Catalog
+	opts     Options
+	catalogs catalog.Set
 	*renderCache
 	*roundInputs
 	lookups
@@ -239,7 +239,7 @@ func newRoundState(in Inputs, opts Options, cache *renderCache, prev *carried) *
 	}
 	return &run{
 		opts:        opts,
-		catalog:     in.Catalog,
+		catalogs:    in.Catalogs(),
 		renderCache: cache,
 		roundInputs: &roundInputs{
 			objects:    objs,

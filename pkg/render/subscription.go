@@ -238,13 +238,13 @@ func (oi *olmInstall) resolveChannel(w *want, forCreate bool) bool {
 		w.channel = e.Channel
 		return true
 	}
-	if oi.r.catalog == nil {
+	if oi.r.catalogs.Empty() {
 		w.channel = e.Channel
 		return true
 	}
-	pkg, ok := oi.r.catalog.Package(e.PackageName)
+	pkg, ok := oi.r.packageOfEntry(e)
 	if !ok {
-		oi.r.add(diag.Errorf(o, e.field("packageName"), "package %q is not in the catalog", e.PackageName))
+		oi.r.add(diag.Errorf(o, e.field("packageName"), "package %q is not in the catalog%s", e.PackageName, oi.notOffered(e)))
 		return false
 	}
 	names := pkg.ChannelNames()

@@ -23,7 +23,7 @@ func (sk *servedIndex) noteUserManaged() {
 			}
 			seen[e.PackageName] = true
 			what := fmt.Sprintf("userManaged %q in OperandRegistry %s", e.Name, reg.key)
-			b := sk.knownBundle(e.PackageName, sk.userManagedChannel(e), what, nil)
+			b := sk.knownBundle(e.SourceNamespace, e.SourceName, e.PackageName, sk.userManagedChannel(e), what, nil)
 			if b == nil {
 				continue
 			}
@@ -37,7 +37,7 @@ func (sk *servedIndex) noteUserManaged() {
 // entry's channel when the package has it, else the fallback ODLM's rule picks, else the
 // entry's (the head is then unknown).
 func (sk *servedIndex) userManagedChannel(e *entry) string {
-	pkg, ok := sk.r.catalog.Package(e.PackageName)
+	pkg, ok := sk.r.packageOfEntry(e)
 	if !ok || e.Channel == "" {
 		return e.Channel
 	}
