@@ -154,3 +154,39 @@ func ServePackages(ctx context.Context, key string, pkgs ...*catalog.Package) (*
 	ns, _, _ := strings.Cut(key, "/")
 	return ServeAs(ctx, fbc, []string{key}, ns)
 }
+
+// SourcesOf are the CatalogSources a cluster serves, from the catalogs a render was given:
+// each named catalog as its own CatalogSource, and the plain catalog as each of plainKeys
+// ("namespace/name": the CatalogSources no catalog is named after); priorities are the
+// CatalogSources' spec.priority by key (0 when absent).
+func SourcesOf(set catalog.Set, plainKeys []string, priorities map[string]int) ([]Source, error) {
+	var out []Source
+	add := func(key string, c *catalog.Catalog) error {
+		ns, name, ok := strings.Cut(key, "/")
+		if !ok {
+			return fmt.Errorf("catalog source %q: want NAMESPACE/NAME", key)
+		}
+		fbc, err := FromCatalog(c)
+		if err != nil {
+			return fmt.Errorf("catalog source %s: %w", key, err)
+		}
+		out = append(out, Source{Namespace: ns, Name: name, Priority: priorities[key], FBC: fbc})
+		return nil
+	}
+	for _, key := range set.NamedKeys() {
+		if err := add(key, set.Named[key]); err != nil {
+			return nil, err
+		}
+	}
+	if set.Plain != nil {
+		for _, key := range plainKeys {
+			if _, named := set.Named[key]; named {
+				continue
+			}
+			if err := add(key, set.Plain); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}

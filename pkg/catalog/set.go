@@ -91,6 +91,9 @@ func (s Set) All() []*Catalog {
 // path holding "=" stays a path (whatever globalNamespace is: the split does not depend on it).
 func ParseSourceName(text, globalNamespace string) (key string, ok bool) {
 	ns, name, qualified := strings.Cut(text, "/")
+	if !qualified {
+		ns, name = "", text
+	}
 	if qualified && len(validation.IsDNS1123Label(ns)) > 0 {
 		return "", false
 	}

@@ -107,11 +107,11 @@ type sourcedCandidate struct {
 	namespace, name string
 }
 
-// dependencyCandidate is the first candidate find gives among the CatalogSources OLM v0
-// searches (dependencySources).
-func (oi *olmInstall) dependencyCandidate(ownNS, own, namespace string, find func(*catalog.Catalog) (catalog.Candidate, bool)) (sourcedCandidate, bool) {
+// dependencyCandidate is the first bundle that matches among the CatalogSources OLM v0
+// searches (dependencySources), each searched in OLM's order (catalog.Catalog.Candidate).
+func (oi *olmInstall) dependencyCandidate(ownNS, own, namespace string, match func(*catalog.Bundle) bool) (sourcedCandidate, bool) {
 	for _, s := range oi.dependencySources(ownNS, own, namespace) {
-		if c, ok := find(s.catalog); ok {
+		if c, ok := s.catalog.Candidate(match); ok {
 			return sourcedCandidate{Candidate: c, namespace: s.namespace, name: s.name}, true
 		}
 	}

@@ -26,6 +26,25 @@ type Install struct {
 	Field string
 }
 
+// KnownCatalogSource is a CatalogSource the render knows: its namespace, name and
+// spec.priority (0 when only a named catalog gives it).
+type KnownCatalogSource struct {
+	Namespace, Name string
+	Priority        int
+}
+
+// Key is "namespace/name".
+func (k KnownCatalogSource) Key() string { return k.Namespace + "/" + k.Name }
+
+// knownCatalogSourceList lists the CatalogSources the round knows (olmInstall.knownSources).
+func (r *run) knownCatalogSourceList() []KnownCatalogSource {
+	var out []KnownCatalogSource
+	for _, cs := range r.olm.knownSources() {
+		out = append(out, KnownCatalogSource{Namespace: cs.namespace, Name: cs.name, Priority: cs.priority})
+	}
+	return out
+}
+
 // installList lists what the settled round installs, in the order of its Subscriptions.
 func (r *run) installList() []Install {
 	images := map[string]string{}

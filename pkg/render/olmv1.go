@@ -167,16 +167,8 @@ func (v *olmV1) clusterExtension(p *subscriptionPlan) *manifest.Object {
 func (v *olmV1) installableByOLMv1(p *subscriptionPlan, b *catalog.Bundle) (string, bool) {
 	about, field := p.about()
 	var why []string
-	for _, q := range b.RequiredPackages {
-		why = append(why, fmt.Sprintf("it requires package %s %s (olm.package.required): OLM v1 resolves no dependencies; %s", q.PackageName, q.VersionRange, v.deps.packageAdvice(p, q)))
-	}
-	for _, g := range b.RequiredGVKs {
-		why = append(why, fmt.Sprintf("it requires %s/%s %s (olm.gvk.required): OLM v1 resolves no dependencies; %s", g.Group, g.Version, g.Kind, v.deps.gvkAdvice(p, g)))
-	}
-	for _, prop := range b.Properties {
-		if prop.Type == "olm.constraint" {
-			why = append(why, "it declares an olm.constraint: OLM v1 resolves no dependencies")
-		}
+	for _, req := range v.deps.requirementsOf(p, b) {
+		why = append(why, fmt.Sprintf("it requires %s (%s): OLM v1 resolves no dependencies; %s", req.What, req.Property, v.deps.requirementAdvice(p, req)))
 	}
 	supports := func(t v1alpha1.InstallModeType) bool {
 		return slices.ContainsFunc(b.InstallModes, func(m catalog.InstallMode) bool { return m.Type == t && m.Supported })

@@ -180,19 +180,9 @@ func list(v any) []any {
 func (pi *plainInstall) dependenciesMet(p *subscriptionPlan, b *catalog.Bundle) bool {
 	about, field := p.about()
 	var why []string
-	for _, q := range b.RequiredPackages {
-		if !pi.providesPackage(q) {
-			why = append(why, fmt.Sprintf("package %s %s (olm.package.required: %s)", q.PackageName, q.VersionRange, pi.deps.packageAdvice(p, q)))
-		}
-	}
-	for _, g := range b.RequiredGVKs {
-		if !pi.providesGVK(g) {
-			why = append(why, fmt.Sprintf("%s/%s %s (olm.gvk.required: %s)", g.Group, g.Version, g.Kind, pi.deps.gvkAdvice(p, g)))
-		}
-	}
-	for _, prop := range b.Properties {
-		if prop.Type == "olm.constraint" {
-			why = append(why, "an olm.constraint (only OLM's resolver evaluates it)")
+	for _, req := range pi.deps.requirementsOf(p, b) {
+		if !pi.provides(req) {
+			why = append(why, fmt.Sprintf("%s (%s: %s)", req.What, req.Property, pi.deps.requirementAdvice(p, req)))
 		}
 	}
 	if len(why) == 0 {
@@ -202,18 +192,10 @@ func (pi *plainInstall) dependenciesMet(p *subscriptionPlan, b *catalog.Bundle) 
 	return false
 }
 
-func (pi *plainInstall) providesPackage(q catalog.PackageRequirement) bool {
+// provides says whether an operator the render installs satisfies the requirement.
+func (pi *plainInstall) provides(req catalog.Requirement) bool {
 	for _, ib := range pi.installed {
-		if ib.bundle != nil && ib.bundle.Satisfies(q) {
-			return true
-		}
-	}
-	return false
-}
-
-func (pi *plainInstall) providesGVK(g catalog.GVK) bool {
-	for _, ib := range pi.installed {
-		if ib.bundle != nil && slices.Contains(ib.bundle.ProvidedGVKs, g) {
+		if ib.bundle != nil && req.Match(ib.bundle) {
 			return true
 		}
 	}

@@ -46,6 +46,9 @@ type Output struct {
 	Results   diag.Results
 	// Installs are the operators the render installs through OLM (installs.go).
 	Installs []Install
+	// CatalogSources are the CatalogSources the render knows (objects among the inputs, in a
+	// snapshot or live, then those of named catalogs), with the priorities OLM orders them by.
+	CatalogSources []KnownCatalogSource
 	// SecretFields are, for each object of Objects that the render wrote a value read from a
 	// Secret into, the fields holding one (secrets.go); objects without one are absent. A
 	// front door that prints the objects' values elsewhere than in the manifests (odlm-render

@@ -109,6 +109,7 @@ func Render(in Inputs, opts Options) Output {
 func (r *run) finish(meta *metaRun, out Output) Output {
 	r.orderer().order(out.Objects, out.Generated)
 	out.Installs = r.installList()
+	out.CatalogSources = r.knownCatalogSourceList()
 	out = r.finishMeta(meta, out)
 	out.SecretFields = r.secretFieldsOfOutput(out.Objects)
 	out.Results = redactSecrets(out.Results, r.secretTexts)
