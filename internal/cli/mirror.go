@@ -111,11 +111,11 @@ func runMirror(f mirrorFlags, paths []string, stdin io.Reader, out output.Stream
 	if err != nil {
 		return err
 	}
-	deps, depWarnings, err := mirror.Dependencies(answer.Installs, in.Catalog)
+	deps, depWarnings, err := mirror.Dependencies(answer.Installs, in.Catalogs(), answer.CatalogSources)
 	if err != nil {
 		return err
 	}
-	plan := mirror.New(answer.Installs, in.Catalog, deps...)
+	plan := mirror.New(answer.Installs, in.Catalogs(), deps...)
 	plan.Warnings = append(depWarnings, plan.Warnings...)
 	results := answer.Results
 	for _, w := range plan.Warnings {

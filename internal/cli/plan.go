@@ -173,7 +173,7 @@ func runPlan(f planFlags, paths []string, stdin io.Reader, out output.Stream, en
 	if out.Results(answer.Results.Sort()) {
 		return errReported
 	}
-	p, err := plan.Build(plan.Request{Installs: answer.Installs, Catalog: in.Catalog, Cluster: sources,
+	p, err := plan.Build(plan.Request{Installs: answer.Installs, Catalogs: in.Catalogs(), CatalogSources: answer.CatalogSources, Cluster: sources,
 		Rendered: generated(answer), SecretFields: secretFieldsByKey(answer), OpenShiftVersion: f.openShiftVersion, KubeVersion: f.opts.KubeVersion, OLMv1: f.opts.OLM == render.OLMv1})
 	if err != nil {
 		return err

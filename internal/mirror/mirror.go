@@ -85,14 +85,15 @@ type Plan struct {
 // New plans the mirror of what installs installs, and of the dependencies OLM adds to them
 // (Dependencies). A bundle the catalog does not know, or whose relatedImages the catalog does
 // not list, is a warning; for the latter the images of its Deployments' containers are listed
-// instead when its contents are known.
-func New(installs []render.Install, cat *catalog.Catalog, deps ...Dependency) Plan {
+// instead when its contents are known. Each install's package is read in the catalog of its
+// CatalogSource (catalog.Set.OfKey).
+func New(installs []render.Install, cats catalog.Set, deps ...Dependency) Plan {
 	b := &builder{images: map[string][]Need{}, catalogs: map[string]map[string]Package{}, additional: map[string]bool{}, channel: map[string]bool{}}
 	for _, in := range installs {
-		b.add(in, cat, "")
+		b.add(in, cats.OfKey(in.CatalogSource), "")
 	}
 	for _, d := range deps {
-		b.add(d.Install, cat, d.Of)
+		b.add(d.Install, cats.OfKey(d.CatalogSource), d.Of)
 	}
 	return b.plan()
 }

@@ -48,7 +48,7 @@ func TestPlanListsWhatIsInstalledOnce(t *testing.T) {
 		{Namespace: "kube-green", Name: "kube-green", Package: "kube-green", Channel: "alpha", Bundle: kg, CatalogImage: index},
 		{Namespace: "nfs", Name: "nfs", Package: "nfs-provisioner-operator", Channel: "alpha", Bundle: nfs, CatalogImage: index},
 		{Namespace: "team", Name: "kube-green", Package: "kube-green", Channel: "alpha", Bundle: kg, CatalogImage: index},
-	}, c)
+	}, catalog.Set{Plain: c})
 	var images []string
 	for _, im := range plan.Images {
 		images = append(images, im.Image)
@@ -98,12 +98,12 @@ func TestPlanWarns(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			plan := mirror.New([]render.Install{tc.install}, c)
+			plan := mirror.New([]render.Install{tc.install}, catalog.Set{Plain: c})
 			require.NotEmpty(t, plan.Warnings)
 			assert.Contains(t, plan.Warnings[0].Msg, tc.want)
 		})
 	}
-	plan := mirror.New([]render.Install{{Namespace: "a", Name: "kg", Package: "kube-green", Bundle: kg}}, c)
+	plan := mirror.New([]render.Install{{Namespace: "a", Name: "kg", Package: "kube-green", Bundle: kg}}, catalog.Set{Plain: c})
 	assert.Contains(t, plan.Additional, kg.Image, "without a catalog image, the bundle is an additional image")
 }
 
@@ -158,7 +158,7 @@ func TestImageSetConfigurationListsAChannelOnce(t *testing.T) {
 		{Namespace: "a", Name: "eda", Package: "eda-k8s-operator", Channel: "6.0", Bundle: latest, CatalogImage: index},
 		{Namespace: "b", Name: "eda", Package: "eda-k8s-operator", Bundle: latest, CatalogImage: index},
 		{Namespace: "c", Name: "eda", Package: "eda-k8s-operator", Channel: "stable", Bundle: older, CatalogImage: index},
-	}, c)
+	}, catalog.Set{Plain: c})
 	require.Len(t, plan.Catalogs, 1)
 	assert.Equal(t, []mirror.Package{
 		{Name: "eda-k8s-operator", Channel: "6.0", Version: "6.0.1", Bundle: "eda-openshift-operator.v6.0.1", DefaultChannel: "6.0"},
@@ -197,7 +197,7 @@ func TestImageSetConfigurationNamesADefaultChannel(t *testing.T) {
 	plan := mirror.New([]render.Install{
 		{Namespace: "a", Name: "eda", Package: "eda-k8s-operator", Channel: "stable", Bundle: older, CatalogImage: index},
 		{Namespace: "a", Name: "kube-green", Package: "kube-green", Channel: "alpha", Bundle: kg, CatalogImage: index},
-	}, c)
+	}, catalog.Set{Plain: c})
 	isc, err := plan.ImageSetConfiguration()
 	require.NoError(t, err)
 	assert.Equal(t, `apiVersion: mirror.openshift.io/v2alpha1
@@ -232,7 +232,7 @@ func TestWholeChannelCountsWhatTheInstallNeeds(t *testing.T) {
 	bare.Contents = &catalog.Contents{Install: &catalog.Install{Deployments: []catalog.InstallDeployment{{Name: "manager",
 		Spec: json.RawMessage(`{"template":{"spec":{"initContainers":[{"name":"init","image":"example.com/team/init:1"}],"containers":[{"name":"manager","image":"example.com/team/manager:1"}]}}}`)}}}}
 	const index = "x/index:1"
-	plan := mirror.New([]render.Install{{Namespace: "a", Name: "kg", Package: "kube-green", Channel: "alpha", Bundle: &bare, CatalogImage: index}}, c)
+	plan := mirror.New([]render.Install{{Namespace: "a", Name: "kg", Package: "kube-green", Channel: "alpha", Bundle: &bare, CatalogImage: index}}, catalog.Set{Plain: c})
 	// the bundle's own image too: its relatedImages do not list it, so oc-mirror's catalog
 	// filtering would not copy it
 	assert.Equal(t, []string{"example.com/team/init:1", "example.com/team/manager:1", bare.Image}, plan.Additional)

@@ -3,8 +3,6 @@ package mirror
 import (
 	"context"
 	"fmt"
-	"io/fs"
-	"maps"
 	"slices"
 	"strings"
 
@@ -33,7 +31,7 @@ type Dependency struct {
 // CatalogSource OLM chose, with the Subscription name OLM gives it. A namespace OLM cannot
 // resolve is a warning on each of its installs, naming the requirements no catalog offers
 // (OLM's own conflict text varies from run to run).
-func Dependencies(installs []render.Install, cat *catalog.Catalog) ([]Dependency, []Warning, error) {
+func Dependencies(installs []render.Install, cats catalog.Set, known []render.KnownCatalogSource) ([]Dependency, []Warning, error) {
 	byNamespace := map[string][]render.Install{}
 	var namespaces []string
 	for _, in := range installs {
@@ -49,19 +47,40 @@ func Dependencies(installs []render.Install, cat *catalog.Catalog) ([]Dependency
 	if len(namespaces) == 0 {
 		return nil, nil, nil
 	}
-	fbc, err := olmresolve.FromCatalog(cat)
+	priorities := map[string]int{}
+	var keys []string
+	for _, k := range known {
+		priorities[k.Key()] = k.Priority
+		keys = append(keys, k.Key())
+	}
+	for _, in := range installs {
+		keys = append(keys, in.CatalogSource)
+	}
+	slices.Sort(keys)
+	sources, err := olmresolve.SourcesOf(cats, slices.Compact(keys), priorities)
 	if err != nil {
 		return nil, nil, err
+	}
+	r, err := olmresolve.New(context.Background(), sources, olmresolve.OpenShiftGlobalNamespace)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	for _, in := range installs {
+		ns, name, _ := strings.Cut(in.CatalogSource, "/")
+		if err := r.Refused(ns, name); err != nil {
+			return nil, nil, fmt.Errorf("catalog source %s: %w", in.CatalogSource, err)
+		}
 	}
 	var deps []Dependency
 	var warnings []Warning
 	for _, ns := range namespaces {
 		nsInstalls := byNamespace[ns]
-		res, err := resolveNamespace(ns, nsInstalls, fbc)
+		res, err := resolveNamespace(r, ns, nsInstalls)
 		if err != nil {
 			kind, _, _ := strings.Cut(err.Error(), ":")
 			msg := fmt.Sprintf("OLM's own resolver cannot resolve namespace %s (%s): nothing installs there, so a mirror of it is of no use", ns, kind)
-			if why := missingRequirements(nsInstalls, cat); why != "" {
+			if why := missingRequirements(nsInstalls, cats); why != "" {
 				msg += "; " + why
 			}
 			for _, in := range nsInstalls {
@@ -69,7 +88,7 @@ func Dependencies(installs []render.Install, cat *catalog.Catalog) ([]Dependency
 			}
 			continue
 		}
-		deps = append(deps, dependenciesOf(ns, nsInstalls, res, cat)...)
+		deps = append(deps, dependenciesOf(ns, nsInstalls, res, cats)...)
 	}
 	return deps, warnings, nil
 }
@@ -77,29 +96,22 @@ func Dependencies(installs []render.Install, cat *catalog.Catalog) ([]Dependency
 // resolveNamespace is OLM's first InstallPlan for a namespace holding the installs'
 // Subscriptions (each pinned to the bundle the render installs, Automatic approval) and an
 // OperatorGroup.
-func resolveNamespace(ns string, installs []render.Install, fbc fs.FS) (olmresolve.Resolution, error) {
+func resolveNamespace(r *olmresolve.Resolver, ns string, installs []render.Install) (olmresolve.Resolution, error) {
 	cluster := olmresolve.Cluster{OperatorGroups: []*operatorsv1.OperatorGroup{{ObjectMeta: metav1.ObjectMeta{Name: "olmresolve-stand-in", Namespace: ns}}}}
-	keys := map[string]bool{}
 	for _, in := range installs {
 		srcNS, src, _ := strings.Cut(in.CatalogSource, "/")
-		keys[in.CatalogSource] = true
 		cluster.Subscriptions = append(cluster.Subscriptions, &v1alpha1.Subscription{
 			ObjectMeta: metav1.ObjectMeta{Name: in.Name, Namespace: ns},
 			Spec: &v1alpha1.SubscriptionSpec{Package: in.Package, Channel: in.Channel, CatalogSource: src, CatalogSourceNamespace: srcNS,
 				StartingCSV: in.Bundle.Name, InstallPlanApproval: v1alpha1.ApprovalAutomatic},
 		})
 	}
-	r, err := olmresolve.ServeAs(context.Background(), fbc, slices.Sorted(maps.Keys(keys)), olmresolve.OpenShiftGlobalNamespace)
-	if err != nil {
-		return olmresolve.Resolution{}, err
-	}
-	defer r.Close()
 	return r.Resolve(cluster, ns)
 }
 
 // dependenciesOf turns the installs of OLM's resolution that no Subscription of the
 // namespace asked for into Dependencies.
-func dependenciesOf(ns string, installs []render.Install, res olmresolve.Resolution, cat *catalog.Catalog) []Dependency {
+func dependenciesOf(ns string, installs []render.Install, res olmresolve.Resolution, cats catalog.Set) []Dependency {
 	subscribed := map[string]bool{}
 	images := map[string]string{}
 	var of []string
@@ -123,7 +135,8 @@ func dependenciesOf(ns string, installs []render.Install, res olmresolve.Resolut
 		if s := created[in.CSV]; s != nil && s.Spec != nil {
 			d.Name, d.Channel = s.Name, s.Spec.Channel
 		}
-		if pkg, ok := cat.Package(pkgName); ok {
+		if c := cats.OfKey(in.CatalogSource); c == nil {
+		} else if pkg, ok := c.Package(pkgName); ok {
 			d.Bundle = pkg.Bundles[in.CSV]
 		}
 		out = append(out, d)
@@ -133,10 +146,10 @@ func dependenciesOf(ns string, installs []render.Install, res olmresolve.Resolut
 
 // missingRequirements names the requirements of the installs' bundles no package of cat
 // offers, "" when none is missing.
-func missingRequirements(installs []render.Install, cat *catalog.Catalog) string {
+func missingRequirements(installs []render.Install, cats catalog.Set) string {
 	var missing []string
 	for _, in := range installs {
-		if m := olmresolve.Unoffered(in.Bundle, cat); m != "" {
+		if m := olmresolve.Unoffered(in.Bundle, cats.OfKey(in.CatalogSource)); m != "" {
 			missing = append(missing, m)
 		}
 	}

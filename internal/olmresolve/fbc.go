@@ -106,6 +106,9 @@ func bundleBlob(b *catalog.Bundle) fbcBundle {
 // resolve a namespace that needs b from c, said the same way every time (OLM's own conflict
 // text varies from run to run). olm.constraint properties are not read.
 func Missing(b *catalog.Bundle, c *catalog.Catalog) []string {
+	if c == nil {
+		c = &catalog.Catalog{} // no catalog: nothing is offered
+	}
 	var missing []string
 	for _, r := range b.RequiredPackages {
 		if _, ok := c.Package(r.PackageName); !ok {

@@ -28,8 +28,11 @@ type Cluster interface {
 type Request struct {
 	// Installs are the render's (render.Output.Installs).
 	Installs []render.Install
-	// Catalog is the catalog the render used (the new one).
-	Catalog *catalog.Catalog
+	// Catalogs are the catalogs the render used (the new ones).
+	Catalogs catalog.Set
+	// CatalogSources are the CatalogSources the render knows, with their priorities
+	// (render.Output.CatalogSources): OLM's resolver orders them by priority.
+	CatalogSources []render.KnownCatalogSource
 	// Cluster is the cluster as it is now.
 	Cluster Cluster
 	// Rendered are the objects the render generates (render.Output.Objects whose Generated
@@ -114,13 +117,14 @@ func newOperator(ns, name, pkg, channel string) Operator {
 // operator plans one install.
 func (req Request) operator(in render.Install) (Operator, error) {
 	op := newOperator(in.Namespace, in.Name, in.Package, in.Channel)
+	op.catalogSource = in.CatalogSource
 	if err := req.installed(&op, in); err != nil {
 		return op, err
 	}
 	if in.Bundle != nil {
 		op.To = in.Bundle.Name
 	}
-	pkg, _ := req.Catalog.Package(in.Package)
+	pkg, _ := req.packageOf(in.CatalogSource, in.Package)
 	op.Action = action(op.From, op.To)
 	if op.Action == ActionUpgrade && isBehind(pkg, op.From, op.To) {
 		op.Action = ActionBehind
@@ -293,7 +297,7 @@ func (req Request) installedCSV(in render.Install) (csv, channel string, err err
 	if err != nil && !errors.Is(err, cluster.ErrNotServed) {
 		return "", "", fmt.Errorf("listing ClusterServiceVersions in %s: %w", in.Namespace, err)
 	}
-	pkg, _ := req.Catalog.Package(in.Package)
+	pkg, _ := req.packageOf(in.CatalogSource, in.Package)
 	for _, obj := range csvs {
 		if name := str(obj, "metadata", "name"); belongs(name, in.Package, pkg) {
 			return name, channel, nil
@@ -378,4 +382,11 @@ func (req Request) removals() ([]Operator, error) {
 func str(obj map[string]any, keys ...string) string {
 	s, _ := manifest.Get(obj, keys...).(string)
 	return s
+}
+
+// packageOf is package pkg in the catalog of CatalogSource source ("namespace/name";
+// catalog.Set.Package).
+func (req Request) packageOf(source, pkg string) (*catalog.Package, bool) {
+	ns, name, _ := strings.Cut(source, "/")
+	return req.Catalogs.Package(ns, name, pkg)
 }

@@ -106,7 +106,7 @@ func TestBuildFromAndTo(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			p, err := plan.Build(plan.Request{Installs: []render.Install{in}, Catalog: cat, Cluster: snapshot(t, tc.cluster...)})
+			p, err := plan.Build(plan.Request{Installs: []render.Install{in}, Catalogs: catalog.Set{Plain: cat}, Cluster: snapshot(t, tc.cluster...)})
 			require.NoError(t, err)
 			require.Len(t, p.Operators, 1)
 			op := p.Operators[0]
@@ -123,7 +123,7 @@ func TestBuildRemovals(t *testing.T) {
 	t.Parallel()
 	cat := loadCatalog(t, koku(t))
 	in := install(t, cat, "costs", kokuPkg, "beta")
-	p, err := plan.Build(plan.Request{Installs: []render.Install{in}, Catalog: cat, Cluster: snapshot(t,
+	p, err := plan.Build(plan.Request{Installs: []render.Install{in}, Catalogs: catalog.Set{Plain: cat}, Cluster: snapshot(t,
 		sub("costs", kokuPkg, kokuPkg, "koku-metrics-operator.v4.4.1", true),
 		sub("b", "gone", "gone-operator", "gone-operator.v1.0.0", true),
 		sub("a", "gone-too", "gone-too", "", true),
@@ -151,7 +151,7 @@ func TestBuildOpenShiftVersion(t *testing.T) {
 	} {
 		t.Run(tc.version, func(t *testing.T) {
 			t.Parallel()
-			p, err := plan.Build(plan.Request{Installs: []render.Install{in}, Catalog: cat, Cluster: cl, OpenShiftVersion: tc.version})
+			p, err := plan.Build(plan.Request{Installs: []render.Install{in}, Catalogs: catalog.Set{Plain: cat}, Cluster: cl, OpenShiftVersion: tc.version})
 			require.NoError(t, err)
 			var blocked []bool
 			for _, h := range p.Operators[0].Path {
@@ -175,7 +175,7 @@ func TestBuildUnknowns(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			p, err := plan.Build(plan.Request{Installs: []render.Install{tc.in}, Catalog: cat, Cluster: snapshot(t)})
+			p, err := plan.Build(plan.Request{Installs: []render.Install{tc.in}, Catalogs: catalog.Set{Plain: cat}, Cluster: snapshot(t)})
 			require.NoError(t, err)
 			require.Len(t, p.Operators, 1)
 			require.Len(t, p.Operators[0].Notes, 1)
@@ -187,7 +187,7 @@ func TestBuildUnknowns(t *testing.T) {
 func TestBuildWithoutClusterIsAllInstalls(t *testing.T) {
 	t.Parallel()
 	cat := loadCatalog(t, koku(t))
-	p, err := plan.Build(plan.Request{Installs: []render.Install{install(t, cat, "costs", kokuPkg, "beta")}, Catalog: cat})
+	p, err := plan.Build(plan.Request{Installs: []render.Install{install(t, cat, "costs", kokuPkg, "beta")}, Catalogs: catalog.Set{Plain: cat}})
 	require.NoError(t, err)
 	require.Len(t, p.Operators, 1)
 	assert.Equal(t, plan.ActionInstall, p.Operators[0].Action)
@@ -214,7 +214,7 @@ func TestBuildBadCSV(t *testing.T) {
 	cl := snapshot(t, sub("kube-green", "kube-green", "kube-green", "kube-green.v0.6.0", true),
 		`{apiVersion: operators.coreos.com/v1alpha1, kind: ClusterServiceVersion, metadata: {name: kube-green.v0.6.0, namespace: kube-green},
 		  spec: {install: {strategy: deployment, spec: {permissions: "not a list"}}}}`)
-	p, err := plan.Build(plan.Request{Installs: []render.Install{in}, Catalog: cat, Cluster: cl})
+	p, err := plan.Build(plan.Request{Installs: []render.Install{in}, Catalogs: catalog.Set{Plain: cat}, Cluster: cl})
 	require.NoError(t, err)
 	require.Len(t, p.Operators, 1)
 	assert.NotEmpty(t, p.Operators[0].RBAC.Added)
@@ -250,7 +250,7 @@ func TestBuildHostileCluster(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			p, err := plan.Build(plan.Request{Installs: []render.Install{in}, Catalog: cat, Cluster: snapshot(t, tc.objs...)})
+			p, err := plan.Build(plan.Request{Installs: []render.Install{in}, Catalogs: catalog.Set{Plain: cat}, Cluster: snapshot(t, tc.objs...)})
 			require.NoError(t, err)
 			require.Len(t, p.Operators, 1)
 			assert.Equal(t, tc.stored, len(p.Operators[0].StoredObjects) > 0, "stored objects: %v", p.Operators[0].StoredObjects)
@@ -285,7 +285,7 @@ func TestBuildChecksTheCRDsOfEachHop(t *testing.T) {
 			cat, err := inputs.LoadCatalogWith(catalog.LoadOptions{AllContents: tc.all}, []string{dir}, nil)
 			require.NoError(t, err)
 			in := install(t, cat, "kube-green", "kube-green", "alpha")
-			p, err := plan.Build(plan.Request{Installs: []render.Install{in}, Catalog: cat, Cluster: snapshot(t, cluster...)})
+			p, err := plan.Build(plan.Request{Installs: []render.Install{in}, Catalogs: catalog.Set{Plain: cat}, Cluster: snapshot(t, cluster...)})
 			require.NoError(t, err)
 			op := p.Operators[0]
 			require.NotEmpty(t, op.CRDChanges)

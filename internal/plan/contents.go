@@ -74,7 +74,7 @@ func (req Request) crdSteps(op *Operator, b *catalog.Bundle) error {
 // stepBundles are the bundles of op's hops whose contents are known, in path order, ending
 // with b; unknown counts the hops before b whose contents are not.
 func (req Request) stepBundles(op *Operator, b *catalog.Bundle) (steps []*catalog.Bundle, unknown int) {
-	pkg, _ := req.Catalog.Package(op.Package)
+	pkg, _ := req.packageOf(op.catalogSource, op.Package)
 	for _, h := range op.Path {
 		if h.To == b.Name {
 			continue
@@ -204,7 +204,7 @@ func (req Request) permissions(op *Operator, c *catalog.Contents) error {
 // installedContents are the contents the catalog holds for the installed bundle, nil when
 // unknown (a loaded catalog keeps the channel heads' only).
 func (req Request) installedContents(op *Operator) *catalog.Contents {
-	pkg, _ := req.Catalog.Package(op.Package)
+	pkg, _ := req.packageOf(op.catalogSource, op.Package)
 	if pkg == nil || pkg.Bundles[op.From] == nil {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/internal/plan"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
@@ -37,7 +38,7 @@ func TestBuildFromAClusterExtension(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			p, err := plan.Build(plan.Request{OLMv1: true, Installs: []render.Install{in}, Catalog: cat, Cluster: snapshot(t, tc.cluster)})
+			p, err := plan.Build(plan.Request{OLMv1: true, Installs: []render.Install{in}, Catalogs: catalog.Set{Plain: cat}, Cluster: snapshot(t, tc.cluster)})
 			require.NoError(t, err)
 			op := p.Operators[0]
 			assert.Equal(t, tc.action, op.Action)
@@ -53,7 +54,7 @@ func TestBuildRemovedClusterExtensions(t *testing.T) {
 	t.Parallel()
 	cat := loadCatalog(t, koku(t))
 	in := install(t, cat, "costs", kokuPkg, "beta")
-	p, err := plan.Build(plan.Request{OLMv1: true, Installs: []render.Install{in}, Catalog: cat, Cluster: snapshot(t,
+	p, err := plan.Build(plan.Request{OLMv1: true, Installs: []render.Install{in}, Catalogs: catalog.Set{Plain: cat}, Cluster: snapshot(t,
 		extension(kokuPkg, "costs", kokuPkg, "koku-metrics-operator.v4.4.1", "[beta]", true),
 		extension("gone", "lab", "gone-operator", "gone-operator.v1.0.0", "[stable]", true),
 		extension("not-odlms", "lab", "not-odlms", "not-odlms.v1.0.0", "[]", false))})

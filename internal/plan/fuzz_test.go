@@ -56,7 +56,7 @@ func FuzzBuild(f *testing.F) {
 			return
 		}
 		cat, installs := fuzzInstalls(t, catalogs)
-		req := plan.Request{Installs: installs, Catalog: cat, Cluster: cluster.Chain{{Origin: cluster.OriginSnapshot, Reader: cluster.NewSnapshot(docs)}},
+		req := plan.Request{Installs: installs, Catalogs: catalog.Set{Plain: cat}, Cluster: cluster.Chain{{Origin: cluster.OriginSnapshot, Reader: cluster.NewSnapshot(docs)}},
 			OLMv1: bits&1 != 0}
 		if bits&2 != 0 {
 			req.KubeVersion, req.OpenShiftVersion = "1.31.2", "4.18"

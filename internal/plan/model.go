@@ -63,6 +63,9 @@ type Operator struct {
 	fromVersion string
 	// loops is set when OLM does not stay at the channel head (a note says so).
 	loops bool
+	// catalogSource is the "namespace/name" of the CatalogSource the Subscription names,
+	// whose catalog is read for the operator (catalog.Set.OfKey)
+	catalogSource string
 }
 
 // Object is one manifest of the target bundle besides its CSV and CRDs. Action is create

@@ -11,6 +11,7 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/plan"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
@@ -327,7 +328,7 @@ func TestClusterWithoutOLM(t *testing.T) {
 	c := refusing{Snapshot: snapshot(t), noOLM: true}
 	rendered := obj(t, `{apiVersion: operators.coreos.com/v1alpha1, kind: Subscription, metadata: {name: koku-metrics-operator, namespace: costs}}`)
 	p, err := plan.Build(plan.Request{Installs: []render.Install{install(t, cat, "costs", kokuPkg, "beta"), install(t, cat, "other", kokuPkg, "beta")},
-		Catalog: cat, Cluster: c, Rendered: []map[string]any{rendered}})
+		Catalogs: catalog.Set{Plain: cat}, Cluster: c, Rendered: []map[string]any{rendered}})
 	require.NoError(t, err)
 	assert.Equal(t, []plan.ObjectRef{{APIVersion: "operators.coreos.com/v1alpha1", Kind: "Subscription", Namespace: "costs", Name: "koku-metrics-operator"}},
 		p.Objects.Added, "an object of a kind not served is added")
@@ -341,7 +342,7 @@ func TestClusterWithoutOLM(t *testing.T) {
 	assert.Contains(t, p.Notes[0], "the cluster serves no OLM kinds (operators.coreos.com/v1alpha1 Subscription, ClusterServiceVersion")
 	assert.Contains(t, p.Notes[0], "installed versions, upgrade paths and removed operators could not be read")
 
-	served, err := plan.Build(plan.Request{Installs: []render.Install{install(t, cat, "costs", kokuPkg, "beta")}, Catalog: cat, Cluster: refusing{Snapshot: snapshot(t)}})
+	served, err := plan.Build(plan.Request{Installs: []render.Install{install(t, cat, "costs", kokuPkg, "beta")}, Catalogs: catalog.Set{Plain: cat}, Cluster: refusing{Snapshot: snapshot(t)}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{}, served.Notes, "a cluster that serves them has no note")
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"slices"
 	"strings"
@@ -31,7 +30,7 @@ const (
 // from updating at all), the operator says so and counts as blocked; the operators OLM adds as
 // dependencies, and a namespace OLM cannot resolve, are notes.
 func (req Request) olmCheck(p *Plan) error {
-	if req.OLMv1 || req.Catalog == nil {
+	if req.OLMv1 || req.Catalogs.Empty() {
 		return nil
 	}
 	byNamespace := map[string][]int{}
@@ -49,10 +48,6 @@ func (req Request) olmCheck(p *Plan) error {
 		return nil
 	}
 	slices.Sort(namespaces)
-	fbc, err := olmresolve.FromCatalog(req.Catalog)
-	if err != nil {
-		return err
-	}
 	for _, ns := range namespaces {
 		cluster, sources, leftOut, err := req.olmNamespace(ns)
 		var unreadable *unreadableError
@@ -71,7 +66,7 @@ func (req Request) olmCheck(p *Plan) error {
 		if len(sources) == 0 {
 			continue
 		}
-		walk, err := req.olmWalk(ns, cluster, fbc, sources)
+		walk, err := req.olmWalk(ns, cluster, sources)
 		if err != nil {
 			req.unresolved(p, byNamespace[ns], err)
 			continue
@@ -81,13 +76,33 @@ func (req Request) olmCheck(p *Plan) error {
 	return nil
 }
 
-// olmWalk serves the plan's catalog as each source and walks namespace ns.
-func (req Request) olmWalk(ns string, cluster olmresolve.Cluster, fbc fs.FS, sources []string) (olmresolve.Walk, error) {
-	r, err := olmresolve.ServeAs(context.Background(), fbc, sources, olmresolve.OpenShiftGlobalNamespace)
+// olmWalk serves the plan's catalogs as the CatalogSources they are the content of (the plain
+// one as each of sources that no catalog is named after, and as the other CatalogSources the
+// render knows), with their priorities, and walks namespace ns. A catalog opm serve refuses
+// for one of sources is an error naming it.
+func (req Request) olmWalk(ns string, cluster olmresolve.Cluster, sources []string) (olmresolve.Walk, error) {
+	priorities := map[string]int{}
+	keys := slices.Clone(sources)
+	for _, k := range req.CatalogSources {
+		priorities[k.Key()] = k.Priority
+		keys = append(keys, k.Key())
+	}
+	slices.Sort(keys)
+	served, err := olmresolve.SourcesOf(req.Catalogs, slices.Compact(keys), priorities)
+	if err != nil {
+		return olmresolve.Walk{}, err
+	}
+	r, err := olmresolve.New(context.Background(), served, olmresolve.OpenShiftGlobalNamespace)
 	if err != nil {
 		return olmresolve.Walk{}, err
 	}
 	defer r.Close()
+	for _, key := range sources {
+		sns, name, _ := strings.Cut(key, "/")
+		if err := r.Refused(sns, name); err != nil {
+			return olmresolve.Walk{}, fmt.Errorf("catalog source %s: %w", key, err)
+		}
+	}
 	return r.Walk(context.Background(), cluster, ns)
 }
 
@@ -101,7 +116,7 @@ func (req Request) unresolved(p *Plan, idx []int, err error) {
 	for _, i := range idx {
 		op := p.Operators[i]
 		for _, b := range []string{op.From, op.To} {
-			if m := req.missingDependencies(op.Package, b); m != "" && !slices.Contains(why, m) {
+			if m := req.missingDependencies(op, b); m != "" && !slices.Contains(why, m) {
 				why = append(why, m)
 			}
 		}
@@ -145,7 +160,7 @@ func (req Request) compare(p *Plan, idx []int, walk olmresolve.Walk) {
 		if reaches {
 			continue
 		}
-		why := req.missingDependencies(op.Package, op.To)
+		why := req.missingDependencies(*op, op.To)
 		msg := fmt.Sprintf("OLM's own resolver does not bring %s to %s", op.Package, op.To)
 		if len(olmCSVs) > 0 {
 			msg += fmt.Sprintf(": it installs %s", strings.Join(olmCSVs, ", then "))
@@ -176,8 +191,8 @@ func (req Request) compare(p *Plan, idx []int, walk olmresolve.Walk) {
 
 // missingDependencies names the requirements of bundle in pkg that no package of the plan's
 // catalog offers, "" when none is missing.
-func (req Request) missingDependencies(pkgName, bundle string) string {
-	pkg, ok := req.Catalog.Package(pkgName)
+func (req Request) missingDependencies(op Operator, bundle string) string {
+	pkg, ok := req.packageOf(op.catalogSource, op.Package)
 	if !ok {
 		return ""
 	}
@@ -185,7 +200,7 @@ func (req Request) missingDependencies(pkgName, bundle string) string {
 	if !ok || b == nil {
 		return ""
 	}
-	return olmresolve.Unoffered(b, req.Catalog)
+	return olmresolve.Unoffered(b, req.Catalogs.OfKey(op.catalogSource))
 }
 
 // olmNamespace is what OLM's resolver reads for namespace ns once the render is applied: the
@@ -234,7 +249,7 @@ func (req Request) olmNamespace(ns string) (olmresolve.Cluster, []string, []stri
 		if sub.Spec == nil {
 			continue
 		}
-		if _, ok := req.Catalog.Package(sub.Spec.Package); !ok {
+		if _, ok := req.Catalogs.Package(sub.Spec.CatalogSourceNamespace, sub.Spec.CatalogSource, sub.Spec.Package); !ok {
 			// the catalogs given hold what the render installs, not every package of the
 			// cluster's CatalogSources: OLM would find this one there, and resolution must not
 			// fail for want of it

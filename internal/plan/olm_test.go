@@ -70,7 +70,7 @@ func TestOLMCheck(t *testing.T) {
 			cat := appCatalog(t, tc.withDB)
 			in := install(t, cat, "apps", "app-operator", "stable")
 			in.CatalogSource = "openshift-marketplace/example"
-			p, err := plan.Build(plan.Request{Installs: []render.Install{in}, Catalog: cat, Cluster: snapshot(t, tc.cluster...),
+			p, err := plan.Build(plan.Request{Installs: []render.Install{in}, Catalogs: catalog.Set{Plain: cat}, Cluster: snapshot(t, tc.cluster...),
 				Rendered: []map[string]any{renderedSub(t)}})
 			require.NoError(t, err)
 			require.Len(t, p.Operators, 1)
