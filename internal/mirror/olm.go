@@ -48,9 +48,11 @@ func Dependencies(installs []render.Install, cats catalog.Set, known []render.Kn
 		return nil, nil, nil
 	}
 	priorities := map[string]int{}
+	images := map[string]string{}
 	var keys []string
 	for _, k := range known {
 		priorities[k.Key()] = k.Priority
+		images[k.Key()] = k.Image
 		keys = append(keys, k.Key())
 	}
 	for _, in := range installs {
@@ -88,7 +90,7 @@ func Dependencies(installs []render.Install, cats catalog.Set, known []render.Kn
 			}
 			continue
 		}
-		deps = append(deps, dependenciesOf(ns, nsInstalls, res, cats)...)
+		deps = append(deps, dependenciesOf(ns, nsInstalls, res, cats, images)...)
 	}
 	return deps, warnings, nil
 }
@@ -111,13 +113,11 @@ func resolveNamespace(r *olmresolve.Resolver, ns string, installs []render.Insta
 
 // dependenciesOf turns the installs of OLM's resolution that no Subscription of the
 // namespace asked for into Dependencies.
-func dependenciesOf(ns string, installs []render.Install, res olmresolve.Resolution, cats catalog.Set) []Dependency {
+func dependenciesOf(ns string, installs []render.Install, res olmresolve.Resolution, cats catalog.Set, images map[string]string) []Dependency {
 	subscribed := map[string]bool{}
-	images := map[string]string{}
 	var of []string
 	for _, in := range installs {
 		subscribed[in.Package] = true
-		images[in.CatalogSource] = in.CatalogImage
 		of = append(of, in.Namespace+"/"+in.Name)
 	}
 	created := map[string]*v1alpha1.Subscription{}

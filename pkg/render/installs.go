@@ -26,11 +26,13 @@ type Install struct {
 	Field string
 }
 
-// KnownCatalogSource is a CatalogSource the render knows: its namespace, name and
-// spec.priority (0 when only a named catalog gives it).
+// KnownCatalogSource is a CatalogSource the render knows: its namespace, name,
+// spec.priority (0 when only a named catalog gives it) and image (as Install.CatalogImage;
+// "" when only a named catalog gives it).
 type KnownCatalogSource struct {
 	Namespace, Name string
 	Priority        int
+	Image           string
 }
 
 // Key is "namespace/name".
@@ -38,15 +40,18 @@ func (k KnownCatalogSource) Key() string { return k.Namespace + "/" + k.Name }
 
 // knownCatalogSourceList lists the CatalogSources the round knows (olmInstall.knownSources).
 func (r *run) knownCatalogSourceList() []KnownCatalogSource {
+	images := r.catalogImages()
 	var out []KnownCatalogSource
 	for _, cs := range r.olm.knownSources() {
-		out = append(out, KnownCatalogSource{Namespace: cs.namespace, Name: cs.name, Priority: cs.priority})
+		k := cs.namespace + "/" + cs.name
+		out = append(out, KnownCatalogSource{Namespace: cs.namespace, Name: cs.name, Priority: cs.priority, Image: images[k]})
 	}
 	return out
 }
 
-// installList lists what the settled round installs, in the order of its Subscriptions.
-func (r *run) installList() []Install {
+// catalogImages are the images of the CatalogSource objects the round knows, by
+// "namespace/name": olm.catalogImageTemplate resolved for Options.KubeVersion, else spec.image.
+func (r *run) catalogImages() map[string]string {
 	images := map[string]string{}
 	for _, cs := range r.olm.catalogSources() {
 		obj := manifest.New(cs.obj)
@@ -58,6 +63,12 @@ func (r *run) installList() []Install {
 		}
 		images[cs.namespace+"/"+cs.name] = image
 	}
+	return images
+}
+
+// installList lists what the settled round installs, in the order of its Subscriptions.
+func (r *run) installList() []Install {
+	images := r.catalogImages()
 	var out []Install
 	for _, p := range r.subscriptions {
 		if p.obj == nil {
