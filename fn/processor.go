@@ -89,7 +89,7 @@ func renderList(rl *krm.ResourceList, eng engine) (diag.Results, []outItem) {
 	}
 	items := sortItems(rl.Items)
 	// inputs read from files are what a kustomize generator (which gets no items) renders
-	in, sources, err := inputs.Load(inputs.Request{Given: items.given, Paths: cfg.Inputs, Catalogs: cfg.Catalogs, GlobalCatalogNamespace: cfg.Options.GlobalNamespace(),
+	in, sources, err := inputs.Load(inputs.Request{Given: items.given, Paths: cfg.Inputs, Catalogs: cfg.Catalogs, GlobalCatalogNamespace: cfg.GlobalNamespace(),
 		Snapshots: cfg.Snapshots, Names: inputs.Names{Paths: "inputs", Snapshots: "snapshots"}})
 	if err != nil {
 		return failure(err)

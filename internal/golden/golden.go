@@ -240,7 +240,7 @@ func CatalogPath(root, entry string) string {
 func (c Case) Request(t testing.TB, catalogsRoot string) inputs.Request {
 	t.Helper()
 	return inputs.Request{Paths: c.InputPaths(t), Catalogs: c.CatalogPaths(t, catalogsRoot), Snapshots: c.SnapshotPaths(t),
-		GlobalCatalogNamespace: c.Options.GlobalNamespace()}
+		GlobalCatalogNamespace: c.GlobalNamespace()}
 }
 
 // Load is the case's inputs and options, loaded as the front doors load theirs (inputs.Load).
