@@ -17,8 +17,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/odlm-render/odlm-render/internal/golden"
+	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/mirror"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
 // The files mirror writes are read by programs whose Go types this module cannot import, so
@@ -205,11 +207,11 @@ func assertReference(t *testing.T, image string) {
 // against the catalog it filters (catalog-filter's mirror filter): each listed channel exists,
 // a min=max version names a bundle of that channel, and the package's default channel
 // survives the filter or the package names another among its listed channels.
-func assertFiltersInto(t *testing.T, isc imageSetConfiguration, cat *catalog.Catalog) {
+func assertFiltersInto(t *testing.T, isc imageSetConfiguration, cats ...*catalog.Catalog) {
 	t.Helper()
 	for _, op := range isc.Mirror.Operators {
 		for _, p := range op.Packages {
-			pkg, ok := cat.Package(p.Name)
+			pkg, ok := packageFor(cats, p)
 			if !assert.True(t, ok, "package %s is not in the catalogs", p.Name) {
 				continue
 			}
@@ -295,9 +297,10 @@ func TestGoldenFilesDecodeAsTheirReadersDo(t *testing.T) {
 	for _, c := range goldenCases(t) {
 		t.Run(filepath.Base(c.Dir), func(t *testing.T) {
 			t.Parallel()
-			paths := c.catalogPaths(t)
 			isc := decodeISC(t, c.expected(t, "imageset-config.yaml"))
-			assertFiltersInto(t, isc, load(t, paths...))
+			set, err := inputs.LoadCatalogSet(catalog.LoadOptions{RelatedImages: true}, render.DefaultGlobalCatalogNamespace, c.catalogPaths(t), nil)
+			require.NoError(t, err)
+			assertFiltersInto(t, isc, set.All()...)
 			if sets := c.expected(t, "mirror-sets.yaml"); sets != "" {
 				digest, tag := decodeMirrorSets(t, sets)
 				assert.NotEmpty(t, append(digest, tag...))
@@ -350,4 +353,30 @@ func TestSchemasRefuseWhatTheirReadersRefuse(t *testing.T) {
 	}
 	assert.NotRegexp(t, sourcePattern, "quay.io/brancz/kube-rbac-proxy:v0.21.0", "a tag is no part of a source")
 	assert.NotRegexp(t, mirrorPattern, "mirror.example.com/Upper", "paths are lower case")
+}
+
+// packageFor is the package an ImageSetConfiguration entry filters: the first catalog's (of a
+// case with several CatalogSources, one package may be in several) whose package has every
+// channel the entry lists.
+func packageFor(cats []*catalog.Catalog, p iscPackage) (*catalog.Package, bool) {
+	var first *catalog.Package
+	for _, c := range cats {
+		pkg, ok := c.Package(p.Name)
+		if !ok {
+			continue
+		}
+		if first == nil {
+			first = pkg
+		}
+		missing := func(ch iscChannel) bool {
+			c := pkg.Channels[ch.Name]
+			return c == nil || (ch.MinVersion != "" && ch.MinVersion == ch.MaxVersion && !slices.ContainsFunc(c.Entries, func(e catalog.ChannelEntry) bool {
+				return pkg.Bundles[e.Name] != nil && pkg.Bundles[e.Name].Version == ch.MinVersion
+			}))
+		}
+		if !slices.ContainsFunc(p.Channels, missing) {
+			return pkg, true
+		}
+	}
+	return first, first != nil
 }

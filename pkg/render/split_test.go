@@ -17,6 +17,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/golden"
 	"github.com/odlm-render/odlm-render/internal/inputs"
+	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
@@ -187,15 +188,15 @@ func loadSplit(t *testing.T, c golden.Case, inputDir string) (render.Inputs, ren
 	require.NoError(t, err)
 	set, err := inputs.Classify(docs)
 	require.NoError(t, err)
-	cat, err := inputs.LoadCatalog(c.CatalogPaths(t, "../../testdata/catalogs"), set.CatalogBlobs)
-	require.NoError(t, err)
 	_, opts := loadCase(t, c.Dir) // the options, snapshots included, are the case's
+	cats, err := inputs.LoadCatalogSet(catalog.LoadOptions{}, opts.GlobalNamespace(), c.CatalogPaths(t, "../../testdata/catalogs"), set.CatalogBlobs)
+	require.NoError(t, err)
 	var sources cluster.Chain
 	if len(c.Snapshots) > 0 {
 		sources = opts.Sources
 	}
 	opts.Sources = sources
-	return render.Inputs{Objects: set.Resources, Catalog: cat}, opts
+	return render.Inputs{Objects: set.Resources, Catalog: cats.Plain, SourceCatalogs: cats.Named}, opts
 }
 
 var msgLocation = regexp.MustCompile(`(\S+):(\d+) \(document \d+\)`)
