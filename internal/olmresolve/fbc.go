@@ -164,14 +164,19 @@ func ServePackages(ctx context.Context, key string, pkgs ...*catalog.Package) (*
 // CatalogSources' spec.priority by key (0 when absent).
 func SourcesOf(set catalog.Set, plainKeys []string, priorities map[string]int) ([]Source, error) {
 	var out []Source
+	written := map[*catalog.Catalog]fs.FS{} // the plain catalog is written once for all its keys
 	add := func(key string, c *catalog.Catalog) error {
 		ns, name, ok := strings.Cut(key, "/")
 		if !ok {
 			return fmt.Errorf("catalog source %q: want NAMESPACE/NAME", key)
 		}
-		fbc, err := FromCatalog(c)
-		if err != nil {
-			return fmt.Errorf("catalog source %s: %w", key, err)
+		fbc, done := written[c]
+		if !done {
+			var err error
+			if fbc, err = FromCatalog(c); err != nil {
+				return fmt.Errorf("catalog source %s: %w", key, err)
+			}
+			written[c] = fbc
 		}
 		out = append(out, Source{Namespace: ns, Name: name, Priority: priorities[key], FBC: fbc})
 		return nil
