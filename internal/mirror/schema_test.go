@@ -300,7 +300,14 @@ func TestGoldenFilesDecodeAsTheirReadersDo(t *testing.T) {
 			isc := decodeISC(t, c.expected(t, "imageset-config.yaml"))
 			set, err := inputs.LoadCatalogSet(catalog.LoadOptions{RelatedImages: true}, render.DefaultGlobalCatalogNamespace, c.catalogPaths(t), nil)
 			require.NoError(t, err)
-			assertFiltersInto(t, isc, set.All()...)
+			var cats []*catalog.Catalog
+			if set.Plain != nil {
+				cats = append(cats, set.Plain)
+			}
+			for _, k := range set.NamedKeys() {
+				cats = append(cats, set.Named[k])
+			}
+			assertFiltersInto(t, isc, cats...)
 			if sets := c.expected(t, "mirror-sets.yaml"); sets != "" {
 				digest, tag := decodeMirrorSets(t, sets)
 				assert.NotEmpty(t, append(digest, tag...))

@@ -11,10 +11,10 @@ import (
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
-// TestDependencyCandidatesAreOLMs: pkg/catalog's PackageCandidate and GVKCandidate pick the
-// bundle and channel OLM v0's own resolver installs for a dependency from one catalog (cases
-// after OLM's resolver tests: two providers of a GVK, default channels first, a version
-// range below the head, a deprecated bundle).
+// TestDependencyCandidatesAreOLMs: pkg/catalog's Catalog.Candidate, given a bundle's
+// requirement (Bundle.Requirements), picks the bundle and channel OLM v0's own resolver
+// installs for a dependency from one catalog (cases after OLM's resolver tests: two providers
+// of a GVK, default channels first, a version range below the head, a deprecated bundle).
 func TestDependencyCandidatesAreOLMs(t *testing.T) {
 	t.Parallel()
 	bundle := func(pkg, v, extra string) string {
@@ -85,13 +85,10 @@ func TestDependencyCandidatesAreOLMs(t *testing.T) {
 
 			app, _ := cat.Package("app")
 			dep := app.Bundles["app.v1.0.0"]
-			var got catalog.Candidate
-			var ok bool
-			if len(dep.RequiredPackages) > 0 {
-				got, ok = cat.PackageCandidate(dep.RequiredPackages[0])
-			} else {
-				got, ok = cat.GVKCandidate(dep.RequiredGVKs[0])
-			}
+			reqs, err := dep.Requirements()
+			require.NoError(t, err)
+			require.Len(t, reqs, 1)
+			got, ok := cat.Candidate(reqs[0].Match)
 			require.True(t, ok)
 			assert.Equal(t, tc.want, got.Bundle.Name+" "+got.Channel)
 

@@ -139,7 +139,7 @@ func provides(c *catalog.Catalog, g catalog.GVK) bool {
 	for _, name := range c.PackageNames() {
 		pkg, _ := c.Package(name)
 		for _, b := range pkg.Bundles {
-			if b != nil && slices.Contains(b.ProvidedGVKs, g) {
+			if b != nil && b.Provides(g) {
 				return true
 			}
 		}

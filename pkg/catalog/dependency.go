@@ -13,20 +13,6 @@ type Candidate struct {
 	Channel string
 }
 
-// PackageCandidate is the bundle of package req.PackageName OLM v0 picks for an
-// olm.package.required dependency from this catalog alone: the first bundle whose version is
-// in req.VersionRange, looking in the package's default channel first, then its other
-// channels by name, each from its head down (Channel.Order: skipped entries are never
-// candidates), never a bundle with the olm.deprecated property. false when the catalog has
-// none. OLM's own resolver is the oracle in the tests (internal/olmresolve).
-func (c *Catalog) PackageCandidate(req PackageRequirement) (Candidate, bool) {
-	pkg, ok := c.Package(req.PackageName)
-	if !ok {
-		return Candidate{}, false
-	}
-	return firstIn([]*Package{pkg}, func(b *Bundle) bool { return b.Satisfies(req) })
-}
-
 // Satisfies says whether b is of the required package at a version in its range (any
 // version without one; none when the range does not parse, as OLM cannot read it either).
 func (b *Bundle) Satisfies(req PackageRequirement) bool {
@@ -42,19 +28,6 @@ func (b *Bundle) Satisfies(req PackageRequirement) bool {
 	}
 	v, err := semver.ParseTolerant(b.Version)
 	return err == nil && r(v)
-}
-
-// GVKCandidate is the bundle OLM v0 picks for an olm.gvk.required dependency from this
-// catalog alone: the first bundle providing g, looking in the default channels of every
-// package first, by package name, then in the other channels, by package and channel name,
-// each from its head down, never a deprecated bundle. false when no bundle provides g.
-func (c *Catalog) GVKCandidate(g GVK) (Candidate, bool) {
-	var pkgs []*Package
-	for _, name := range c.PackageNames() {
-		p, _ := c.Package(name)
-		pkgs = append(pkgs, p)
-	}
-	return firstIn(pkgs, func(b *Bundle) bool { return slices.Contains(b.ProvidedGVKs, g) })
 }
 
 // firstIn walks the packages' default channels, then their other channels, each from its

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/operator-framework/api/pkg/constraints"
@@ -68,7 +69,9 @@ func (b *Bundle) Requirements() ([]Requirement, error) {
 // gvk, a package range, all/any/not of others, or a CEL rule over the bundle's properties)
 // and a description of it.
 func constraintMatch(env *constraints.CelEnvironment, c constraints.Constraint) (func(*Bundle) bool, string, error) {
-	compound := func(op string, list []constraints.Constraint, join func([]func(*Bundle) bool) func(*Bundle) bool) (func(*Bundle) bool, string, error) {
+	// compound is all, any or not of list: ok says, from how many of them a bundle matches
+	// out of how many there are, whether it passes
+	compound := func(op string, list []constraints.Constraint, ok func(matched, of int) bool) (func(*Bundle) bool, string, error) {
 		var preds []func(*Bundle) bool
 		var whats []string
 		for _, sub := range list {
@@ -78,7 +81,16 @@ func constraintMatch(env *constraints.CelEnvironment, c constraints.Constraint) 
 			}
 			preds, whats = append(preds, m), append(whats, w)
 		}
-		return join(preds), op + "(" + strings.Join(whats, ", ") + ")", nil
+		match := func(b *Bundle) bool {
+			n := 0
+			for _, p := range preds {
+				if p(b) {
+					n++
+				}
+			}
+			return ok(n, len(preds))
+		}
+		return match, op + "(" + strings.Join(whats, ", ") + ")", nil
 	}
 	switch {
 	case c.GVK != nil:
@@ -88,39 +100,12 @@ func constraintMatch(env *constraints.CelEnvironment, c constraints.Constraint) 
 		q := PackageRequirement{PackageName: c.Package.PackageName, VersionRange: c.Package.VersionRange}
 		return func(b *Bundle) bool { return b.Satisfies(q) }, strings.TrimSpace("package " + q.PackageName + " " + q.VersionRange), nil
 	case c.All != nil:
-		return compound("all", c.All.Constraints, func(ps []func(*Bundle) bool) func(*Bundle) bool {
-			return func(b *Bundle) bool {
-				for _, p := range ps {
-					if !p(b) {
-						return false
-					}
-				}
-				return true
-			}
-		})
+		return compound("all", c.All.Constraints, func(n, of int) bool { return n == of })
 	case c.Any != nil:
-		return compound("any", c.Any.Constraints, func(ps []func(*Bundle) bool) func(*Bundle) bool {
-			return func(b *Bundle) bool {
-				for _, p := range ps {
-					if p(b) {
-						return true
-					}
-				}
-				return false
-			}
-		})
+		return compound("any", c.Any.Constraints, func(n, _ int) bool { return n > 0 })
 	case c.Not != nil:
 		// OLM's Not is "none of them" (cache.Not)
-		return compound("not", c.Not.Constraints, func(ps []func(*Bundle) bool) func(*Bundle) bool {
-			return func(b *Bundle) bool {
-				for _, p := range ps {
-					if p(b) {
-						return false
-					}
-				}
-				return true
-			}
-		})
+		return compound("not", c.Not.Constraints, func(n, _ int) bool { return n == 0 })
 	case c.Cel != nil:
 		prog, err := env.Validate(c.Cel.Rule)
 		if err != nil {
@@ -154,14 +139,7 @@ func (b *Bundle) celProperties() []any {
 }
 
 // Provides says whether the bundle provides the API g (an olm.gvk property).
-func (b *Bundle) Provides(g GVK) bool {
-	for _, p := range b.ProvidedGVKs {
-		if p == g {
-			return true
-		}
-	}
-	return false
-}
+func (b *Bundle) Provides(g GVK) bool { return slices.Contains(b.ProvidedGVKs, g) }
 
 // Candidate is the bundle OLM v0 picks from this catalog for a requirement: the first that
 // matches, looking in the default channels of every package first, by package name, then in

@@ -73,18 +73,6 @@ func (s Set) Package(namespace, name, pkg string) (*Package, bool) {
 	return nil, false
 }
 
-// All are the set's catalogs: Plain first, then the named ones by key.
-func (s Set) All() []*Catalog {
-	var out []*Catalog
-	if s.Plain != nil {
-		out = append(out, s.Plain)
-	}
-	for _, k := range s.NamedKeys() {
-		out = append(out, s.Named[k])
-	}
-	return out
-}
-
 // ParseSourceName reads the NAME of `--catalog NAME=PATH`: "namespace/name", or "name" in
 // globalNamespace. The name must be a Kubernetes object name (DNS-1123 subdomain) and the
 // namespace written a namespace name; ok is false when text is not such a name, so that a

@@ -55,30 +55,19 @@ type dependencySource struct {
 // known ones are the CatalogSource objects (inputs, snapshot, live) and the named catalogs
 // (priority 0 unless an object gives it); one whose content is not known is left out.
 func (oi *olmInstall) dependencySources(ownNS, own, namespace string) []dependencySource {
-	global := oi.r.opts.GlobalNamespace()
-	byKey := map[string]*dependencySource{}
-	add := func(ns, name string, priority int) {
-		k := ns + "/" + name
-		if _, ok := byKey[k]; ok || (ns != namespace && ns != global && k != ownNS+"/"+own) {
-			return
-		}
-		if c := oi.r.catalogs.Of(ns, name); c != nil {
-			byKey[k] = &dependencySource{namespace: ns, name: name, priority: priority, catalog: c}
-		}
-	}
-	for _, cs := range oi.catalogSources() {
-		add(cs.namespace, cs.name, cs.priority)
-	}
-	for _, k := range oi.r.catalogs.NamedKeys() {
-		ns, name, _ := strings.Cut(k, "/")
-		add(ns, name, 0)
-	}
-	if own != "" && ownNS != "" {
-		add(ownNS, own, 0)
-	}
+	isOwnKey := func(ns, name string) bool { return ns == ownNS && name == own }
 	var out []dependencySource
-	for _, s := range byKey {
-		out = append(out, *s)
+	ownKnown := false
+	for _, cs := range oi.knownSources() {
+		c := oi.r.catalogs.Of(cs.namespace, cs.name)
+		if c == nil || !(oi.visible(cs.namespace, namespace) || isOwnKey(cs.namespace, cs.name)) {
+			continue
+		}
+		ownKnown = ownKnown || isOwnKey(cs.namespace, cs.name)
+		out = append(out, dependencySource{namespace: cs.namespace, name: cs.name, priority: cs.priority, catalog: c})
+	}
+	if c := oi.r.catalogs.Of(ownNS, own); !ownKnown && own != "" && ownNS != "" && c != nil {
+		out = append(out, dependencySource{namespace: ownNS, name: own, catalog: c})
 	}
 	isOwn := func(s dependencySource) bool { return s.namespace == ownNS && s.name == own }
 	sort.Slice(out, func(i, j int) bool {
@@ -105,6 +94,11 @@ func (oi *olmInstall) dependencySources(ownNS, own, namespace string) []dependen
 type sourcedCandidate struct {
 	catalog.Candidate
 	namespace, name string
+}
+
+// String names the bundle, its package, channel and CatalogSource, for messages.
+func (c sourcedCandidate) String() string {
+	return fmt.Sprintf("%s (package %s, channel %s, CatalogSource %s/%s)", c.Bundle.Name, c.Bundle.Package, c.Channel, c.namespace, c.name)
 }
 
 // dependencyCandidate is the first bundle that matches among the CatalogSources OLM v0

@@ -111,14 +111,14 @@ func (oi *olmInstall) chooseCatalogSource(e *entry) (bool, string) {
 	for _, c := range candidates {
 		names = append(names, c.namespace+"/"+c.name)
 	}
-	why := whyChosen(candidates, e.Namespace, own)
-	if len(candidates) == 1 && !oi.r.catalogs.Empty() {
-		why = "the only CatalogSource known that offers package " + e.PackageName
+	only := "the only CatalogSource known (inputs and snapshots)"
+	if !oi.r.catalogs.Empty() { // the candidates are those that offer the package
+		only = "the only CatalogSource known that offers package " + e.PackageName
 		if e.Channel != "" {
-			why += " (channel " + e.Channel + " or a fallback)"
+			only += " (channel " + e.Channel + " or a fallback)"
 		}
 	}
-	oi.r.add(diag.Infof(e.registry.obj, e.field("sourceName"), "operator %q names no CatalogSource: using %s/%s, %s (candidates in ODLM's order: %s)", e.Name, chosen.namespace, chosen.name, why, strings.Join(names, ", ")))
+	oi.r.add(diag.Infof(e.registry.obj, e.field("sourceName"), "operator %q names no CatalogSource: using %s/%s, %s (candidates in ODLM's order: %s)", e.Name, chosen.namespace, chosen.name, whyChosen(candidates, e.Namespace, own, only), strings.Join(names, ", ")))
 	e.SourceName, e.SourceNamespace = chosen.name, chosen.namespace
 	return true, ""
 }
@@ -142,11 +142,12 @@ func catalogSourceBefore(a, b *catalogSource, namespace string, own *odlmCatalog
 	return a.namespace < b.namespace
 }
 
-// whyChosen names the rule that put the first candidate ahead of the second.
-func whyChosen(candidates []*catalogSource, namespace string, own *odlmCatalog) string {
+// whyChosen names the rule that put the first candidate ahead of the second; only is what it
+// says of a lone candidate.
+func whyChosen(candidates []*catalogSource, namespace string, own *odlmCatalog, only string) string {
 	chosen := candidates[0]
 	if len(candidates) == 1 {
-		return "the only CatalogSource known (inputs and snapshots)"
+		return only
 	}
 	next := candidates[1]
 	switch {

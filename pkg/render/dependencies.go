@@ -23,8 +23,7 @@ func (oi *olmInstall) requirementAdvice(p *subscriptionPlan, req catalog.Require
 	if !ok {
 		return "no catalog given offers it"
 	}
-	return fmt.Sprintf("OLM v0 would install %s (package %s, channel %s, CatalogSource %s/%s): add package %s to the registry and request it",
-		c.Bundle.Name, c.Bundle.Package, c.Channel, c.namespace, c.name, c.Bundle.Package)
+	return fmt.Sprintf("OLM v0 would install %s: add package %s to the registry and request it", c, c.Bundle.Package)
 }
 
 // requirementsOf are a bundle's requirements; one OLM cannot read is an error (OLM's
@@ -118,12 +117,12 @@ func (oi *olmInstall) unresolved(about *manifest.Object, field string, p *subscr
 func (oi *olmInstall) dependency(about *manifest.Object, field string, p *subscriptionPlan, what string, c sourcedCandidate) {
 	if oi.r.opts.Dependencies == DependenciesSubscriptions {
 		sub := oi.dependencySubscription(p, c)
-		oi.r.add(diag.Infof(about, field, "%s: OLM v0 also installs %s (package %s, channel %s, CatalogSource %s/%s) into namespace %s: Subscription %s is written for it, as OLM would create it (--dependencies subscriptions)",
-			what, c.Bundle.Name, c.Bundle.Package, c.Channel, c.namespace, c.name, p.namespace, sub.Name()))
+		oi.r.add(diag.Infof(about, field, "%s: OLM v0 also installs %s into namespace %s: Subscription %s is written for it, as OLM would create it (--dependencies subscriptions)",
+			what, c, p.namespace, sub.Name()))
 		return
 	}
-	oi.r.add(diag.Infof(about, field, "%s: OLM v0 also installs %s (package %s, channel %s, CatalogSource %s/%s) into namespace %s, with a Subscription of its own; request package %s to own it in Git (or --dependencies subscriptions)",
-		what, c.Bundle.Name, c.Bundle.Package, c.Channel, c.namespace, c.name, p.namespace, c.Bundle.Package))
+	oi.r.add(diag.Infof(about, field, "%s: OLM v0 also installs %s into namespace %s, with a Subscription of its own; request package %s to own it in Git (or --dependencies subscriptions)",
+		what, c, p.namespace, c.Bundle.Package))
 }
 
 // dependencySubscription is the Subscription OLM v0 creates for a dependency of p's bundle:
