@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/blang/semver/v4"
+
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
@@ -37,6 +39,10 @@ type Image struct {
 // Package is one installed package of a catalog, at exactly the installed version.
 type Package struct {
 	Name, Channel, Version, Bundle string
+	// MinVersion is the lowest version of the bundles OLM installs on the way to Version
+	// (from a startingCSV behind it, or across the updates from an installed CSV); "" when
+	// OLM installs Version only
+	MinVersion string
 	// DefaultChannel is the package's default channel in the catalog ("" when not known)
 	DefaultChannel string
 }
@@ -53,7 +59,13 @@ type Operator struct {
 	Operator, Bundle string
 	// DependencyOf names the installs OLM adds this one for ("" for an install the render
 	// asks for): Dependencies.
-	DependencyOf       string
+	DependencyOf string
+	// OnTheWay are the bundles OLM installs before Bundle, in order: the startingCSV and each
+	// update after it, or the updates from the installed CSV (onTheWay)
+	OnTheWay []string
+	// AlsoInRange counts the bundles of the channel OLM does not install on its way whose
+	// versions lie in the ImageSetConfiguration's range, so that oc-mirror copies them too
+	AlsoInRange        int
 	Images             int
 	ChannelImages      int
 	ChannelImagesKnown bool
@@ -127,30 +139,46 @@ func (b *builder) add(in render.Install, cat *catalog.Catalog, dependencyOf stri
 		b.warn(in, "Subscription %s: the catalog does not say which bundle of package %s it installs, so its images are not listed", op, in.Package)
 		return
 	}
-	images := &installImages{b: b, op: op, bundle: in.Bundle, outside: in.CatalogImage == "", count: map[string]bool{}}
+	count := map[string]bool{}
+	images := &installImages{b: b, op: op, bundle: in.Bundle, outside: in.CatalogImage == "", count: count}
+	way := b.onTheWay(in, cat)
 	if in.CatalogImage != "" {
 		images.need(in.CatalogImage, "catalog")
-		b.addPackage(in, cat)
+		b.addPackage(in, cat, way)
 	} else {
 		b.warn(in, "Subscription %s: CatalogSource %s is not among the inputs or snapshots, so its image is not known: the bundle's images are listed as additional images, and the catalog image must be mirrored by hand", op, in.CatalogSource)
 	}
-	images.need(in.Bundle.Image, "bundle")
-	if in.Bundle.Image != "" && !slices.ContainsFunc(in.Bundle.RelatedImages, func(ri catalog.RelatedImage) bool { return ri.Image == in.Bundle.Image }) {
-		// oc-mirror copies a bundle's image only when its relatedImages list it (catalogs
-		// usually do, unnamed): otherwise the ImageSetConfiguration names it itself
-		b.additional[in.Bundle.Image] = true
+	o := Operator{Operator: op, Bundle: in.Bundle.Name, DependencyOf: dependencyOf}
+	for _, bundle := range append(way, in.Bundle) {
+		images.bundle = bundle
+		images.ofBundle(in)
+		if bundle != in.Bundle {
+			o.OnTheWay = append(o.OnTheWay, bundle.Name)
+		}
 	}
-	if !images.related() {
-		images.containers(in)
-	}
-	o := Operator{Operator: op, Bundle: in.Bundle.Name, Images: len(images.count), DependencyOf: dependencyOf}
-	o.ChannelImages, o.ChannelImagesKnown = b.wholeChannel(in, cat, images.count)
+	o.AlsoInRange = alsoInRange(in, cat, way)
+	o.Images = len(count)
+	o.ChannelImages, o.ChannelImagesKnown = b.wholeChannel(in, cat, count)
 	b.operators = append(b.operators, o)
 }
 
+// ofBundle lists the images of the bundle: its own, its relatedImages, or its containers'.
+func (ii *installImages) ofBundle(in render.Install) {
+	ii.need(ii.bundle.Image, "bundle")
+	if ii.bundle.Image != "" && !slices.ContainsFunc(ii.bundle.RelatedImages, func(ri catalog.RelatedImage) bool { return ri.Image == ii.bundle.Image }) {
+		// oc-mirror copies a bundle's image only when its relatedImages list it (catalogs
+		// usually do, unnamed): otherwise the ImageSetConfiguration names it itself
+		ii.b.additional[ii.bundle.Image] = true
+	}
+	if !ii.related() {
+		ii.containers(in)
+	}
+}
+
 // addPackage lists an install's package under its catalog image, at its channel (the
-// package's default when it gives none) and installed version.
-func (b *builder) addPackage(in render.Install, cat *catalog.Catalog) {
+// package's default when it gives none) and installed version, from the lowest version of
+// the bundles OLM installs on the way to it (way).
+func (b *builder) addPackage(in render.Install, cat *catalog.Catalog, way []*catalog.Bundle) {
 	pkgs := b.catalogs[in.CatalogImage]
 	if pkgs == nil {
 		pkgs = map[string]Package{}
@@ -161,7 +189,58 @@ func (b *builder) addPackage(in render.Install, cat *catalog.Catalog) {
 	if channel == "" {
 		channel = def
 	}
-	pkgs[in.Package+"|"+channel] = Package{Name: in.Package, Channel: channel, Version: in.Bundle.Version, Bundle: in.Bundle.Name, DefaultChannel: def}
+	key := in.Package + "|" + channel
+	p := Package{Name: in.Package, Channel: channel, Version: in.Bundle.Version, Bundle: in.Bundle.Name, DefaultChannel: def}
+	if prev, ok := pkgs[key]; ok {
+		p = prev
+		p.Version = higher(p.Version, in.Bundle.Version)
+		p.MinVersion = lower(p.lowest(), in.Bundle.Version)
+	}
+	for _, bundle := range way {
+		p.MinVersion = lower(p.lowest(), bundle.Version)
+	}
+	if p.MinVersion == p.Version {
+		p.MinVersion = ""
+	}
+	pkgs[key] = p
+}
+
+// lowest is the lowest version the package's channel is mirrored from.
+func (p Package) lowest() string {
+	if p.MinVersion != "" {
+		return p.MinVersion
+	}
+	return p.Version
+}
+
+// lower and higher compare two versions as semver ("" and a version that does not parse
+// lose to one that does).
+func lower(a, b string) string {
+	if compareVersions(b, a) < 0 {
+		return b
+	}
+	return a
+}
+
+func higher(a, b string) string {
+	if _, err := semver.ParseTolerant(b); err == nil && compareVersions(b, a) > 0 {
+		return b
+	}
+	return a
+}
+
+func compareVersions(a, b string) int {
+	va, errA := semver.ParseTolerant(a)
+	vb, errB := semver.ParseTolerant(b)
+	switch {
+	case errA != nil && errB != nil:
+		return strings.Compare(a, b)
+	case errA != nil:
+		return 1
+	case errB != nil:
+		return -1
+	}
+	return va.Compare(vb)
 }
 
 // installImages gathers the images of one install.

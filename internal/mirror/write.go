@@ -34,9 +34,11 @@ func (p Plan) ImagesJSON() ([]byte, error) {
 }
 
 // ImageSetConfiguration is oc-mirror v2's configuration that copies what the plan lists:
-// each catalog image with, under it, each installed package with exactly its channel and
-// the installed version as both minVersion and maxVersion, and the images from outside the
-// catalogs as additionalImages.
+// each catalog image with, under it, each installed package with exactly its channel, the
+// installed version as maxVersion and as minVersion the lowest version OLM installs on its
+// way there (the installed version itself when OLM goes straight to it), and the images from
+// outside the catalogs as additionalImages. oc-mirror copies every bundle of the channel in
+// that range: a superset of OLM's way where OLM skips some (Operator.AlsoInRange counts them).
 func (p Plan) ImageSetConfiguration() ([]byte, error) {
 	var operators []any
 	for _, c := range p.Catalogs {
@@ -70,7 +72,7 @@ func iscPackages(pkgs []Package) []any {
 	for _, pkg := range pkgs {
 		ch := map[string]any{"name": pkg.Channel}
 		if pkg.Version != "" {
-			ch["minVersion"] = pkg.Version
+			ch["minVersion"] = pkg.lowest()
 			ch["maxVersion"] = pkg.Version
 		}
 		channels[pkg.Name] = append(channels[pkg.Name], ch)
@@ -198,7 +200,7 @@ func (p Plan) Summary() string {
 		if o.DependencyOf != "" {
 			dependency = ", a dependency OLM adds for " + o.DependencyOf
 		}
-		fmt.Fprintf(&b, "%s: bundle %s, %d images (its whole channel: %s)%s\n", o.Operator, o.Bundle, o.Images, channel, dependency)
+		fmt.Fprintf(&b, "%s: bundle %s%s, %d images (its whole channel: %s)%s\n", o.Operator, o.Bundle, pathNote(o), o.Images, channel, dependency)
 	}
 	deps := 0
 	for _, o := range p.Operators {

@@ -17,6 +17,14 @@ type Install struct {
 	// Bundle is the bundle installed once converged (the channel head, or the pin); nil when
 	// the catalog does not know it
 	Bundle *catalog.Bundle
+	// InstalledCSV is the CSV the Subscription has installed already (status.installedCSV
+	// of the Subscription found in the inputs, a snapshot or the live cluster); "" when none.
+	// OLM updates from it to Bundle, one InstallPlan per hop.
+	InstalledCSV string
+	// StartingCSV is the Subscription's spec.startingCSV when nothing is installed yet and it
+	// names another CSV than Bundle's: OLM installs it first, then updates from it to Bundle,
+	// one InstallPlan per hop (each needing approval under Manual approval).
+	StartingCSV string
 	// CatalogSource is the "namespace/name" of the CatalogSource the Subscription names, and
 	// CatalogImage its image (olm.catalogImageTemplate resolved for Options.KubeVersion, else
 	// spec.image); "" when that CatalogSource is not among the inputs, snapshots or cluster
@@ -83,6 +91,12 @@ func (r *run) installList() []Install {
 			if ib.plan == p {
 				in.Bundle = ib.bundle
 			}
+		}
+		if p.existing != nil {
+			in.InstalledCSV = p.existing.String("status", "installedCSV")
+		}
+		if start := sub.String("spec", "startingCSV"); in.InstalledCSV == "" && start != "" && (in.Bundle == nil || start != csvName(in.Bundle)) {
+			in.StartingCSV = start
 		}
 		out = append(out, in)
 	}
