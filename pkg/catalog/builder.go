@@ -23,6 +23,8 @@ type Builder struct {
 	defined  map[string]bool   // packages with an olm.package blob
 	deprSeen map[string]Source // packages with an olm.deprecations blob
 	ignored  map[string]int
+	// contentless are the documents of blanks, comments or directives only
+	contentless []Source
 	// Duplicates do not stop the loading: they are collected and reported
 	// together by Catalog, so that one run shows every clash (loading two
 	// catalogs that share packages names each shared package once).
@@ -138,6 +140,7 @@ const (
 	itemChannel                      // an olm.channel blob
 	itemBundle                       // an olm.bundle blob
 	itemDeprecations                 // an olm.deprecations blob
+	itemContentless                  // a document of blanks, comments or directives only
 )
 
 // decoder turns documents and blobs into items (decode.go). It only reads its filter and
@@ -241,6 +244,9 @@ func (b *Builder) insert(it item) {
 		return
 	case itemIgnored:
 		b.ignored[it.pkg]++
+		return
+	case itemContentless:
+		b.contentless = append(b.contentless, it.src)
 		return
 	case itemPackage:
 		b.addPackage(it)
@@ -366,7 +372,7 @@ func (b *Builder) Catalog() (*Catalog, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return &Catalog{packages: b.packages, ignored: b.ignored}, nil
+	return &Catalog{packages: b.packages, ignored: b.ignored, contentless: b.contentless}, nil
 }
 
 // keepContents drops the contents of every bundle that heads no channel, unless all: OLM

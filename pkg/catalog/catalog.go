@@ -22,6 +22,9 @@ const (
 type Catalog struct {
 	packages map[string]*Package
 	ignored  map[string]int
+	// contentless are the documents of blanks, comments or directives only (opm refuses them)
+	contentless []Source
+	refusals    refusals
 }
 
 // Package is one operator package with its channels and bundles.

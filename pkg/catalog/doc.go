@@ -5,7 +5,8 @@
 // part of a catalog a render reads (snapshot.go).
 //
 // It is a decoder of our own, written against the FBC schema documented by
-// operator-registry; it does not import operator-registry.
+// operator-registry; of operator-registry it imports only alpha/model, whose own
+// validation says which catalogs `opm serve` refuses (opm.go, Catalog.OPMRefusals).
 //
 // How it reads (decode.go, split.go, prune.go, stream.go): a stream is cut
 // into documents without being parsed; a peek at each document's unindented

@@ -320,15 +320,23 @@ func TestSplitYAML(t *testing.T) {
 		{"value after the marker", "--- a\n--- [b]\n", []doc{{0, 1, "--- a\n"}, {1, 2, "--- [b]\n"}}},
 		{"long line", "a: " + strings.Repeat("x", 3*readBufSize) + "\n---\nb: 1\n", []doc{{0, 1, "a: " + strings.Repeat("x", 3*readBufSize) + "\n"}, {1, 2, "---\nb: 1\n"}}},
 	}
+	// the lines where the documents opm reads as blobs without a schema start (opmChunk)
+	contentless := map[string][]int{"empty documents count": {1, 3}, "comments and directive before the marker": {1}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []doc
+			var noSchema []int
 			read := 0
 			require.NoError(t, splitYAML("x.yaml", strings.NewReader(tc.in), func(c *chunk) error {
+				if len(c.pre) == 1 && c.pre[0].kind == itemContentless {
+					noSchema = append(noSchema, c.src.Line)
+					return nil
+				}
 				got = append(got, doc{c.src.Index, c.src.Line, string(c.data)})
 				return nil
 			}, func(n int) { read += n }))
 			assert.Equal(t, tc.want, got)
+			assert.Equal(t, contentless[tc.name], noSchema)
 			assert.Equal(t, len(tc.in), read)
 		})
 	}

@@ -44,6 +44,7 @@ type yamlSplitter struct {
 	curLine    int    // line of cur's first byte
 	hasContent bool   // cur has something besides blanks, comments, directives
 	marker     bool   // cur was started by "---"
+	opm        opmChunk
 	peek       yamlPeek
 
 	snap *snapshotSplitter // non-nil once cur is a CatalogSnapshot cut into packages
@@ -88,6 +89,9 @@ func (s *yamlSplitter) run(read func(int)) error {
 		if err := s.checkSize(); err != nil {
 			return err
 		}
+	}
+	if err := s.opmEnd(); err != nil {
+		return err
 	}
 	return s.flush()
 }
@@ -168,6 +172,9 @@ func (s *yamlSplitter) handle(line []byte) error {
 	content := yamltext.TrimEOL(line)
 	isMarker := yamltext.IsDocMarker(content, "---")
 	isEnd := !isMarker && yamltext.IsDocMarker(content, "...")
+	if err := s.opmLine(content, isMarker, isEnd); err != nil {
+		return err
+	}
 	if s.snap != nil {
 		if !isMarker && !isEnd {
 			return s.snapshotLine(line, content)
@@ -270,6 +277,47 @@ func (s *yamlSplitter) flush() error {
 	}
 	c.data = s.cur // borrowed: emit copies what it keeps
 	return s.emit(c)
+}
+
+// opmChunk is the document Kubernetes' YAML reader, which opm reads catalogs with, is
+// reading: it cuts a file at "---" lines, but a "---" line read while its buffer is empty
+// (the file's first line, or one right after another "---") becomes part of the next
+// document. A document of blanks, comments or directives only, the text before a first "---"
+// included, is a blob without a schema to opm, and it refuses the whole catalog; YAML parsers,
+// and the splitter, read it as no document at all.
+type opmChunk struct {
+	started bool // the reader's buffer holds something
+	content bool // something besides blanks, comments, directives and "..."
+	line    int  // where it started
+}
+
+// opmLine follows a line through opm's reader.
+func (s *yamlSplitter) opmLine(content []byte, isMarker, isEnd bool) error {
+	if isMarker && s.opm.started {
+		return s.opmEnd()
+	}
+	if !s.opm.started {
+		s.opm = opmChunk{started: true, line: s.line}
+	}
+	switch {
+	case isMarker:
+		// "--- value": a document with content (which opm's reader refuses as a syntax error)
+		s.opm.content = s.opm.content || yamltext.HasContent(content[3:])
+	case !isEnd && yamltext.HasContent(content):
+		s.opm.content = true
+	}
+	return nil
+}
+
+// opmEnd ends opm's document, and reports it when it holds nothing (Catalog.OPMRefusals).
+func (s *yamlSplitter) opmEnd() error {
+	c := s.opm
+	s.opm = opmChunk{}
+	if !c.started || c.content {
+		return nil
+	}
+	src := Source{File: s.name, Index: -1, Line: c.line}
+	return s.emit(&chunk{src: src, pre: []item{{kind: itemContentless, src: src}}})
 }
 
 // finishSnapshot ends a CatalogSnapshot document: its last package, then

@@ -23,6 +23,7 @@ func (oi *olmInstall) catalogChecks() {
 		}
 		return
 	}
+	oi.refusedCatalogs()
 	cluster := oi.clusterVersionOf()
 	for _, p := range oi.r.subscriptions {
 		if p.obj == nil {
@@ -210,5 +211,50 @@ func (oi *olmInstall) checkPin(p *subscriptionPlan, pkg *catalog.Package, ch str
 		oi.r.add(diag.Warnf(obj, field, "pin %s of Subscription %s/%s cannot be reached from the installed %s along channel %s (replaces, skips, skipRange; OLM takes the update nearest the channel head): %s: OLM will not upgrade to it", pin, p.namespace, p.name, installed, ch, why))
 	case err != nil:
 		oi.r.add(diag.Warnf(obj, field, "--check-pins: channel %s of package %s: %v", ch, pkg.Name, err))
+	}
+}
+
+// refusedCatalogs warns, under OLM v0, about each CatalogSource a Subscription uses whose
+// catalog `opm serve` refuses (catalog.Catalog.OPMRefusals): the CatalogSource serves
+// nothing, so OLM installs and updates nothing from it, although the render reads the
+// catalog. One warning per CatalogSource, at its first Subscription, naming the reasons.
+func (oi *olmInstall) refusedCatalogs() {
+	if oi.r.opts.OLM != OLMv0 && oi.r.opts.OLM != "" {
+		return
+	}
+	warned := map[string]bool{}
+	for _, p := range oi.r.subscriptions {
+		if p.obj == nil {
+			continue
+		}
+		ns, name := p.obj.String("spec", "sourceNamespace"), p.obj.String("spec", "source")
+		key := ns + "/" + name
+		cat := oi.r.catalogs.Of(ns, name)
+		if cat == nil || warned[key] {
+			continue
+		}
+		warned[key] = true
+		refusals := cat.OPMRefusals()
+		if len(refusals) == 0 {
+			continue
+		}
+		var users []string
+		for _, q := range oi.r.subscriptions {
+			if q.obj != nil && q.obj.String("spec", "sourceNamespace") == ns && q.obj.String("spec", "source") == name {
+				users = append(users, q.namespace+"/"+q.name)
+			}
+		}
+		const shown = 3
+		var reasons []string
+		for _, e := range refusals[:min(shown, len(refusals))] {
+			reasons = append(reasons, e.Error())
+		}
+		more := ""
+		if len(refusals) > shown {
+			more = fmt.Sprintf(" (and %d more)", len(refusals)-shown)
+		}
+		obj, field := p.about()
+		oi.r.add(diag.Warnf(obj, field, "CatalogSource %s: opm serve refuses its catalog, so the CatalogSource serves nothing and OLM installs and updates nothing from it (Subscriptions %s): %s%s",
+			key, strings.Join(users, ", "), strings.Join(reasons, "; "), more))
 	}
 }
