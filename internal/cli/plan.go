@@ -78,7 +78,9 @@ kubeBlocked}],
 pathError, deprecations, crdChanges [{bundle, crd, version, field, rule, safe, message}],
 storedObjects [{crd, object, field, reason}], rbac {added, removed} (rules: scope,
 serviceAccount, apiGroups, resources, resourceNames, nonResourceURLs, verbs, escalations),
-objects [{apiVersion, kind, name, action}], notes}], objects {added [{apiVersion, kind,
+objects [{apiVersion, kind, name, action}], notes, dependencyOf (the operators of the
+namespace OLM installs or updates it with, as their bundles require it: "" for the render's
+own), dependencyReason}], objects {added [{apiVersion, kind,
 namespace, name}], changed [{apiVersion, kind, namespace, name, fields [{path, change
 (added, changed or removed), old, new}]}], unchanged (a count), removed [{apiVersion, kind,
 namespace, name}]}, notes [what could not be read of the cluster as a whole, and why]};

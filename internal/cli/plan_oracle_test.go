@@ -14,6 +14,7 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/olmresolve"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
 // TestPlanGoldenPathsAreOLMs checks every plan golden case's hops against OLM v0's own
@@ -47,7 +48,13 @@ func TestPlanGoldenPathsAreOLMs(t *testing.T) {
 				}
 			}
 			require.NoError(t, json.Unmarshal(b, &plan))
-			cat, err := catalog.Load(c.Catalogs...)
+			var paths []string
+			for _, entry := range c.Catalogs {
+				_, path, err := catalog.SplitNamedPath(entry, render.DefaultGlobalCatalogNamespace)
+				require.NoError(t, err)
+				paths = append(paths, path)
+			}
+			cat, err := catalog.Load(paths...)
 			require.NoError(t, err)
 			for _, op := range plan.Operators {
 				if op.From == "" || op.Action == "remove" {

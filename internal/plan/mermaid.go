@@ -9,9 +9,17 @@ import (
 // GitLab draw ```mermaid blocks): each CSV a node, each hop an edge labelled with its edge
 // (replaces, skips, skipRange), the bundles OLM will not install on the cluster (blocked) and
 // the deprecated ones marked, and, when OLM does not reach the target, a dashed edge to it.
-// "" when there is no path to draw.
-func (op Operator) mermaid() string {
-	if len(op.Path) == 0 && (op.PathError == "" || op.From == "" || op.To == "") {
+// The dependencies OLM installs or updates for op's target (deps: those whose
+// DependencyReason names it) hang off the target, each with its own From and To. "" when
+// there is nothing to draw.
+func (op Operator) mermaid(deps []Operator) string {
+	var required []Operator
+	for _, d := range deps {
+		if op.To != "" && strings.Contains(d.DependencyReason, op.To+" requires ") {
+			required = append(required, d)
+		}
+	}
+	if len(op.Path) == 0 && len(required) == 0 && (op.PathError == "" || op.From == "" || op.To == "") {
 		return ""
 	}
 	var b strings.Builder
@@ -28,7 +36,9 @@ func (op Operator) mermaid() string {
 	}
 	deprecated := op.deprecatedBundles()
 	var blocked, marked []string
-	node(op.From)
+	if op.From != "" {
+		node(op.From)
+	}
 	for _, h := range op.Path {
 		from, to := node(h.From), node(h.To)
 		label := h.Via
@@ -50,6 +60,17 @@ func (op Operator) mermaid() string {
 		fmt.Fprintf(&b, "  %s -.->|no path| %s\n", from, to)
 		blocked = append(blocked, to)
 	}
+	var dependencies []string
+	for _, d := range required {
+		target := node(op.To)
+		id := fmt.Sprintf("d%d", len(dependencies))
+		label := d.Package + ": " + d.To
+		if d.From != "" && d.From != d.To {
+			label = d.Package + ": " + d.From + " to " + d.To
+		}
+		fmt.Fprintf(&b, "  %s[\"%s\"]\n  %s -.->|requires| %s\n", id, mermaidText(label), target, id)
+		dependencies = append(dependencies, id)
+	}
 	if len(blocked) > 0 {
 		b.WriteString("  classDef blocked fill:#fdd,stroke:#c00\n")
 		fmt.Fprintf(&b, "  class %s blocked\n", strings.Join(blocked, ","))
@@ -57,6 +78,10 @@ func (op Operator) mermaid() string {
 	if len(marked) > 0 {
 		b.WriteString("  classDef deprecated fill:#ffd,stroke:#a80,stroke-dasharray:3\n")
 		fmt.Fprintf(&b, "  class %s deprecated\n", strings.Join(marked, ","))
+	}
+	if len(dependencies) > 0 {
+		b.WriteString("  classDef dependency fill:#def,stroke:#36c\n")
+		fmt.Fprintf(&b, "  class %s dependency\n", strings.Join(dependencies, ","))
 	}
 	b.WriteString("```\n")
 	return b.String()

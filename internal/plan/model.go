@@ -56,6 +56,14 @@ type Operator struct {
 	Objects []Object `json:"objects"`
 	// Notes say what could not be checked, and why.
 	Notes []string `json:"notes"`
+	// DependencyOf names the operators of the namespace ("namespace/name", joined with ", ")
+	// for which OLM v0 installs or updates this one, as a dependency of their bundles; "" for
+	// an operator the render installs.
+	DependencyOf string `json:"dependencyOf"`
+	// DependencyReason says which requirement of which bundle it satisfies ("app-operator.v2.0.0
+	// requires package db-operator >=1.1.0 (olm.package.required)"), "" for an operator the
+	// render installs.
+	DependencyReason string `json:"dependencyReason"`
 
 	olmV1 bool // From is what an OLM v1 ClusterExtension installed (there is no CSV)
 	// fromVersion is the cluster CSV's spec.version, "" when the cluster has no CSV From:

@@ -14,6 +14,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/olm"
 	"github.com/odlm-render/odlm-render/internal/olmresolve"
+	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
 // OLM's OperatorGroup: its API version and kind.
@@ -28,7 +29,8 @@ const (
 // and each CatalogSource the Subscriptions name serving the plan's catalog. Where OLM's
 // updates of an operator are not the plan's path (a dependency no catalog offers keeps OLM
 // from updating at all), the operator says so and counts as blocked; the operators OLM adds as
-// dependencies, and a namespace OLM cannot resolve, are notes.
+// dependencies are operators of the plan of their own (DependencyOf), and a namespace OLM
+// cannot resolve is a note.
 func (req Request) olmCheck(p *Plan) error {
 	if req.OLMv1 || req.Catalogs.Empty() {
 		return nil
@@ -175,13 +177,27 @@ func (req Request) compare(p *Plan, idx []int, walk olmresolve.Walk) {
 			op.PathError = msg
 		}
 	}
+	var of []string
+	var deps []int
+	for _, i := range idx {
+		of = append(of, p.Operators[i].Namespace+"/"+p.Operators[i].Name)
+	}
 	for _, pkg := range order {
 		if planned[pkg] {
 			continue
 		}
-		note := fmt.Sprintf("OLM also installs %s (package %s), a dependency, in namespace %s", strings.Join(byPackage[pkg], ", then "), pkg, p.Operators[idx[0]].Namespace)
-		op := &p.Operators[idx[0]]
-		op.Notes = append(op.Notes, note)
+		dep, err := req.dependency(p.Operators[idx[0]].Namespace, pkg, byPackage[pkg], walk)
+		if err != nil {
+			op := &p.Operators[idx[0]]
+			op.Notes = append(op.Notes, fmt.Sprintf("OLM also installs %s (package %s), a dependency, in namespace %s, which is not planned: %v", strings.Join(byPackage[pkg], ", then "), pkg, op.Namespace, err))
+			continue
+		}
+		dep.DependencyOf = strings.Join(of, ", ")
+		p.Operators = append(p.Operators, dep)
+		deps = append(deps, len(p.Operators)-1)
+	}
+	for _, d := range deps {
+		p.Operators[d].DependencyReason = req.requiredBy(p, append(slices.Clone(idx), deps...), p.Operators[d])
 	}
 	if walk.Repeats != "" && !slices.ContainsFunc(idx, func(i int) bool { return p.Operators[i].loops }) {
 		op := &p.Operators[idx[0]]
@@ -336,4 +352,73 @@ func resolverFields(csv map[string]any) map[string]any {
 		out["status"] = map[string]any{"phase": status["phase"]}
 	}
 	return out
+}
+
+// dependency plans an operator OLM installs or updates in namespace ns for the operators the
+// render installs there (package pkg; csvs are the CSVs OLM's walk installs, in order): its
+// Subscription as the walk leaves it (the one OLM creates, named as OLM names it, or the
+// cluster's), planned like an install of the render, so that its hops, CRD changes and
+// permissions are checked too.
+func (req Request) dependency(ns, pkg string, csvs []string, walk olmresolve.Walk) (Operator, error) {
+	var sub *v1alpha1.Subscription
+	for _, s := range walk.Final.Subscriptions {
+		if s.Namespace == ns && s.Spec != nil && s.Spec.Package == pkg {
+			sub = s
+			break
+		}
+	}
+	if sub == nil {
+		return Operator{}, fmt.Errorf("no Subscription of package %s after OLM's walk", pkg)
+	}
+	in := render.Install{Namespace: ns, Name: sub.Name, Package: pkg, Channel: sub.Spec.Channel,
+		CatalogSource: sub.Spec.CatalogSourceNamespace + "/" + sub.Spec.CatalogSource}
+	final := csvs[len(csvs)-1]
+	if p, ok := req.packageOf(in.CatalogSource, pkg); ok {
+		in.Bundle = p.Bundles[final]
+		for _, name := range p.BundleNames() {
+			if b := p.Bundles[name]; in.Bundle == nil && b.CSVName == final {
+				in.Bundle = b
+			}
+		}
+	}
+	op, err := req.operator(in)
+	if err != nil {
+		return Operator{}, err
+	}
+	if op.From == "" && len(csvs) > 1 {
+		op.Notes = append(op.Notes, fmt.Sprintf("OLM installs %s, one InstallPlan after the other", strings.Join(csvs, ", then ")))
+	}
+	return op, nil
+}
+
+// requiredBy says which requirements of the bundles the operators at idx lead to (the
+// render's and the other dependencies) the dependency's bundle satisfies, or that none does
+// (OLM then updates it in the same resolution of the namespace only).
+func (req Request) requiredBy(p *Plan, idx []int, dep Operator) string {
+	depPkg, ok := req.packageOf(dep.catalogSource, dep.Package)
+	if !ok || depPkg.Bundles[dep.To] == nil {
+		return "OLM resolves it with the namespace's other operators"
+	}
+	target := depPkg.Bundles[dep.To]
+	var why []string
+	for _, i := range idx {
+		op := p.Operators[i]
+		pkg, ok := req.packageOf(op.catalogSource, op.Package)
+		if !ok || pkg.Bundles[op.To] == nil || op.Package == dep.Package {
+			continue
+		}
+		reqs, err := pkg.Bundles[op.To].Requirements()
+		if err != nil {
+			continue // the render reports it
+		}
+		for _, r := range reqs {
+			if r.Match(target) {
+				why = append(why, fmt.Sprintf("%s requires %s (%s)", op.To, r.What, r.Property))
+			}
+		}
+	}
+	if len(why) == 0 {
+		return "no bundle the render installs requires it: OLM updates it in the same resolution of namespace " + dep.Namespace
+	}
+	return strings.Join(why, "; ")
 }

@@ -91,6 +91,9 @@ func (op Operator) writeText(b *strings.Builder) {
 // detailLines are the lines under an operator's headline, shared by text and Markdown.
 func (op Operator) detailLines() []string {
 	var out []string
+	if op.DependencyOf != "" {
+		out = append(out, "dependency: OLM installs or updates it with "+op.DependencyOf+": "+op.DependencyReason)
+	}
 	for _, h := range op.Path {
 		out = append(out, "hop: "+h.text())
 	}
@@ -209,11 +212,26 @@ func yesNo(b bool) string {
 	return "no"
 }
 
+// dependencies are the operators OLM adds or updates as dependencies.
+func (p Plan) dependencies() []Operator {
+	var out []Operator
+	for _, op := range p.Operators {
+		if op.DependencyOf != "" {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
 // writeOperatorsMarkdown writes the summary table and a collapsible section per operator.
 func (p Plan) writeOperatorsMarkdown(b *strings.Builder) {
 	b.WriteString("| Operator | Package | Action | From | To | Hops | Unsafe | Blocked |\n|---|---|---|---|---|---|---|---|\n")
 	for _, op := range p.Operators {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %d | %d | %s |\n", cell(op.Namespace+"/"+op.Name), cell(op.Package), op.Action,
+		name := op.Namespace + "/" + op.Name
+		if op.DependencyOf != "" {
+			name += " (dependency)"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %d | %d | %s |\n", cell(name), cell(op.Package), op.Action,
 			cell(op.From), cell(op.To), len(op.Path), op.unsafe(), yesNo(op.blocked()))
 	}
 	for _, op := range p.Operators {
@@ -225,7 +243,7 @@ func (p Plan) writeOperatorsMarkdown(b *strings.Builder) {
 		for _, line := range lines {
 			b.WriteString("- " + mdEscape(line) + "\n")
 		}
-		if chart := op.mermaid(); chart != "" {
+		if chart := op.mermaid(p.dependencies()); chart != "" {
 			b.WriteString("\n" + chart)
 		}
 		b.WriteString("\n</details>\n")

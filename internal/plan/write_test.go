@@ -89,14 +89,14 @@ func TestMermaid(t *testing.T) {
 		`  n2["p.v3"]`+"\n"+
 		"  n1 -->|replaces, blocked| n2\n"+
 		"  classDef blocked fill:#fdd,stroke:#c00\n  class n2 blocked\n"+
-		"  classDef deprecated fill:#ffd,stroke:#a80,stroke-dasharray:3\n  class n1 deprecated\n```\n", op.mermaid())
+		"  classDef deprecated fill:#ffd,stroke:#a80,stroke-dasharray:3\n  class n1 deprecated\n```\n", op.mermaid(nil))
 
 	noPath := newOperator("ns", "p", "p", "c")
 	noPath.Action, noPath.From, noPath.To, noPath.PathError = ActionUpgrade, "p.v1", "p.v9", "no successor"
-	assert.Contains(t, noPath.mermaid(), "  n0 -.->|no path| n1\n")
+	assert.Contains(t, noPath.mermaid(nil), "  n0 -.->|no path| n1\n")
 
 	unchanged := newOperator("ns", "p", "p", "c")
 	unchanged.Action, unchanged.From, unchanged.To = ActionUnchanged, "p.v1", "p.v1"
-	assert.Empty(t, unchanged.mermaid())
+	assert.Empty(t, unchanged.mermaid(nil))
 	require.NotContains(t, string(Plan{Operators: []Operator{unchanged}}.Markdown()), "mermaid")
 }
