@@ -33,6 +33,10 @@ const EnvRequire = "ODLM_RENDER_REQUIRE_TOOLS"
 // EnvSkipLog names a file each skip for want of reference data is appended to.
 const EnvSkipLog = "ODLM_RENDER_SKIP_LOG"
 
+// EnvCatalogs names the folder of the two whole real catalogs (community-v4.20 and
+// certified-v4.20, 33 MB); ../shared/catalogs from the repository root when unset.
+const EnvCatalogs = "ODLM_RENDER_CATALOGS"
+
 // Prefix marks a case file's entry that names a file of the reference folder.
 const Prefix = "reference:"
 
@@ -151,4 +155,23 @@ func logSkip(name string) {
 	if _, err := fmt.Fprintln(f, name); err != nil {
 		fmt.Fprintf(os.Stderr, "refdata: %s: %v\n", EnvSkipLog, err)
 	}
+}
+
+// Catalog returns the absolute path of the whole real catalog name (community-v4.20 or
+// certified-v4.20) in $ODLM_RENDER_CATALOGS, else ../shared/catalogs from the repository root,
+// or skips t (fails it with ODLM_RENDER_REQUIRE_TOOLS=1) when it is not there.
+func Catalog(t testing.TB, name string) string {
+	t.Helper()
+	dir, from := os.Getenv(EnvCatalogs), EnvCatalogs
+	if dir == "" {
+		dir, from = filepath.Join(RepoRoot(), "..", "shared", "catalogs"), "../shared/catalogs"
+	}
+	p, err := filepath.Abs(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(p); err != nil || !st.IsDir() {
+		Skip(t, fmt.Errorf("%w: no catalog %s in %s (%s); set %s to the folder of the real catalogs", ErrMissing, name, dir, from, EnvCatalogs))
+	}
+	return p
 }
