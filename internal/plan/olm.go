@@ -69,6 +69,10 @@ func (req Request) olmCheck(p *Plan) error {
 			continue
 		}
 		walk, err := req.olmWalk(ns, cluster, sources)
+		if refused := (*refusedSource)(nil); errors.As(err, &refused) {
+			req.refused(p, byNamespace[ns], refused.key)
+			continue
+		}
 		if err != nil {
 			req.unresolved(p, byNamespace[ns], err)
 			continue
@@ -102,10 +106,46 @@ func (req Request) olmWalk(ns string, cluster olmresolve.Cluster, sources []stri
 	for _, key := range sources {
 		sns, name, _ := strings.Cut(key, "/")
 		if err := r.Refused(sns, name); err != nil {
-			return olmresolve.Walk{}, fmt.Errorf("catalog source %s: %w", key, err)
+			return olmresolve.Walk{}, &refusedSource{key: key, err: err}
 		}
 	}
 	return r.Walk(context.Background(), cluster, ns)
+}
+
+// refusedSource is a CatalogSource whose catalog opm serve refuses.
+type refusedSource struct {
+	key string
+	err error
+}
+
+func (e *refusedSource) Error() string { return fmt.Sprintf("catalog source %s: %v", e.key, e.err) }
+func (e *refusedSource) Unwrap() error { return e.err }
+
+// refused marks the operators at idx whose namespace's Subscriptions use CatalogSource key,
+// whose catalog opm serve refuses: it serves nothing, so nothing installs or updates there.
+// The reasons are the catalog's OPMRefusals (opm's own text spans lines and varies with the
+// order it reads packages in).
+func (req Request) refused(p *Plan, idx []int, key string) {
+	var reasons []string
+	if cat := req.Catalogs.OfKey(key); cat != nil {
+		for _, e := range cat.OPMRefusals() {
+			reasons = append(reasons, e.Error())
+		}
+	}
+	if len(reasons) == 0 {
+		reasons = []string{"opm's cache build fails on it"}
+	}
+	msg := fmt.Sprintf("CatalogSource %s serves nothing, so OLM installs and updates nothing in namespace %s: opm serve refuses its catalog: %s",
+		key, p.Operators[idx[0]].Namespace, strings.Join(reasons, "; "))
+	for _, i := range idx {
+		op := &p.Operators[i]
+		op.Path = []Hop{} // OLM takes none
+		if op.PathError == "" {
+			op.PathError = msg
+		} else {
+			op.Notes = append(op.Notes, msg)
+		}
+	}
 }
 
 // unresolved marks the operators at idx of a namespace OLM's resolver cannot resolve: nothing
