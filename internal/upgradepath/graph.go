@@ -2,6 +2,7 @@ package upgradepath
 
 import (
 	"fmt"
+	"strings"
 	"slices"
 
 	"github.com/blang/semver/v4"
@@ -165,7 +166,23 @@ func (g *graph) stopDetail(at, target string, hops []Hop) string {
 	if at == g.head() {
 		return fmt.Sprintf("OLM stops at the channel head %s", at)
 	}
+	if deprecated := g.deprecatedSuccessors(at); len(deprecated) > 0 {
+		return fmt.Sprintf("OLM stops at %s: the only entries with an edge from it, %s, carry the olm.deprecated property, which OLM never chooses", at, strings.Join(deprecated, ", "))
+	}
 	return fmt.Sprintf("OLM stops at %s: no entry of the channel replaces it, skips it or has a skipRange containing its version", at)
+}
+
+// deprecatedSuccessors are the entries with an edge from the bundle from that carry the
+// olm.deprecated property, in the channel's order.
+func (g *graph) deprecatedSuccessors(from string) []string {
+	v, hasVersion := g.version(from)
+	var out []string
+	for _, e := range g.order {
+		if _, ok := g.edge(e, from, v, hasVersion); ok && g.deprecatedProperty(e.Name) {
+			out = append(out, e.Name)
+		}
+	}
+	return out
 }
 
 // passedOver names the hop that goes past target, "" when none does: the first hop to an
