@@ -2,8 +2,8 @@ package upgradepath
 
 import (
 	"fmt"
-	"strings"
 	"slices"
+	"strings"
 
 	"github.com/blang/semver/v4"
 
