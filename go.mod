@@ -3,6 +3,7 @@ module github.com/odlm-render/odlm-render
 go 1.26.3
 
 require (
+	github.com/Masterminds/semver/v3 v3.5.0
 	github.com/blang/semver/v4 v4.0.0
 	github.com/google/go-containerregistry v0.22.1
 	github.com/joelanford/ignore v0.1.2
