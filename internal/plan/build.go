@@ -141,7 +141,9 @@ func (req Request) operator(in render.Install) (Operator, error) {
 		op.Notes = append(op.Notes, "the catalog does not know the bundle the Subscription leads to")
 		return op, nil
 	}
-	if op.From != "" {
+	if op.From != "" && op.olmV1 {
+		req.extensionPath(&op, pkg)
+	} else if op.From != "" {
 		req.path(&op, pkg)
 		if csv := req.startingCSV(in); csv != "" {
 			op.Notes = append(op.Notes, fmt.Sprintf("spec.startingCSV %s is read by OLM only when it installs the operator: the installed one follows the channel", csv))
@@ -271,11 +273,11 @@ func (req Request) installed(op *Operator, in render.Install) error {
 	if !req.OLMv1 {
 		return nil
 	}
-	bundle, channel, found, err := req.installedExtension(in)
+	bundle, version, channel, found, err := req.installedExtension(in)
 	if err != nil || !found {
 		return err
 	}
-	op.From, op.FromChannel, op.olmV1 = bundle, channel, true
+	op.From, op.fromVersion, op.FromChannel, op.olmV1 = bundle, version, channel, true
 	return nil
 }
 

@@ -1,8 +1,10 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
@@ -10,6 +12,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/naming"
+	"github.com/odlm-render/odlm-render/internal/olm"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
@@ -26,12 +29,21 @@ type olmV1 struct {
 	installers     map[*manifest.Object]bool
 	servedKindOf   func(apiVersion, kind string) *servedKind
 	add            func(diag.Result)
+	catalogs       catalog.Set
+	// lookup reads an object of the inputs, snapshots or live cluster (run.lookup)
+	lookup func(apiVersion, kind, namespace, name string) (map[string]any, bool, error)
+	// watchWarned is set once the experimental watchNamespace field has been warned about
+	watchWarned bool
 }
 
 func (r *run) olmV1() *olmV1 {
 	return &olmV1{
 		opts: r.opts, deps: r.olm, hasCatalog: !r.catalogs.Empty(), subscriptions: r.subscriptions, operatorGroups: r.operatorGroups,
-		installed: r.kinds.installed, installers: r.installers, servedKindOf: r.kinds.servedKindOf, add: r.add,
+		installed: r.kinds.installed, installers: r.installers, servedKindOf: r.kinds.servedKindOf, add: r.add, catalogs: r.catalogs,
+		lookup: func(apiVersion, kind, namespace, name string) (map[string]any, bool, error) {
+			obj, _, found, err := r.lookup(apiVersion, kind, namespace, name)
+			return obj, found, err
+		},
 	}
 }
 
@@ -111,11 +123,17 @@ func (v *olmV1) clusterExtension(p *subscriptionPlan) *manifest.Object {
 	about, field := p.about()
 	pkgName := sub.String("spec", "name")
 	catalogSpec := map[string]any{"packageName": pkgName}
-	if ch := sub.String("spec", "channel"); ch != "" {
+	if ch := v.channelOf(sub); ch != "" {
 		catalogSpec["channels"] = []any{ch}
+		if sub.String("spec", "channel") == "" {
+			v.noteDefaultChannel(p, ch)
+		}
 	}
 	if src := sub.String("spec", "source"); src != "" {
 		catalogSpec["selector"] = map[string]any{"matchLabels": map[string]any{clusterCatalogNameLabel: src}}
+	}
+	if v.opts.OLMv1SelfCertified {
+		catalogSpec["upgradeConstraintPolicy"] = "SelfCertified"
 	}
 	watch := ""
 	if b := bundleInstalledBy(v.installed, p); b != nil {
@@ -123,9 +141,7 @@ func (v *olmV1) clusterExtension(p *subscriptionPlan) *manifest.Object {
 		if watch, ok = v.installableByOLMv1(p, b); !ok {
 			return nil
 		}
-		if v.opts.Pin && b.Version != "" {
-			catalogSpec["version"] = b.Version
-		}
+		v.pinVersion(p, b, catalogSpec)
 	} else if v.hasCatalog {
 		v.add(diag.Warnf(about, field, "package %s: the bundle OLM v1 would install is not known, so whether it can (AllNamespaces install mode, no dependencies) is not checked", pkgName))
 	}
@@ -149,6 +165,7 @@ func (v *olmV1) clusterExtension(p *subscriptionPlan) *manifest.Object {
 		},
 	})
 	if watch != "" {
+		v.warnExperimentalWatch(p)
 		manifest.EnsureMap(ce.Map, "spec")["config"] = map[string]any{
 			"configType": "Inline",
 			"inline":     map[string]any{"watchNamespace": watch},
@@ -237,6 +254,10 @@ func clusterCatalog(cs *manifest.Object) *manifest.Object {
 			"type":  "Image",
 			"image": map[string]any{"ref": cs.String("spec", "image")},
 		},
+	}
+	// OLM v1 prefers the catalog of higher priority too (resolve/catalog.go#L170-L187)
+	if typed, err := olm.CatalogSourceSpec(cs.Map["spec"]); err == nil && typed.Priority != 0 && typed.Priority == int(int32(typed.Priority)) {
+		spec["priority"] = json.Number(strconv.Itoa(typed.Priority))
 	}
 	obj := manifest.New(map[string]any{
 		"apiVersion": olmV1APIVersion,

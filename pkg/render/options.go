@@ -79,7 +79,11 @@ type Options struct {
 	OLMv1ServiceAccount bool `json:"olmV1ServiceAccount,omitempty" flag:"olm-v1-service-account" help:"with olm v1: name an installer ServiceAccount in each ClusterExtension and write the RBAC installing its bundle needs, derived from the bundle (operator-controller before v1.11 installs with it)"`
 	// OLMv1WatchNamespace installs an operator whose OLM v0 OperatorGroup targets one
 	// namespace for that namespace (spec.config.inline.watchNamespace).
-	OLMv1WatchNamespace bool `json:"olmV1WatchNamespace,omitempty" flag:"olm-v1-watch-namespace" help:"with olm v1: install an operator whose OLM v0 OperatorGroup targets one namespace for that namespace only (config.inline.watchNamespace: operator-controller's experimental SingleOwnNamespaceInstallSupport)"`
+	OLMv1WatchNamespace bool `json:"olmV1WatchNamespace,omitempty" flag:"olm-v1-watch-namespace" help:"with olm v1: install an operator whose OLM v0 OperatorGroup targets one namespace for that namespace only (config.inline.watchNamespace, a field of operator-controller's experimental ClusterExtension CRD only, with its SingleOwnNamespaceInstallSupport feature gate: the standard CRD drops it)"`
+	// OLMv1SelfCertified sets upgradeConstraintPolicy SelfCertified on each ClusterExtension:
+	// operator-controller then installs the version asked for even where it does not succeed
+	// the installed one directly.
+	OLMv1SelfCertified bool `json:"olmV1SelfCertified,omitempty" flag:"olm-v1-self-certified" help:"with olm v1: set upgradeConstraintPolicy SelfCertified on each ClusterExtension, so that operator-controller moves an installed extension to the version the render asks for even where the catalog has no direct upgrade edge to it (you certify the upgrade is safe)"`
 }
 
 // PendingMode is what a required template value that exists only once the output is applied
@@ -243,7 +247,7 @@ func (o Options) Validate() error {
 	for _, f := range []struct {
 		field string
 		set   bool
-	}{{"OLMv1ServiceAccount", o.OLMv1ServiceAccount}, {"OLMv1WatchNamespace", o.OLMv1WatchNamespace}} {
+	}{{"OLMv1ServiceAccount", o.OLMv1ServiceAccount}, {"OLMv1WatchNamespace", o.OLMv1WatchNamespace}, {"OLMv1SelfCertified", o.OLMv1SelfCertified}} {
 		if f.set && o.OLM != OLMv1 {
 			errs = append(errs, optionError(f.field, "true", "goes with olm v1 (--olm v1): it configures ClusterExtensions"))
 		}

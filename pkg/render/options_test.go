@@ -67,7 +67,7 @@ func TestOptionsAreValidatedByTheEngine(t *testing.T) {
 // a flag and a description.
 func TestOptionListNamesEveryOption(t *testing.T) {
 	list := render.OptionList()
-	require.Len(t, list, 22)
+	require.Len(t, list, 23)
 	for _, o := range list {
 		assert.NotEmpty(t, o.JSON, o.Field)
 		assert.NotEmpty(t, o.Flag, o.Field)
