@@ -68,8 +68,9 @@ func fuzzOptions(bits uint16) (render.Options, bool) {
 	opts.KeepInputs = bits&(1<<11) != 0
 	opts.Explain = bits&(1<<12) != 0
 	if bits&(1<<15) != 0 && !opts.NoOLM {
-		// OLM v1, its installer RBAC and watchNamespace (with the CRD checks' defaults)
-		opts.OLM, opts.OLMv1ServiceAccount, opts.OLMv1WatchNamespace = render.OLMv1, true, true
+		// OLM v1, its installer RBAC, watchNamespace and SelfCertified updates (with the CRD
+		// checks' defaults)
+		opts.OLM, opts.OLMv1ServiceAccount, opts.OLMv1WatchNamespace, opts.OLMv1SelfCertified = render.OLMv1, true, true, true
 		opts.CRDDefaults = opts.Explain
 	}
 	if bits&(1<<13) != 0 {
