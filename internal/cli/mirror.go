@@ -121,6 +121,9 @@ func runMirror(f mirrorFlags, paths []string, stdin io.Reader, out output.Stream
 	for _, w := range plan.Warnings {
 		results = append(results, diag.Warnf(w.About, w.Field, "%s", w.Msg))
 	}
+	for _, e := range plan.Errors {
+		results = append(results, diag.Errorf(e.About, e.Field, "%s", e.Msg))
+	}
 	if out.Results(results.Sort()) {
 		return errReported
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/blang/semver/v4"
+	"github.com/distribution/reference"
+	"github.com/google/go-containerregistry/pkg/name"
 
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
@@ -92,6 +94,10 @@ type Plan struct {
 	// channel would copy (bundles and their relatedImages, plus the catalog images)
 	ChannelTotal int
 	Warnings     []Warning
+	// Errors are images that do not parse as image references (go-containerregistry's
+	// parser): a catalog's string must not become a line a mirroring tool reads as an option
+	// or a path. A plan with errors is not written.
+	Errors []Warning
 }
 
 // New plans the mirror of what installs installs, and of the dependencies OLM adds to them
@@ -100,7 +106,7 @@ type Plan struct {
 // instead when its contents are known. Each install's package is read in the catalog of its
 // CatalogSource (catalog.Set.OfKey).
 func New(installs []render.Install, cats catalog.Set, deps ...Dependency) Plan {
-	b := &builder{images: map[string][]Need{}, catalogs: map[string]map[string]Package{}, additional: map[string]bool{}, channel: map[string]bool{}}
+	b := &builder{images: map[string][]Need{}, catalogs: map[string]map[string]Package{}, additional: map[string]bool{}, channel: map[string]bool{}, refused: map[string]bool{}}
 	for _, in := range installs {
 		b.add(in, cats.OfKey(in.CatalogSource), "")
 	}
@@ -117,10 +123,25 @@ type builder struct {
 	channel    map[string]bool
 	operators  []Operator
 	warnings   []Warning
+	errors     []Warning
+	refused    map[string]bool
 }
 
 func (b *builder) need(image string, n Need) {
 	if image == "" {
+		return
+	}
+	if err := checkReference(image); err != nil {
+		// a line of images.txt a mirroring script hands to its tool, a source of the mirror
+		// sets: only an image reference may become one
+		if !b.refused[image] {
+			b.refused[image] = true
+			what := "the catalog image of " + n.Operator
+			if n.Bundle != "" {
+				what = fmt.Sprintf("bundle %s (%s)", n.Bundle, n.As)
+			}
+			b.errors = append(b.errors, Warning{Msg: fmt.Sprintf("%s names %q, which is not an image reference (%v): nothing is written", what, image, err)})
+		}
 		return
 	}
 	if !slices.Contains(b.images[image], n) {
@@ -350,6 +371,10 @@ func (b *builder) wholeChannel(in render.Install, cat *catalog.Catalog, installe
 }
 
 func (b *builder) plan() Plan {
+	for image := range b.refused {
+		delete(b.additional, image)
+		delete(b.catalogs, image)
+	}
 	var p Plan
 	for _, image := range slices.Sorted(maps.Keys(b.images)) {
 		needs := b.images[image]
@@ -370,6 +395,7 @@ func (b *builder) plan() Plan {
 	p.Operators = b.operators
 	p.ChannelTotal = len(b.channel)
 	p.Warnings = b.warnings
+	p.Errors = b.errors
 	return p
 }
 
@@ -400,4 +426,16 @@ func containerImages(b *catalog.Bundle) []container {
 		}
 	}
 	return out
+}
+
+// checkReference accepts an image reference by the grammar of the distribution project's
+// reference package (what container tools and OpenShift's mirror sets accept: lowercase path
+// components that start with a letter or digit, no empty component, no spaces) and
+// go-containerregistry's parser (what mirror's own registry reads use).
+func checkReference(image string) error {
+	if _, err := reference.ParseNormalizedNamed(image); err != nil {
+		return err
+	}
+	_, err := name.ParseReference(image)
+	return err
 }

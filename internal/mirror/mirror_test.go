@@ -251,3 +251,32 @@ func TestWholeChannelCountsWhatTheInstallNeeds(t *testing.T) {
 	assert.Equal(t, len(channel), o.ChannelImages)
 	assert.Equal(t, len(channel), plan.ChannelTotal)
 }
+
+// TestImagesMustBeImageReferences: a catalog's image strings that are not image references (a
+// newline, an option, a path) are errors naming the bundle, and never reach images.txt, the
+// ImageSetConfiguration or the mirror sets.
+func TestImagesMustBeImageReferences(t *testing.T) {
+	t.Parallel()
+	for _, bad := range []string{"-rf", "--dest-tls-verify=false", "../../etc/passwd", "/abs/path", "quay.io/a/b:v1\nquay.io/evil/x:v1", "quay.io/a/b:v1 --insecure", "QUAY.io/UPPER/case:v1", "quay.io/a/b/:v1"} {
+		t.Run(bad, func(t *testing.T) {
+			t.Parallel()
+			b := &catalog.Bundle{Name: "x.v1", Package: "x", Version: "1.0.0", Image: "quay.io/example/x-bundle:v1",
+				RelatedImages: []catalog.RelatedImage{{Name: "manager", Image: bad}}, RelatedImagesKnown: true}
+			for _, in := range []render.Install{
+				{Namespace: "ns", Name: "x", Package: "x", Bundle: b, CatalogImage: "quay.io/example/catalog:v1"},
+				{Namespace: "ns", Name: "x", Package: "x", Bundle: &catalog.Bundle{Name: "x.v1", Package: "x", Image: bad}, CatalogImage: bad},
+			} {
+				plan := mirror.New([]render.Install{in}, catalog.Set{})
+				require.NotEmpty(t, plan.Errors)
+				assert.Contains(t, plan.Errors[0].Msg, "is not an image reference")
+				assert.NotContains(t, string(plan.ImagesText()), bad)
+				isc, err := plan.ImageSetConfiguration()
+				require.NoError(t, err)
+				assert.NotContains(t, string(isc), bad)
+				sets, err := plan.MirrorSets("mirror.example.com")
+				require.NoError(t, err)
+				assert.NotContains(t, string(sets), bad)
+			}
+		})
+	}
+}
