@@ -172,11 +172,8 @@ func writeFiles(dir string, files map[string][]byte, owned []string) error {
 			return err
 		}
 	}
-	for _, name := range names {
-		if err := os.Rename(tmp[name], filepath.Join(dir, name)); err != nil {
-			return err
-		}
-		delete(tmp, name)
+	if err := swapIn(dir, names, tmp); err != nil {
+		return err
 	}
 	// a file of an earlier run that this one does not write (mirror-sets.yaml of a run with
 	// --to, images.json of one with --format json) would be taken for this run's
@@ -187,6 +184,57 @@ func writeFiles(dir string, files map[string][]byte, owned []string) error {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// renameFile is os.Rename; tests replace it to make a rename fail (a fault no real file
+// system here can be made to show between two renames in one folder).
+var renameFile = os.Rename
+
+// swapIn renames each written file (tmp, by name) into its place in dir, in order. The files
+// it replaces are first set aside; when a rename fails, the files already swapped in are
+// taken out and the ones set aside put back, so that dir holds the earlier run's files, not a
+// mix of both runs.
+func swapIn(dir string, names []string, tmp map[string]string) (err error) {
+	type swapped struct{ place, aside string }
+	var done []swapped
+	defer func() {
+		if err == nil {
+			for _, s := range done {
+				if s.aside != "" {
+					_ = os.Remove(s.aside)
+				}
+			}
+			return
+		}
+		for i := len(done) - 1; i >= 0; i-- {
+			s := done[i]
+			_ = os.Remove(s.place)
+			if s.aside != "" {
+				if rerr := os.Rename(s.aside, s.place); rerr != nil {
+					err = fmt.Errorf("%w; and %s could not be put back from %s: %v", err, s.place, s.aside, rerr)
+				}
+			}
+		}
+	}()
+	for _, name := range names {
+		place := filepath.Join(dir, name)
+		s := swapped{place: place}
+		if _, statErr := os.Lstat(place); statErr == nil {
+			s.aside = filepath.Join(dir, "."+name+".previous")
+			if err := renameFile(place, s.aside); err != nil {
+				return fmt.Errorf("%s: %w: nothing is written", place, err)
+			}
+		}
+		if err := renameFile(tmp[name], place); err != nil {
+			if s.aside != "" {
+				_ = os.Rename(s.aside, place)
+			}
+			return fmt.Errorf("%s: %w: nothing is written", place, err)
+		}
+		delete(tmp, name)
+		done = append(done, s)
 	}
 	return nil
 }

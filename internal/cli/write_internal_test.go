@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -78,4 +79,30 @@ func TestWriteFileAtomicReplacesOnlyRegularFiles(t *testing.T) {
 	t.Run("a folder is refused", func(t *testing.T) {
 		require.ErrorContains(t, writeFileAtomic(dir, write("x")), "is a folder")
 	})
+}
+
+// TestWriteFilesUndoesOnAFailedRename: when the rename of a later file fails, the files
+// already swapped in are taken out and the earlier run's put back: the folder holds one run's
+// files, never a mix.
+func TestWriteFilesUndoesOnAFailedRename(t *testing.T) {
+	dir := t.TempDir()
+	old := map[string][]byte{"images.txt": []byte("old images\n"), "imageset-config.yaml": []byte("old isc\n")}
+	require.NoError(t, writeFiles(dir, old, mirrorFileNames))
+	renameFile = func(from, to string) error {
+		if filepath.Base(to) == "imageset-config.yaml" {
+			return errors.New("injected failure")
+		}
+		return os.Rename(from, to)
+	}
+	t.Cleanup(func() { renameFile = os.Rename })
+	err := writeFiles(dir, map[string][]byte{"images.txt": []byte("new images\n"), "imageset-config.yaml": []byte("new isc\n")}, mirrorFileNames)
+	require.ErrorContains(t, err, "injected failure")
+	for name, want := range old {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(got), name)
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 2, "no file set aside or written beside is left")
 }
