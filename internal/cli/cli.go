@@ -20,6 +20,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/fileread"
 	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/output"
+	"github.com/odlm-render/odlm-render/internal/textsafe"
 	"github.com/odlm-render/odlm-render/internal/version"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
@@ -65,11 +66,11 @@ func mainWith(args []string, stdin io.Reader, stdout, stderr io.Writer, eng engi
 		if c, _, ferr := root.Find(args); ferr == nil && c != nil {
 			cmdPath = c.CommandPath()
 		}
-		fmt.Fprintf(stderr, "odlm-render: %s\nrun '%s --help' for usage\n", strings.TrimRight(err.Error(), "\n"), cmdPath)
+		fmt.Fprintf(stderr, "odlm-render: %s\nrun '%s --help' for usage\n", textsafe.Lines(strings.TrimRight(err.Error(), "\n")), cmdPath)
 		return ExitUsage
 	}
 	if !errors.Is(err, errReported) {
-		fmt.Fprintf(stderr, "odlm-render: %v\n", err)
+		fmt.Fprintf(stderr, "odlm-render: %s\n", textsafe.Lines(err.Error()))
 	}
 	return ExitErrors
 }

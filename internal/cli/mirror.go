@@ -213,7 +213,7 @@ func swapIn(dir string, names []string, tmp map[string]string) (err error) {
 			_ = os.Remove(s.place)
 			if s.aside != "" {
 				if rerr := os.Rename(s.aside, s.place); rerr != nil {
-					err = fmt.Errorf("%w; and %s could not be put back from %s: %v", err, s.place, s.aside, rerr)
+					err = errors.Join(err, fmt.Errorf("%s could not be put back from %s: %w", s.place, s.aside, rerr))
 				}
 			}
 		}

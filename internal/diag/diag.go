@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/textsafe"
 )
 
 // Severity of a Result, with the KRM function specification's names.
@@ -95,7 +96,9 @@ func (r Result) String() string {
 		parts = append(parts, r.Field)
 	}
 	parts = append(parts, r.Message)
-	return strings.Join(parts, ": ")
+	// one line, with no control character a terminal would act on: messages quote catalogs,
+	// bundles and cluster objects
+	return textsafe.Line(strings.Join(parts, ": "))
 }
 
 func (r Result) Error() string { return r.String() }

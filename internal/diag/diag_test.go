@@ -46,3 +46,11 @@ func TestSortOrdersBySeverityAndDropsDuplicates(t *testing.T) {
 	assert.Len(t, got.Errors(), 1)
 	assert.False(t, diag.Results{{Severity: diag.Warning}}.HasErrors())
 }
+
+// TestResultStringEscapesControls: a message quoting a catalog or a cluster object cannot
+// erase or rewrite a terminal's line, nor add a line: its controls print escaped.
+func TestResultStringEscapesControls(t *testing.T) {
+	t.Parallel()
+	r := diag.Warnf(nil, "", "deprecated: %s", "ok\r\x1b[2Kerror: forged\nsecond line\a")
+	assert.Equal(t, `warning: deprecated: ok\r\x1b[2Kerror: forged\nsecond line\x07`, r.String())
+}

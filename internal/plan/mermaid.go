@@ -3,6 +3,8 @@ package plan
 import (
 	"fmt"
 	"strings"
+
+	"github.com/odlm-render/odlm-render/internal/textsafe"
 )
 
 // mermaid is a Mermaid flowchart of op's path, for the pull-request comment (GitHub and
@@ -102,5 +104,6 @@ func (op Operator) deprecatedBundles() map[string]bool {
 // mermaidText is s inside a quoted Mermaid label or an edge label: the characters Mermaid
 // reads as syntax written as its entity codes.
 func mermaidText(s string) string {
-	return strings.NewReplacer(`"`, "#quot;", "|", "#124;", "<", "#lt;", ">", "#gt;", "\n", " ").Replace(s)
+	// a backtick would close the fence the chart is in; controls are escaped first
+	return strings.NewReplacer(`"`, "#quot;", "|", "#124;", "<", "#lt;", ">", "#gt;", "`", "#96;", "\\", "#92;").Replace(textsafe.Line(s))
 }

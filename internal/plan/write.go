@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/odlm-render/odlm-render/internal/textsafe"
 )
 
 // JSON is the plan as indented JSON, ending with a newline: {"operators": [...], "objects":
@@ -25,7 +27,7 @@ func (p Plan) JSON() ([]byte, error) {
 func (p Plan) Text() []byte {
 	var b strings.Builder
 	for _, n := range p.Notes {
-		b.WriteString("note: " + n + "\n")
+		b.WriteString("note: " + textsafe.Line(n) + "\n")
 	}
 	if len(p.Notes) > 0 {
 		b.WriteString("\n")
@@ -41,7 +43,7 @@ func (p Plan) Text() []byte {
 	}
 	b.WriteString("\n" + p.Objects.summary() + "\n")
 	for _, l := range p.Objects.lines() {
-		b.WriteString(strings.Repeat("  ", l.depth+1) + l.text + "\n")
+		b.WriteString(strings.Repeat("  ", l.depth+1) + textsafe.Line(l.text) + "\n")
 	}
 	fmt.Fprintf(&b, "\n%d operator(s), %d unsafe finding(s), %d blocked\n", len(p.Operators), p.Unsafe(), p.Blocked())
 	return []byte(b.String())
@@ -80,11 +82,12 @@ func orNone(s string) string {
 	return s
 }
 
-// writeText writes one operator's block.
+// writeText writes one operator's block, each line with its control characters escaped (a
+// catalog's or a cluster's string must not act on the terminal: textsafe.Line).
 func (op Operator) writeText(b *strings.Builder) {
-	b.WriteString(op.headline() + "\n")
+	b.WriteString(textsafe.Line(op.headline()) + "\n")
 	for _, line := range op.detailLines() {
-		b.WriteString("  " + line + "\n")
+		b.WriteString("  " + textsafe.Line(line) + "\n")
 	}
 }
 
@@ -270,12 +273,13 @@ func cell(s string) string {
 	return mdEscape(s)
 }
 
-// mdEscape keeps text from breaking a table or starting HTML.
+// mdEscape is untrusted text as inline Markdown: it renders as itself, and opens no heading,
+// fence, link, image, HTML or table cell (textsafe.Markdown).
 func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "\n", " ").Replace(s)
+	return textsafe.Markdown(s)
 }
 
-// htmlEscape escapes text inside an HTML element.
+// htmlEscape is untrusted text inside an HTML element (textsafe.HTML).
 func htmlEscape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+	return textsafe.HTML(s)
 }

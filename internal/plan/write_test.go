@@ -37,8 +37,8 @@ func TestMarkdownEscapes(t *testing.T) {
 	op.Action = ActionInstall
 	op.Notes = append(op.Notes, "x | y <b>")
 	md := string(Plan{Operators: []Operator{op}}.Markdown())
-	assert.Contains(t, md, `| ns/a\|b | &lt;script&gt; | install |`)
-	assert.Contains(t, md, `- note: x \| y &lt;b&gt;`)
+	assert.Contains(t, md, `| ns/a\|b | \<script\> | install |`)
+	assert.Contains(t, md, `- note: x \| y \<b\>`)
 	assert.NotContains(t, md, "<script>")
 	assert.NotContains(t, md, "<b>")
 }
@@ -60,7 +60,7 @@ func TestPlanNotes(t *testing.T) {
 	text := string(p.Text())
 	assert.True(t, strings.HasPrefix(text, "note: the cluster serves no OLM kinds\nnote: not searched: A | B <x>\n\nThe render installs no operator"), text)
 	md := string(p.Markdown())
-	assert.True(t, strings.HasPrefix(md, "## odlm-render plan\n\n> note: the cluster serves no OLM kinds\n\n> note: not searched: A \\| B &lt;x&gt;\n\n"), md)
+	assert.True(t, strings.HasPrefix(md, "## odlm-render plan\n\n> note: the cluster serves no OLM kinds\n\n> note: not searched: A \\| B \\<x\\>\n\n"), md)
 	j, err := p.JSON()
 	require.NoError(t, err)
 	assert.Contains(t, string(j), `"notes": [
