@@ -101,7 +101,7 @@ func compareRef(a, b ObjectRef) int { return strings.Compare(a.key(), b.key()) }
 func (req Request) renderedObjects() (Objects, []string, error) {
 	out := newObjects()
 	rendered := uniqueObjects(req.Rendered)
-	secrets, err := req.collectSecrets(rendered)
+	secrets, secretNotes, err := req.collectSecrets(rendered)
 	if err != nil {
 		return Objects{}, nil, err
 	}
@@ -118,6 +118,7 @@ func (req Request) renderedObjects() (Objects, []string, error) {
 	if err != nil {
 		return Objects{}, nil, err
 	}
+	notes = append(secretNotes, notes...)
 	out.finish(req.SecretFields)
 	slices.SortFunc(out.Added, compareRef)
 	slices.SortFunc(out.Removed, compareRef)
@@ -125,25 +126,51 @@ func (req Request) renderedObjects() (Objects, []string, error) {
 	return out, notes, nil
 }
 
-// collectSecrets gathers the values of the rendered Secrets and of the cluster's Secrets of
-// the same names, before any value is printed.
-func (req Request) collectSecrets(rendered []map[string]any) (secretTexts, error) {
+// collectSecrets gathers, before any value is printed, the values of the rendered Secrets,
+// of the cluster's Secrets of the same names, and of every Secret the cluster read holds in
+// the namespaces of the rendered objects: a cluster object (a labelled ConfigMap, say) may
+// hold a copy of any of them, which nothing in the render marks. A namespace whose Secrets
+// the user may not list is a note.
+func (req Request) collectSecrets(rendered []map[string]any) (secretTexts, []string, error) {
 	s := secretTexts{}
+	namespaces := map[string]bool{}
 	for _, obj := range rendered {
 		ref := refOf(obj)
+		namespaces[ref.Namespace] = true
 		if !ref.isSecret() {
 			continue
 		}
 		s.addSecret(obj)
 		live, found, err := req.Cluster.Get(ref.APIVersion, ref.Kind, ref.Namespace, ref.Name)
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", ref.text(), err)
+			return nil, nil, fmt.Errorf("reading %s: %w", ref.text(), err)
 		}
 		if found {
 			s.addSecret(live)
 		}
 	}
-	return s, nil
+	var forbidden []string
+	for _, ns := range slices.Sorted(maps.Keys(namespaces)) {
+		if ns == "" {
+			continue
+		}
+		secrets, err := req.Cluster.List("v1", "Secret", ns)
+		switch {
+		case errors.Is(err, cluster.ErrForbidden):
+			forbidden = append(forbidden, ns)
+		case errors.Is(err, cluster.ErrNotServed):
+		case err != nil:
+			return nil, nil, fmt.Errorf("listing the Secrets of namespace %s: %w", ns, err)
+		}
+		for _, secret := range secrets {
+			s.addSecret(secret)
+		}
+	}
+	var notes []string
+	if len(forbidden) > 0 {
+		notes = append(notes, fmt.Sprintf("the Secrets of namespace(s) %s may not be listed (forbidden): a value copied from one of them into another object prints as it is", strings.Join(forbidden, ", ")))
+	}
+	return s, notes, nil
 }
 
 // uniqueObjects drops objects without a kind or name and later duplicates of an identity.

@@ -138,8 +138,7 @@ func TestSecretValuesHidden(t *testing.T) {
 }
 
 // TestClusterSecretValuesHidden: a value of a cluster Secret the plan lists (one with ODLM's
-// label, searched for removed objects) is hidden wherever a rendered object holds it. The
-// cluster's other Secrets are not read (the search lists labelled objects only).
+// label, searched for removed objects) is hidden wherever a rendered object holds it.
 func TestClusterSecretValuesHidden(t *testing.T) {
 	t.Parallel()
 	p := buildObjects(t, []string{
@@ -148,6 +147,25 @@ func TestClusterSecretValuesHidden(t *testing.T) {
 	}, `{apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: ns}, data: {token: "template-read-value"}}`)
 	require.Len(t, p.Objects.Changed, 1)
 	assert.Equal(t, []plan.FieldChange{{Path: "data.token", Change: plan.FieldChanged, Old: `"x"`, New: "(value hidden)"}}, shown(p.Objects.Changed[0].Fields))
+}
+
+// TestValuesOfAnyClusterSecretHidden: a labelled ConfigMap of the cluster holds a copy of a
+// value of a Secret in the same namespace that neither the render nor ODLM's label names; the
+// pull request turns the field into a literal. The old value is the Secret's: it is hidden,
+// in every format.
+func TestValuesOfAnyClusterSecretHidden(t *testing.T) {
+	t.Parallel()
+	p := buildObjects(t, []string{
+		`{apiVersion: v1, kind: Secret, metadata: {name: db-credentials, namespace: ns}, data: {password: czNjcjN0LWZyb20tdGhlLWNsdXN0ZXI=}}`,
+		`{apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: ns, labels: {operator.ibm.com/opreq-control: "true"}}, data: {dsn: "s3cr3t-from-the-cluster"}}`,
+	}, `{apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: ns, labels: {operator.ibm.com/opreq-control: "true"}}, data: {dsn: "literal"}}`)
+	require.Len(t, p.Objects.Changed, 1)
+	assert.Equal(t, []plan.FieldChange{{Path: "data.dsn", Change: plan.FieldChanged, Old: "(value hidden)", New: `"literal"`}}, shown(p.Objects.Changed[0].Fields))
+	j, err := p.JSON()
+	require.NoError(t, err)
+	for _, out := range []string{string(j), string(p.Text()), string(p.Markdown())} {
+		assert.NotContains(t, out, "s3cr3t-from-the-cluster")
+	}
 }
 
 // TestRemovedObjectsOfAnyKind: the kinds searched for removed objects are those the cluster
