@@ -103,8 +103,12 @@ func TestPlanLiveMatchesTheSnapshot(t *testing.T) {
 			map[string]any{"apiVersion": "planlive.odlm-render.io/v1", "kind": "Leftover", "namespace": ns, "name": "old-sizing"},
 		}, ours(limited)["removed"], "the PersistentVolumeClaim is not searched")
 		notes, _ := limited["notes"].([]any)
-		require.Len(t, notes, 1, "%v", notes)
-		note, _ := notes[0].(string)
+		require.Len(t, notes, 2, "%v", notes)
+		// the Secrets of the namespace the user may not list: values copied from them are not
+		// known, so not hidden, and the plan says so
+		secrets, _ := notes[0].(string)
+		assert.Regexp(t, `^the Secrets of namespace\(s\) \S+ may not be listed \(forbidden\)`, secrets)
+		note, _ := notes[1].(string)
 		assert.True(t, strings.HasPrefix(note, "not searched for removed objects: "), note)
 		assert.Contains(t, note, " kinds the user may not list (forbidden), by API group: ")
 		assert.Regexp(t, `by API group: core: [^;]*\bPersistentVolumeClaim\b`, note, "in the core group")
