@@ -1,6 +1,7 @@
 package bundleinstall_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -162,6 +163,34 @@ func TestRenderRefuses(t *testing.T) {
 				tc.change(b.Contents)
 			}
 			_, err := bundleinstall.Render(b, tc.opts)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
+// TestRenderRefusesPlatformObjects: a bundle manifest named as an object the platform owns
+// (the bootstrap policy's RBAC, kubeadm's, the reserved PriorityClasses) would overwrite it
+// when applied: refused, naming the rule.
+func TestRenderRefusesPlatformObjects(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ kind, name, want string }{
+		{"ClusterRole", "system:basic-user", `"system:" names are the API server's bootstrap policy`},
+		{"ClusterRoleBinding", "cluster-admin", "cluster-admin is one of the API server's bootstrap roles"},
+		{"ClusterRole", "view", "view is one of the API server's bootstrap roles"},
+		{"RoleBinding", "kubeadm:nodes-kubeadm-config", `"kubeadm:" names are kubeadm's`},
+		{"Role", "system:controller:bootstrap-signer", `"system:" names`},
+		{"PriorityClass", "system-node-critical", `"system-" PriorityClasses`},
+	} {
+		t.Run(tc.kind+" "+tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := realBundle(t, "nfs-provisioner-operator-0.0.9")
+			c := *b.Contents
+			c.Objects = append(slices.Clone(c.Objects), catalog.ObjectRef{Kind: tc.kind, Name: tc.name})
+			doc := fmt.Sprintf(`{"apiVersion":"rbac.authorization.k8s.io/v1","kind":%q,"metadata":{"name":%q}}`, tc.kind, tc.name)
+			c.Manifests = append(slices.Clone(c.Manifests), json.RawMessage(doc))
+			b.Contents = &c
+			_, err := bundleinstall.Render(b, bundleinstall.Options{InstallNamespace: "op", TargetNamespaces: []string{""}})
+			require.ErrorContains(t, err, "would replace an object the platform owns ("+strings.SplitN(tc.want, `"`, 2)[0])
 			require.ErrorContains(t, err, tc.want)
 		})
 	}

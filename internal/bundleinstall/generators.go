@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -49,7 +50,7 @@ func namespacedPermissions(in *install) ([]Object, error) {
 	var out []*manifest.Object
 	for _, ns := range in.opts.TargetNamespaces {
 		for _, p := range in.contents.Permissions {
-			name, err := in.rbacName(p)
+			name, err := in.rbacName(p, "")
 			if err != nil {
 				return nil, err
 			}
@@ -79,7 +80,7 @@ func clusterPermissions(in *install) ([]Object, error) {
 	}
 	var out []*manifest.Object
 	for _, p := range perms {
-		name, err := in.rbacName(p)
+		name, err := in.rbacName(p, in.opts.InstallNamespace)
 		if err != nil {
 			return nil, err
 		}
@@ -94,9 +95,20 @@ func clusterPermissions(in *install) ([]Object, error) {
 
 // rbacName is the name of a permission's role and binding: the CSV's name and the account's,
 // and a hash of the permission, so that two permissions of one account do not collide and a
-// changed permission gets a new name.
-func (in *install) rbacName(p v1alpha1.StrategyDeploymentPermissions) (string, error) {
-	tree, err := manifest.ToValue(p)
+// changed permission gets a new name. For a ClusterRole and ClusterRoleBinding, namespace (the
+// install's) is hashed in too: two installs of one bundle in two namespaces would otherwise
+// write one cluster-scoped name with two subject lists, each sync rebinding the other's and
+// each prune deleting it (as OLM v0 does; operator-controller, which installs a bundle once
+// per cluster, does not).
+func (in *install) rbacName(p v1alpha1.StrategyDeploymentPermissions, namespace string) (string, error) {
+	var hashed any = p
+	if namespace != "" {
+		hashed = struct {
+			Permissions v1alpha1.StrategyDeploymentPermissions `json:"permissions"`
+			Namespace   string                                 `json:"namespace"`
+		}{p, namespace}
+	}
+	tree, err := manifest.ToValue(hashed)
 	if err != nil {
 		return "", fmt.Errorf("bundle %s: permissions of %s: %w", in.bundle.Name, saNameOrDefault(p.ServiceAccountName), err)
 	}
@@ -197,6 +209,34 @@ var supportedKinds = map[string]bool{
 	"ConsoleYAMLSample": false,
 }
 
+// bootstrapRoles are the ClusterRoles and ClusterRoleBindings the API server's bootstrap
+// policy creates without the "system:" prefix (its user-facing roles).
+var bootstrapRoles = map[string]bool{"cluster-admin": true, "admin": true, "edit": true, "view": true}
+
+// platformOwned names the rule by which an object of the bundle would replace one the platform
+// owns ("" when it would not): RBAC named as the API server's bootstrap policy names its own
+// (the "system:" prefix, kubeadm's "kubeadm:", cluster-admin, admin, edit, view), and the
+// PriorityClasses the API server reserves (the "system-" prefix). operator-controller refuses
+// to touch objects it does not own; without OLM nothing would stop the apply.
+func platformOwned(kind, name string) string {
+	switch kind {
+	case "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding":
+		switch {
+		case strings.HasPrefix(name, "system:"):
+			return `the "system:" names are the API server's bootstrap policy`
+		case strings.HasPrefix(name, "kubeadm:"):
+			return `the "kubeadm:" names are kubeadm's`
+		case bootstrapRoles[name] && (kind == "ClusterRole" || kind == "ClusterRoleBinding"):
+			return name + " is one of the API server's bootstrap roles"
+		}
+	case "PriorityClass":
+		if strings.HasPrefix(name, "system-") {
+			return `the "system-" PriorityClasses are the API server's`
+		}
+	}
+	return ""
+}
+
 // otherManifests writes the bundle's other manifests, namespaced ones in the install namespace.
 func otherManifests(in *install) ([]Object, error) {
 	var out []*manifest.Object
@@ -213,6 +253,9 @@ func otherManifests(in *install) ([]Object, error) {
 			return nil, fmt.Errorf("bundle %s: manifest %s %s: %w", in.bundle.Name, ref.Kind, ref.Name, err)
 		}
 		o := manifest.New(m)
+		if rule := platformOwned(ref.Kind, o.Name()); rule != "" {
+			return nil, fmt.Errorf("bundle %s: manifest %s %s would replace an object the platform owns (%s): installing it without OLM would overwrite it, so it is refused", in.bundle.Name, ref.Kind, o.Name(), rule)
+		}
 		if namespaced {
 			manifest.EnsureMap(o.Map, "metadata")["namespace"] = in.opts.InstallNamespace
 		} else if meta, ok := o.Map["metadata"].(map[string]any); ok {

@@ -48,6 +48,7 @@ func (pi *plainInstall) toPlain(generated []*manifest.Object) ([]*manifest.Objec
 	planOf, updated := plansByObject(pi.subscriptions)
 	installOf := map[*manifest.Object][]*manifest.Object{}
 	written := map[string]*manifest.Object{}
+	writers := map[string]*subscriptionPlan{}
 	var out []*manifest.Object
 	dropped := map[string]int{}
 	for _, o := range generated {
@@ -56,7 +57,7 @@ func (pi *plainInstall) toPlain(generated []*manifest.Object) ([]*manifest.Objec
 		case created:
 			objs := pi.install(p)
 			for _, obj := range objs {
-				if pi.duplicate(p, written, obj) {
+				if pi.duplicate(p, written, writers, obj) {
 					continue
 				}
 				out = append(out, obj)
@@ -82,19 +83,48 @@ func (pi *plainInstall) toPlain(generated []*manifest.Object) ([]*manifest.Objec
 }
 
 // duplicate reports an object another operator's install already wrote: the same object is
-// written once; a different one under the same name is an error.
-func (pi *plainInstall) duplicate(p *subscriptionPlan, written map[string]*manifest.Object, obj *manifest.Object) bool {
+// written once; a different one under the same name is an error naming both installs (each
+// sync would rebind or rewrite the other's, each prune delete it).
+func (pi *plainInstall) duplicate(p *subscriptionPlan, written map[string]*manifest.Object, writers map[string]*subscriptionPlan, obj *manifest.Object) bool {
 	k := obj.Ref().Key()
 	prev, ok := written[k]
 	if !ok {
-		written[k] = obj
+		written[k], writers[k] = obj, p
 		return false
 	}
 	if !merge.Equal(prev.Map, obj.Map) {
 		about, field := p.about()
-		pi.add(diag.Errorf(about, field, "installing package %s writes %s, which another operator's install writes differently", p.obj.String("spec", "name"), obj.Ref()))
+		other := writers[k]
+		pi.add(diag.Errorf(about, field, "installing package %s into namespace %s writes %s, which the install of package %s into namespace %s writes differently: both cannot hold",
+			p.obj.String("spec", "name"), p.namespace, obj.Ref(), other.obj.String("spec", "name"), other.namespace))
 	}
 	return true
+}
+
+// sharedByName warns about the cluster-scoped objects of a bundle written under the bundle's
+// own names (its webhook configurations, and the ClusterRoles, ClusterRoleBindings and
+// PriorityClasses among its manifests; CRDs are meant to be shared): an install of the same
+// bundle in another namespace, or by another render, writes the same object, and the two
+// overwrite each other.
+func (pi *plainInstall) sharedByName(p *subscriptionPlan, b *catalog.Bundle, objs []bundleinstall.Object) {
+	named := map[string]bool{}
+	for _, ref := range b.Contents.Objects {
+		named[ref.Kind+"/"+ref.Name] = true
+	}
+	var shared []string
+	for _, o := range objs {
+		switch {
+		case o.Namespace() != "" || o.Kind() == "CustomResourceDefinition":
+		case o.Kind() == "ValidatingWebhookConfiguration" || o.Kind() == "MutatingWebhookConfiguration" || named[o.Kind()+"/"+o.Name()]:
+			shared = append(shared, o.Kind()+" "+o.Name())
+		}
+	}
+	if len(shared) == 0 {
+		return
+	}
+	about, field := p.about()
+	pi.add(diag.Warnf(about, field, "bundle %s writes cluster-scoped objects under its own names (%s): an install of the same bundle into another namespace, or by another render, writes the same objects, and each overwrites the other's (one install of this bundle per cluster)",
+		b.Name, strings.Join(shared, ", ")))
 }
 
 // install is what one Subscription becomes, or nothing after an error.
@@ -128,6 +158,7 @@ func (pi *plainInstall) install(p *subscriptionPlan) []*manifest.Object {
 	for _, w := range res.Warnings {
 		pi.add(diag.Warnf(about, field, "%s", w))
 	}
+	pi.sharedByName(p, b, res.Objects)
 	out := make([]*manifest.Object, 0, len(res.Objects))
 	for _, o := range res.Objects {
 		o.Source = sub.Source
