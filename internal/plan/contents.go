@@ -169,18 +169,23 @@ func (req Request) stored(op *Operator, name string, newCRD map[string]any, vers
 	return nil
 }
 
-// permissions compares the bundle's permissions with the installed CSV's.
+// permissions compares the bundle's permissions with the installed CSV's: the CSV's rules,
+// and those the RBAC among its manifests grants (manifestRules; the installed bundle's when
+// the catalog carries its contents).
 func (req Request) permissions(op *Operator, c *catalog.Contents) error {
-	newRules := flatten(c.Permissions, c.ClusterPermissions)
+	newRules := append(flatten(c.Permissions, c.ClusterPermissions), manifestRules(manifestsOf(c))...)
 	oldRules := []Rule{}
+	old := req.installedContents(op)
 	if op.olmV1 {
-		old := req.installedContents(op)
 		if old == nil {
 			op.Notes = append(op.Notes, fmt.Sprintf("permissions not compared: OLM v1 keeps no CSV, and the catalog does not carry bundle %s's permissions", op.From))
 			return nil
 		}
-		op.RBAC = diffRules(flatten(old.Permissions, old.ClusterPermissions), newRules)
+		op.RBAC = diffRules(append(flatten(old.Permissions, old.ClusterPermissions), manifestRules(manifestsOf(old))...), newRules)
 		return nil
+	}
+	if old != nil {
+		oldRules = append(oldRules, manifestRules(manifestsOf(old))...)
 	}
 	if op.From != "" {
 		csv, found, err := req.Cluster.Get(olmV1alpha1, kindCSV, op.Namespace, op.From)
@@ -194,11 +199,26 @@ func (req Request) permissions(op *Operator, c *catalog.Contents) error {
 			if err != nil {
 				op.Notes = append(op.Notes, fmt.Sprintf("ClusterServiceVersion %s/%s: spec.install.spec: %v", op.Namespace, op.From, err))
 			}
-			oldRules = flatten(perms, clusterPerms)
+			oldRules = append(oldRules, flatten(perms, clusterPerms)...)
 		}
 	}
 	op.RBAC = diffRules(oldRules, newRules)
 	return nil
+}
+
+// manifestsOf decodes a bundle's other manifests (those that do not decode are left out: the
+// render reports them).
+func manifestsOf(c *catalog.Contents) []map[string]any {
+	var out []map[string]any
+	for i := range c.Objects {
+		if i >= len(c.Manifests) {
+			break
+		}
+		if m, err := c.Manifest(i); err == nil {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // installedContents are the contents the catalog holds for the installed bundle, nil when

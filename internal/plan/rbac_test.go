@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
@@ -67,4 +68,37 @@ func TestDiffRules(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestManifestRulesCountAsPermissions: RBAC among a bundle's manifests grants permissions as
+// the CSV's do, with its escalations: cluster-admin bound to every authenticated user, a
+// Role of the manifests bound to a ServiceAccount, a ClusterRole aggregated into admin; an
+// unbound role grants nothing.
+func TestManifestRulesCountAsPermissions(t *testing.T) {
+	t.Parallel()
+	manifests := []map[string]any{
+		{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": map[string]any{"name": "innocent-name"},
+			"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+			"subjects": []any{map[string]any{"kind": "Group", "name": "system:authenticated", "apiGroup": "rbac.authorization.k8s.io"}}},
+		{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": map[string]any{"name": "reader"},
+			"rules": []any{map[string]any{"apiGroups": []any{""}, "resources": []any{"secrets"}, "verbs": []any{"get"}}}},
+		{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": map[string]any{"name": "reader"},
+			"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "reader"},
+			"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": "operator"}}},
+		{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": "extra", "labels": map[string]any{"rbac.authorization.k8s.io/aggregate-to-admin": "true"}},
+			"rules": []any{map[string]any{"apiGroups": []any{""}, "resources": []any{"nodes"}, "verbs": []any{"delete"}}}},
+		{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": "unbound"},
+			"rules": []any{map[string]any{"apiGroups": []any{"*"}, "resources": []any{"*"}, "verbs": []any{"*"}}}},
+	}
+	got := diffRules(nil, manifestRules(manifests))
+	var escalated []string
+	for _, r := range got.Added {
+		escalated = append(escalated, r.Scope+" "+r.ServiceAccount+": "+strings.Join(r.Escalations, ", "))
+	}
+	assert.Equal(t, []string{
+		"cluster everyone bound to admin: aggregated into the platform role admin",
+		"cluster group system:authenticated: any verb, any resource, any API group, the platform role cluster-admin bound, granted to every authenticated user",
+		"namespace operator: secrets",
+	}, escalated)
+	assert.Equal(t, 3, Plan{Operators: []Operator{{RBAC: got}}}.Unsafe(), "each escalation counts for --fail-on unsafe")
 }
