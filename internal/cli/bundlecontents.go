@@ -60,6 +60,9 @@ func bundleContents(ctx context.Context, f extractFlags, cat *catalog.Catalog, r
 // pullContents reads the bundle images, pullWorkers at a time. Every failure is reported,
 // and any failure is the command's error (nothing is written).
 func pullContents(ctx context.Context, f extractFlags, bundles []*catalog.Bundle, rewrites []image.Rewrite, stderr io.Writer, warn func(string)) error {
+	if err := image.CheckCacheDir(f.cacheDir); err != nil {
+		return err
+	}
 	puller := &image.BundlePuller{
 		Options:  image.Options{Timeout: f.timeout, Warn: warn},
 		Rewrites: rewrites,

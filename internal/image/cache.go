@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/odlm-render/odlm-render/internal/fileread"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
@@ -55,13 +56,18 @@ func (p *BundlePuller) cached(digest string) (*catalog.Contents, bool) {
 	return c, true
 }
 
-// readEntry reads and checks a cache entry.
+// readEntry reads and checks a cache entry. It is opened as every file is (fileread.Open: a
+// regular file, without blocking, so that a FIFO planted there cannot hang the pull), and used
+// only when no other user may have written it.
 func (p *BundlePuller) readEntry(f, digest string) (*catalog.Contents, error) {
-	file, err := os.Open(f)
+	file, err := fileread.Open(f)
 	if err != nil {
 		return nil, err
 	}
 	defer file.Close()
+	if err := ownedAlone(file, "cache entry"); err != nil {
+		return nil, err
+	}
 	// the contents are about the size of the manifests they come from
 	limit := 2 * p.Limits.or(DefaultBundleLimits).MaxReadBytes
 	data, err := io.ReadAll(io.LimitReader(file, limit+1))
@@ -88,6 +94,41 @@ func (p *BundlePuller) readEntry(f, digest string) (*catalog.Contents, error) {
 		return nil, fmt.Errorf("unreadable cache entry: %w", err)
 	}
 	return &c, nil
+}
+
+// CheckCacheDir refuses a cache folder another user could write a matching entry into: one
+// writable by its group or by others, or owned by another user. A missing folder is fine (it
+// is created readable and writable by its owner only).
+func CheckCacheDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	f, err := os.Open(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return ownedAlone(f, "cache folder")
+}
+
+// ownedAlone refuses a file or folder (what) that users other than the one running odlm-render
+// may write: the checksum of an entry is no signature, so whoever may write there may plant
+// an entry that passes it.
+func ownedAlone(f *os.File, what string) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%s %s is writable by other users (mode %s): a planted entry would pass its checksum; run chmod go-w %s, or give --cache-dir a folder of your own", what, f.Name(), fi.Mode().Perm(), f.Name())
+	}
+	if uid, ok := ownerOf(fi); ok && uid != os.Getuid() {
+		return fmt.Errorf("%s %s belongs to another user (uid %d): a planted entry would pass its checksum; give --cache-dir a folder of your own", what, f.Name(), uid)
+	}
+	return nil
 }
 
 // store writes the contents read from an image as its digest's entry, atomically.

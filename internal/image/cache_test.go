@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -215,6 +216,13 @@ func TestCacheEntriesAreVerified(t *testing.T) {
 		{"an entry of the old format, without its digest and checksum", func(t *testing.T, dir string) {
 			require.NoError(t, os.WriteFile(entry(dir, kubeGreen), []byte(`{"CRDs":[],"Deployments":["x"]}`), 0o644))
 		}},
+		{"a FIFO in place of the entry (a blocking open would hang past --timeout)", func(t *testing.T, dir string) {
+			require.NoError(t, os.Remove(entry(dir, kubeGreen)))
+			require.NoError(t, syscall.Mkfifo(entry(dir, kubeGreen), 0o600))
+		}},
+		{"a good entry that other users may write (a planted one would pass its checksum)", func(t *testing.T, dir string) {
+			require.NoError(t, os.Chmod(entry(dir, kubeGreen), 0o666))
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -241,4 +249,19 @@ func TestCacheEntriesAreVerified(t *testing.T) {
 			assert.True(t, info.Cached)
 		})
 	}
+}
+
+// TestCacheFolderOthersMayWriteIsRefused: a cache folder writable by other users is refused
+// before any pull, naming the fix; one of the owner's alone, or none yet, is fine.
+func TestCacheFolderOthersMayWriteIsRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, image.CheckCacheDir(dir))
+	require.NoError(t, image.CheckCacheDir(filepath.Join(dir, "not-yet")))
+	shared := filepath.Join(dir, "shared")
+	require.NoError(t, os.Mkdir(shared, 0o700))
+	require.NoError(t, os.Chmod(shared, 0o777))
+	err := image.CheckCacheDir(shared)
+	require.ErrorContains(t, err, "is writable by other users")
+	require.ErrorContains(t, err, "chmod go-w "+shared)
 }
