@@ -161,5 +161,5 @@ func TestSidecarPatchNamesEverySetting(t *testing.T) {
 		names = append(names, e.(map[string]any)["name"].(string))
 	}
 	assert.ElementsMatch(t, []string{cli.EnvArgoAllowLive, cli.EnvArgoKubeconfig, cli.EnvArgoAllowCredentialPlugins,
-		cli.EnvArgoReadPaths, fileread.EnvMaxBytes}, names)
+		cli.EnvArgoReadPaths, fileread.EnvMaxBytes, fileread.EnvMaxTotalBytes}, names)
 }

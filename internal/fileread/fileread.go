@@ -29,6 +29,70 @@ const DefaultMaxBytes int64 = 64 << 20
 // an optional Ki, Mi or Gi suffix (256Mi).
 const EnvMaxBytes = "ODLM_RENDER_MAX_FILE_SIZE"
 
+// DefaultMaxTotalBytes caps, when EnvMaxTotalBytes is not set, the sum of the files one read
+// of PATHs takes in (a Budget): as much as one file may hold, so that many files cost no more
+// than the largest one may.
+const DefaultMaxTotalBytes int64 = 64 << 20
+
+// EnvMaxTotalBytes names the environment variable that changes the total cap, read as
+// EnvMaxBytes is.
+const EnvMaxTotalBytes = "ODLM_RENDER_MAX_TOTAL_SIZE"
+
+// MaxTotalBytes is the cap on the files of one Budget: EnvMaxTotalBytes when it holds a valid
+// size, else DefaultMaxTotalBytes.
+func MaxTotalBytes() int64 {
+	if n, err := ParseSize(os.Getenv(EnvMaxTotalBytes)); err == nil && n > 0 {
+		return n
+	}
+	return DefaultMaxTotalBytes
+}
+
+// Budget bounds what a sequence of reads takes in together (the files of a render's PATHs,
+// of its snapshots), as MaxBytes bounds each: every read is capped at what is left. A Budget
+// is not safe for concurrent use.
+type Budget struct {
+	limit, used int64
+}
+
+// NewBudget is a Budget of MaxTotalBytes.
+func NewBudget() *Budget { return &Budget{limit: MaxTotalBytes()} }
+
+// ReadFile is ReadFile within the budget.
+func (b *Budget) ReadFile(path string) ([]byte, error) {
+	data, err := ReadFileMax(path, min(MaxBytes(), b.limit-b.used))
+	return b.take(path, data, err)
+}
+
+// ReadAll is ReadAll within the budget.
+func (b *Budget) ReadAll(name string, r io.Reader) ([]byte, error) {
+	data, err := readMax(name, r, min(MaxBytes(), b.limit-b.used))
+	return b.take(name, data, err)
+}
+
+// take counts what a read took in, and turns a file over what was left (but not over the
+// per-file cap) into a TotalTooLargeError.
+func (b *Budget) take(name string, data []byte, err error) ([]byte, error) {
+	var tl *TooLargeError
+	if errors.As(err, &tl) && tl.Limit < MaxBytes() {
+		return nil, &TotalTooLargeError{Name: name, Limit: b.limit}
+	}
+	if err != nil {
+		return nil, err
+	}
+	b.used += int64(len(data))
+	return data, nil
+}
+
+// TotalTooLargeError is a read that takes a Budget's files over its cap.
+type TotalTooLargeError struct {
+	Name  string
+	Limit int64
+}
+
+func (e *TotalTooLargeError) Error() string {
+	return fmt.Sprintf("%s: the files read so far and this one hold more than %s together, the cap on all the inputs of one read (%s sets it)", e.Name, ByteSize(e.Limit), EnvMaxTotalBytes)
+}
+
 // MaxBytes is the cap on one file or stream: EnvMaxBytes when it holds a valid size, else
 // DefaultMaxBytes (a malformed value is reported by CheckEnv, at start-up).
 func MaxBytes() int64 {
@@ -41,12 +105,14 @@ func MaxBytes() int64 {
 // CheckEnv reports a malformed EnvMaxBytes, so that a typo is an error rather than a cap
 // silently left at its default.
 func CheckEnv() error {
-	v := os.Getenv(EnvMaxBytes)
-	if v == "" {
-		return nil
-	}
-	if n, err := ParseSize(v); err != nil || n <= 0 {
-		return fmt.Errorf("%s=%q: want a positive size in bytes, optionally with a Ki, Mi or Gi suffix (256Mi)", EnvMaxBytes, v)
+	for _, name := range []string{EnvMaxBytes, EnvMaxTotalBytes} {
+		v := os.Getenv(name)
+		if v == "" {
+			continue
+		}
+		if n, err := ParseSize(v); err != nil || n <= 0 {
+			return fmt.Errorf("%s=%q: want a positive size in bytes, optionally with a Ki, Mi or Gi suffix (256Mi)", name, v)
+		}
 	}
 	return nil
 }
@@ -193,5 +259,6 @@ func readMax(name string, r io.Reader, limit int64) ([]byte, error) {
 func IsLimit(err error) bool {
 	var tl *TooLargeError
 	var nr *NotRegularError
-	return errors.As(err, &tl) || errors.As(err, &nr)
+	var total *TotalTooLargeError
+	return errors.As(err, &tl) || errors.As(err, &nr) || errors.As(err, &total)
 }

@@ -93,12 +93,14 @@ const ConfigGroup = "odlm-render.io"
 const ODLMGroup = "operator.ibm.com"
 
 // ReadPaths decodes files and folders (recursively: *.yaml, *.yml, *.json; hidden entries
-// skipped). "-" reads stdin. Files are read in a stable order.
+// skipped). "-" reads stdin. Files are read in a stable order, each at most
+// fileread.MaxBytes and all together at most fileread.MaxTotalBytes.
 func ReadPaths(paths []string, stdin io.Reader) ([]*manifest.Object, error) {
 	var out []*manifest.Object
+	budget := fileread.NewBudget() // all the files together: fileread.MaxTotalBytes
 	for _, p := range paths {
 		if p == "-" {
-			data, err := fileread.ReadAll("stdin", stdin)
+			data, err := budget.ReadAll("stdin", stdin)
 			if err != nil {
 				if fileread.IsLimit(err) {
 					return nil, err // it names stdin
@@ -117,7 +119,7 @@ func ReadPaths(paths []string, stdin io.Reader) ([]*manifest.Object, error) {
 			return nil, err
 		}
 		for _, f := range files {
-			data, err := fileread.ReadFile(f)
+			data, err := budget.ReadFile(f)
 			if err != nil {
 				return nil, err
 			}

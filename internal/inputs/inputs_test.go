@@ -1,6 +1,7 @@
 package inputs_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/fileread"
 	"github.com/odlm-render/odlm-render/internal/inputs"
 )
 
@@ -192,4 +194,24 @@ func TestSnapshotObjectsAreDistinct(t *testing.T) {
 	_, err = inputs.LoadSnapshot(a, c)
 	require.Error(t, err)
 	assert.Equal(t, c+":1: ConfigMap apps/storage is also at "+a+":1 with other contents: a snapshot holds each object once", err.Error())
+}
+
+// TestReadPathsBoundsTheTotal: each file under the per-file cap, but together over the total
+// one: the file that crosses it is an error naming the cap and the variable that sets it,
+// and an administrator's larger total lets the same files through.
+func TestReadPathsBoundsTheTotal(t *testing.T) {
+	dir := t.TempDir()
+	doc := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\ndata: {pad: \"" + strings.Repeat("x", 500) + "\"}\n"
+	for i := range 3 {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.yaml", i)), []byte(fmt.Sprintf(doc, i)), 0o644))
+	}
+	t.Setenv(fileread.EnvMaxTotalBytes, "1Ki")
+	_, err := inputs.ReadPaths([]string{dir}, nil)
+	require.ErrorContains(t, err, "f1.yaml: the files read so far and this one hold more than 1024 bytes together")
+	require.ErrorContains(t, err, fileread.EnvMaxTotalBytes)
+	assert.True(t, fileread.IsLimit(err))
+	t.Setenv(fileread.EnvMaxTotalBytes, "2Ki")
+	objs, err := inputs.ReadPaths([]string{dir}, nil)
+	require.NoError(t, err)
+	assert.Len(t, objs, 3)
 }
