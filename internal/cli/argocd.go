@@ -60,8 +60,9 @@ results go to stderr; stdout holds only the manifests.`,
 			if err == nil {
 				err = policy.check(values)
 			}
+			var within []string
 			if err == nil {
-				err = policy.confinePaths(getenv, path, values)
+				within, err = policy.confinePaths(getenv, path, values)
 			}
 			if err != nil {
 				return usageError{err}
@@ -69,6 +70,7 @@ results go to stderr; stdout holds only the manifests.`,
 			renderArgs := append(policy.renderArgs(values, getenv), path)
 			rc := newRenderCmdFor(stdin, stdout, stderr, eng, func(f *renderFlags) {
 				f.refuseCredentialPlugins = !policy.credentialPlugins
+				f.within = within
 			})
 			rc.SetArgs(renderArgs)
 			if err := rc.ParseFlags(renderArgs); err != nil {

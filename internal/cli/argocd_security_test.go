@@ -116,6 +116,15 @@ func TestArgoCDPluginReadsOnlyTheApplicationsRepository(t *testing.T) {
 				require.NoError(t, os.Mkdir(filepath.Join(app, "snap"), 0o755))
 				require.NoError(t, os.Symlink(filepath.Join(other, "secret.yaml"), filepath.Join(app, "snap", "s.yaml")))
 			}, `link ` + filepath.Join("snap", "s.yaml") + `: resolves outside`},
+		{"a snapshot naming a link to a folder of the repository, whose files link out", `[{"name":"catalog","array":["../catalog"]},{"name":"snapshot","array":["snap"]}]`, nil,
+			func(t *testing.T) {
+				// the parameter's own link stays inside; the readers follow the links inside
+				// the folder it points to, which the walk of the named path never enters
+				inner := filepath.Join(root, "examples", "argocd", "inner") // in the repository, not below PATH
+				require.NoError(t, os.Mkdir(inner, 0o755))
+				require.NoError(t, os.Symlink(filepath.Join(other, "secret.yaml"), filepath.Join(inner, "s.yaml")))
+				require.NoError(t, os.Symlink(inner, filepath.Join(app, "snap")))
+			}, `s.yaml: resolves outside`},
 		{"an input linking out", `[{"name":"catalog","array":["../catalog"]}]`, nil,
 			func(t *testing.T) {
 				require.NoError(t, os.Symlink(filepath.Join(other, "secret.yaml"), filepath.Join(app, "stolen.yaml")))
@@ -126,6 +135,7 @@ func TestArgoCDPluginReadsOnlyTheApplicationsRepository(t *testing.T) {
 				tc.setup(t)
 				t.Cleanup(func() {
 					_ = os.RemoveAll(filepath.Join(app, "snap"))
+					_ = os.RemoveAll(filepath.Join(root, "examples", "argocd", "inner"))
 					_ = os.Remove(filepath.Join(app, "stolen.yaml"))
 				})
 			}

@@ -116,6 +116,9 @@ type renderFlags struct {
 	// refuseCredentialPlugins refuses a kubeconfig that runs exec or auth-provider plugins
 	// (the Argo CD plugin, unless its administrator allows them)
 	refuseCredentialPlugins bool
+	// within confines every file the render reads to these folders, links followed (the Argo
+	// CD plugin: the application's repository and the folders its administrator lists)
+	within []string
 }
 
 func newRenderCmd(stdin io.Reader, stdout, stderr io.Writer, eng engine) *cobra.Command {
@@ -190,7 +193,7 @@ func (f *renderFlags) bindInputFlags(cmd *cobra.Command, help inputHelp) {
 // flags name, and renders them with the flags' options.
 func (f renderFlags) renderPaths(paths []string, stdin io.Reader, eng engine, catOpts catalog.LoadOptions) (render.Inputs, cluster.Chain, render.Output, error) {
 	in, sources, err := inputs.Load(inputs.Request{Paths: paths, Stdin: stdin, Catalogs: f.catalogs, GlobalCatalogNamespace: f.opts.GlobalNamespace(), Snapshots: f.snapshots,
-		CatalogOptions: catOpts, Live: f.live.reader(f.refuseCredentialPlugins), Names: inputs.Names{Snapshots: "--snapshot"}})
+		CatalogOptions: catOpts, Live: f.live.reader(f.refuseCredentialPlugins), Names: inputs.Names{Snapshots: "--snapshot"}, Within: f.within})
 	if err != nil {
 		return render.Inputs{}, nil, render.Output{}, err
 	}

@@ -164,25 +164,27 @@ func confine(what string, paths, roots []string) error {
 	return nil
 }
 
-// confinePaths applies confine to PATH and to every path option.
-func (p sidecarPolicy) confinePaths(getenv func(string) string, path string, values map[string][]string) error {
+// confinePaths applies confine to PATH and to every path option, and returns the folders
+// every file the render then reads must stay in (renderFlags.within: a link inside a folder
+// a parameter names, followed by the readers, is checked there).
+func (p sidecarPolicy) confinePaths(getenv func(string) string, path string, values map[string][]string) ([]string, error) {
 	root, err := sourceRoot(getenv)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	roots := append([]string{root}, p.readPaths...)
 	sort.Strings(roots[1:])
 	// PATH is the administrator's (plugin.yaml's generate command): only the links below it
 	// are the Application's
 	if err := confine("PATH", []string{path}, append([]string{path}, roots...)); err != nil {
-		return err
+		return nil, err
 	}
 	for _, name := range pathOptions {
 		if err := confine("option \""+name+"\":", pathsOf(name, values[name]), roots); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return append([]string{path}, roots...), nil
 }
 
 // pathsOf are the paths an option's values read: a catalog "NAME=PATH" reads PATH

@@ -96,6 +96,13 @@ const ODLMGroup = "operator.ibm.com"
 // skipped). "-" reads stdin. Files are read in a stable order, each at most
 // fileread.MaxBytes and all together at most fileread.MaxTotalBytes.
 func ReadPaths(paths []string, stdin io.Reader) ([]*manifest.Object, error) {
+	return ReadPathsWithin(paths, stdin, nil)
+}
+
+// ReadPathsWithin is ReadPaths confining every file read to the folders within (none: no
+// confinement): a path, or a file of a folder, that resolves elsewhere (a symbolic link
+// pointing out of the folders) is an error naming it.
+func ReadPathsWithin(paths []string, stdin io.Reader, within []string) ([]*manifest.Object, error) {
 	var out []*manifest.Object
 	budget := fileread.NewBudget() // all the files together: fileread.MaxTotalBytes
 	for _, p := range paths {
@@ -119,6 +126,9 @@ func ReadPaths(paths []string, stdin io.Reader) ([]*manifest.Object, error) {
 			return nil, err
 		}
 		for _, f := range files {
+			if len(within) > 0 && !fileread.Inside(f, within...) {
+				return nil, &fileread.OutsideError{What: "file", Path: f, Roots: within}
+			}
 			data, err := budget.ReadFile(f)
 			if err != nil {
 				return nil, err
@@ -269,7 +279,12 @@ func addCatalogObject(b *catalog.Builder, obj *manifest.Object) error {
 // LoadSnapshot reads snapshot files and folders (as the CLI reads its inputs) into a
 // cluster.Snapshot. Catalog blobs and client-side configuration among them are ignored.
 func LoadSnapshot(paths ...string) (*cluster.Snapshot, error) {
-	docs, err := ReadPaths(paths, nil)
+	return LoadSnapshotWithin(nil, paths...)
+}
+
+// LoadSnapshotWithin is LoadSnapshot confining every file read to within (ReadPathsWithin).
+func LoadSnapshotWithin(within []string, paths ...string) (*cluster.Snapshot, error) {
+	docs, err := ReadPathsWithin(paths, nil, within)
 	if err != nil {
 		return nil, err
 	}

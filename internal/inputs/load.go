@@ -35,6 +35,9 @@ type Request struct {
 	Live func() (cluster.Reader, error)
 	// Names prefix the errors of Paths and Snapshots with what the front door calls them.
 	Names Names
+	// Within, when set, confines every file read (of Paths, Catalogs and Snapshots, links
+	// followed) to these folders: what the caller of a shared front door may read.
+	Within []string
 }
 
 // Names are what a front door calls the paths of a Request in its messages ("--snapshot",
@@ -51,7 +54,9 @@ func Load(req Request) (render.Inputs, cluster.Chain, error) {
 	if err != nil {
 		return render.Inputs{}, nil, named(req.Names.Paths, err)
 	}
-	cats, err := LoadCatalogSet(req.CatalogOptions, req.GlobalCatalogNamespace, req.Catalogs, set.CatalogBlobs)
+	opts := req.CatalogOptions
+	opts.Within = req.Within
+	cats, err := LoadCatalogSet(opts, req.GlobalCatalogNamespace, req.Catalogs, set.CatalogBlobs)
 	if err != nil {
 		return render.Inputs{}, nil, err
 	}
@@ -108,7 +113,7 @@ func (req Request) documents() (Set, error) {
 	if len(req.Paths) == 0 {
 		return set, nil
 	}
-	docs, err := ReadPaths(req.Paths, req.Stdin)
+	docs, err := ReadPathsWithin(req.Paths, req.Stdin, req.Within)
 	if err != nil {
 		return Set{}, err
 	}
@@ -126,7 +131,7 @@ func (req Request) documents() (Set, error) {
 func (req Request) sources() (cluster.Chain, error) {
 	var chain cluster.Chain
 	if len(req.Snapshots) > 0 {
-		snap, err := LoadSnapshot(req.Snapshots...)
+		snap, err := LoadSnapshotWithin(req.Within, req.Snapshots...)
 		if err != nil {
 			return nil, named(req.Names.Snapshots, err)
 		}

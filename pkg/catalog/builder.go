@@ -9,6 +9,8 @@ import (
 	"slices"
 
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+
+	"github.com/odlm-render/odlm-render/internal/fileread"
 )
 
 // Builder assembles a Catalog from blobs fed one at a time, from files
@@ -34,6 +36,15 @@ type Builder struct {
 	stats       stats
 	strs        map[string]string // interned strings, see internBundle
 	allContents bool              // LoadOptions.AllContents
+	within      []string          // LoadOptions.Within
+}
+
+// confined refuses a file that resolves outside LoadOptions.Within.
+func (b *Builder) confined(path string) error {
+	if len(b.within) == 0 || fileread.Inside(path, b.within...) {
+		return nil
+	}
+	return &fileread.OutsideError{What: "catalog file", Path: path, Roots: b.within}
 }
 
 // NewBuilder returns an empty Builder.
@@ -41,6 +52,7 @@ func NewBuilder(opts LoadOptions) *Builder {
 	b := &Builder{
 		dec:         decoder{relatedImages: opts.RelatedImages},
 		allContents: opts.AllContents,
+		within:      opts.Within,
 		packages:    map[string]*Package{},
 		defined:     map[string]bool{},
 		deprSeen:    map[string]Source{},
@@ -72,6 +84,9 @@ func (b *Builder) AddPath(path string) error {
 		return &Error{Source: fileSource(path), Err: err}
 	}
 	if fi.IsDir() {
+		if err := b.confined(path); err != nil {
+			return err
+		}
 		p := b.newPipeline()
 		return p.finish(b.addTree(path, p))
 	}
@@ -86,6 +101,9 @@ func (b *Builder) AddFile(path string) error {
 	}
 	if formatOf(path) == "" {
 		return errNotCatalogFile(path)
+	}
+	if err := b.confined(path); err != nil {
+		return err
 	}
 	p := b.newPipeline()
 	return p.finish(addFile(path, p))

@@ -57,6 +57,10 @@ type LoadOptions struct {
 	// Rendering installs the heads only, and older versions' CRDs make a loaded catalog of
 	// the older shape many times larger, so they are dropped by default.
 	AllContents bool
+	// Within, when set, confines every file read to these folders: a file that resolves
+	// elsewhere (a symbolic link inside a folder given, pointing out) is an error naming it.
+	// The Argo CD plugin and the KRM function set it to what their caller may read.
+	Within []string
 }
 
 // ExtractGCPercent is the garbage collector setting catalog extraction runs with (see

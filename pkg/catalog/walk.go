@@ -98,6 +98,9 @@ func (b *Builder) addDir(root, dir string, m ignore.Matcher, p *pipeline) error 
 			}
 		case formatOf(full) != "":
 			// a FIFO or device named like a catalog file is an error (addFile says so), not skipped
+			if err := b.confined(full); err != nil {
+				return err
+			}
 			if err := addFile(full, p); err != nil {
 				return err
 			}
