@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -85,4 +86,66 @@ func TestGeneratedPathsStayInTheirFolder(t *testing.T) {
 		assert.Equal(t, "odlm-rendered", strings.Split(filepath.Clean(got), "/")[0])
 		assert.Len(t, strings.Split(filepath.Clean(got), "/"), 3, got)
 	}
+}
+
+// TestFunctionConfigPathsStayInThePackage: an exec function runs with the pipeline's binary
+// but the package's functionConfig, so the package may name only files below the working
+// directory (links followed): a catalog or snapshot elsewhere (../, absolute, a link out) is
+// an error naming it, and nothing is read. The pipeline owner's ODLM_RENDER_FN_READ_PATHS,
+// the function's environment, lets more through; a relative folder there is an error.
+func TestFunctionConfigPathsStayInThePackage(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	pkg, outside := filepath.Join(base, "pkg"), filepath.Join(base, "shared-catalog")
+	require.NoError(t, os.MkdirAll(pkg, 0o755))
+	copyTree(t, quickstart+"/catalog", outside)
+	copyTree(t, quickstart+"/catalog", filepath.Join(pkg, "catalog"))
+	require.NoError(t, os.Symlink(outside, filepath.Join(pkg, "linked")))
+	fn := buildFunction(t)
+	var items []byte
+	for _, f := range []string{"registry.yaml", "requests.yaml"} {
+		b, err := os.ReadFile(quickstart + "/manifests/" + f)
+		require.NoError(t, err)
+		items = append(append(items, b...), "\n---\n"...)
+	}
+	run := func(env []string, catalogs string) (string, error) {
+		rl := "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n  apiVersion: odlm-render.io/v1alpha1\n  kind: RenderConfig\n  metadata: {name: render}\n  spec:\n    catalogs: [" + catalogs + "]\nitems:\n"
+		docs, err := manifest.Decode("odlm.yaml", items)
+		require.NoError(t, err)
+		for _, d := range docs {
+			b, err := manifest.MarshalYAML(d.Map)
+			require.NoError(t, err)
+			rl += "- " + strings.ReplaceAll(strings.TrimSpace(string(b)), "\n", "\n  ") + "\n"
+		}
+		cmd := exec.Command(fn)
+		cmd.Dir, cmd.Stdin = pkg, strings.NewReader(rl)
+		cmd.Env = append(withoutReadPaths(os.Environ()), env...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err = cmd.Run()
+		return stderr.String(), err
+	}
+	stderr, err := run(nil, "catalog")
+	require.NoError(t, err, "a catalog of the package: %s", stderr)
+	for _, catalogs := range []string{"../shared-catalog", outside, "linked"} {
+		stderr, err := run(nil, catalogs)
+		require.Error(t, err, catalogs)
+		assert.Contains(t, stderr, "resolves outside .", catalogs)
+	}
+	stderr, err = run([]string{EnvReadPaths + "=" + outside}, "../shared-catalog")
+	require.NoError(t, err, "the pipeline owner's folder: %s", stderr)
+	stderr, err = run([]string{EnvReadPaths + "=relative/folder"}, "catalog")
+	require.Error(t, err)
+	assert.Contains(t, stderr, `ODLM_RENDER_FN_READ_PATHS: "relative/folder" is not an absolute path`)
+}
+
+// withoutReadPaths is env without EnvReadPaths (TestMain sets it for the other tests).
+func withoutReadPaths(env []string) []string {
+	var out []string
+	for _, e := range env {
+		if !strings.HasPrefix(e, EnvReadPaths+"=") {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/testtools"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
@@ -46,6 +48,16 @@ func buildFunction(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	// as a pipeline owner would: the function may read the repository's examples and test
+	// data, and the reference folder, wherever a test runs it (in process or under kustomize
+	// and kpt, which pass it their environment)
+	roots := []string{refdata.RepoRoot(), os.TempDir()} // the tests copy packages into temporary folders
+	if ref, err := refdata.Root(); err == nil {
+		roots = append(roots, ref)
+	}
+	if err := os.Setenv(EnvReadPaths, strings.Join(roots, string(filepath.ListSeparator))); err != nil {
+		panic(err)
+	}
 	code := m.Run()
 	if builtFn != "" {
 		_ = os.RemoveAll(filepath.Dir(builtFn))

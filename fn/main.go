@@ -46,7 +46,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, eng engine) i
 		fmt.Fprintf(stderr, "odlm-render-fn: %v\n", err)
 		return 2
 	}
-	failed, err := process(stdin, stdout, stderr, eng)
+	within, err := readRoots(os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "odlm-render-fn: %v\n", err)
+		return 2
+	}
+	failed, err := process(stdin, stdout, stderr, eng, within)
 	switch {
 	case err != nil:
 		fmt.Fprintf(stderr, "odlm-render-fn: %v\n", err)

@@ -26,12 +26,12 @@ const GeneratedDir = "odlm-rendered"
 // as they came. With an error result, the items are written back unchanged (no partial
 // output), failed is true and every error is printed on stderr. err is an input that is not
 // a ResourceList, or a failure to write; then nothing usable was written.
-func process(in io.Reader, out, stderr io.Writer, eng engine) (failed bool, err error) {
+func process(in io.Reader, out, stderr io.Writer, eng engine, within []string) (failed bool, err error) {
 	rl, err := krm.Read(in)
 	if err != nil {
 		return true, err
 	}
-	results, objects := safeRenderList(rl, eng)
+	results, objects := safeRenderList(rl, eng, within)
 	// the line of each result's field in the user's file, where kpt or kustomize named the
 	// file: results then come in the CLI's order (by file and line), and errors read as its do
 	lines := fileLines{}
@@ -71,18 +71,20 @@ type engine func(render.Inputs, render.Options) render.Output
 
 // safeRenderList is renderList with a panic turned into one internal-error result: the
 // answer is then what any error gives (the input items back, no rendered object).
-func safeRenderList(rl *krm.ResourceList, eng engine) (results diag.Results, objects []outItem) {
+func safeRenderList(rl *krm.ResourceList, eng engine, within []string) (results diag.Results, objects []outItem) {
 	defer func() {
 		if p := recover(); p != nil {
 			results, objects = diag.Results{{Severity: diag.Error, Message: crash.FromPanic(p).Error()}}, nil
 		}
 	}()
-	return renderList(rl, eng)
+	return renderList(rl, eng, within)
 }
 
 // renderList renders the items and the inputs the functionConfig names, and returns the
 // results and the answer's items (sortedItems.answer).
-func renderList(rl *krm.ResourceList, eng engine) (diag.Results, []outItem) {
+// renderList renders a ResourceList; every file its functionConfig's paths read (links
+// followed) must resolve inside within (readRoots).
+func renderList(rl *krm.ResourceList, eng engine, within []string) (diag.Results, []outItem) {
 	cfg, err := parseConfig(rl.FunctionConfig)
 	if err != nil {
 		return failure(err)
@@ -90,7 +92,7 @@ func renderList(rl *krm.ResourceList, eng engine) (diag.Results, []outItem) {
 	items := sortItems(rl.Items)
 	// inputs read from files are what a kustomize generator (which gets no items) renders
 	in, sources, err := inputs.Load(inputs.Request{Given: items.given, Paths: cfg.Inputs, Catalogs: cfg.Catalogs, GlobalCatalogNamespace: cfg.GlobalNamespace(),
-		Snapshots: cfg.Snapshots, Names: inputs.Names{Paths: "inputs", Snapshots: "snapshots"}})
+		Snapshots: cfg.Snapshots, Names: inputs.Names{Paths: "inputs", Snapshots: "snapshots"}, Within: within})
 	if err != nil {
 		return failure(err)
 	}
@@ -101,6 +103,28 @@ func renderList(rl *krm.ResourceList, eng engine) (diag.Results, []outItem) {
 		return out.Results, nil
 	}
 	return out.Results, items.answer(out.Objects, cfg.KeepInputs)
+}
+
+// EnvReadPaths lists folders, besides the working directory, that the paths of the
+// functionConfig (inputs, catalogs, snapshots) may read, separated as PATH is. It is the
+// pipeline owner's setting (the environment kustomize or kpt runs the function in), not the
+// package's: the package's functionConfig may name only files below the working directory.
+const EnvReadPaths = "ODLM_RENDER_FN_READ_PATHS"
+
+// readRoots are the folders the functionConfig's paths may read, links followed: the working
+// directory (where kpt and kustomize run the function), and EnvReadPaths' absolute folders.
+func readRoots(getenv func(string) string) ([]string, error) {
+	roots := []string{"."}
+	for _, d := range filepath.SplitList(getenv(EnvReadPaths)) {
+		if d = strings.TrimSpace(d); d == "" {
+			continue
+		}
+		if !filepath.IsAbs(d) {
+			return nil, fmt.Errorf("%s: %q is not an absolute path", EnvReadPaths, d)
+		}
+		roots = append(roots, d)
+	}
+	return roots, nil
 }
 
 // failure is the answer to an error before the render: one error result, no item.
