@@ -2,6 +2,7 @@ package mirror_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -279,4 +280,26 @@ func TestImagesMustBeImageReferences(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMirrorSetsOfEveryAcceptedReference: whatever image reference mirror accepts (ports,
+// digests, nested paths, separators, Docker Hub's short names), the mirror sets it writes pass
+// OpenShift's validation of ImageDigestMirrorSet and ImageTagMirrorSet sources and mirrors:
+// one bad entry would break the whole set.
+func TestMirrorSetsOfEveryAcceptedReference(t *testing.T) {
+	t.Parallel()
+	digest := "@sha256:" + strings.Repeat("ab", 32)
+	var related []catalog.RelatedImage
+	for i, image := range []string{"busybox", "library/busybox:1.36", "localhost:5000/a/b:v1", "registry.example.com:8443/team/sub_path/x-y__z:v1.2" + digest,
+		"quay.io/a/b" + digest, "docker.io/user/app:latest", "ghcr.io/org/repo.name/tool:v1", "10.0.0.1:5000/ns/img:tag"} {
+		related = append(related, catalog.RelatedImage{Name: fmt.Sprint("r", i), Image: image})
+	}
+	b := &catalog.Bundle{Name: "x.v1", Package: "x", Version: "1.0.0", Image: "quay.io/example/x-bundle:v1", RelatedImages: related, RelatedImagesKnown: true}
+	plan := mirror.New([]render.Install{{Namespace: "ns", Name: "x", Package: "x", Bundle: b, CatalogImage: "quay.io/example/catalog:v1"}}, catalog.Set{})
+	require.Empty(t, plan.Errors)
+	sets, err := plan.MirrorSets("mirror.example.com:5000/prefix")
+	require.NoError(t, err)
+	digestSet, tagSet := decodeMirrorSets(t, string(sets))
+	assert.NotEmpty(t, digestSet)
+	assert.NotEmpty(t, tagSet)
 }
