@@ -29,7 +29,10 @@ func (b *builder) onTheWay(in render.Install, cat *catalog.Catalog) []*catalog.B
 	if !ok {
 		return nil
 	}
-	start := bundleOfCSV(pkg, from)
+	start := pkg.BundleByCSV(from)
+	if start == nil {
+		start = pkg.Bundles[from]
+	}
 	if start == nil {
 		if first {
 			b.warn(in, "Subscription %s: its startingCSV %s is not a bundle of package %s in the catalog: OLM cannot install it, and its images are not listed", op, from, in.Package)
@@ -67,18 +70,6 @@ func startedAs(first bool) string {
 		return "the startingCSV"
 	}
 	return "the installed CSV"
-}
-
-// bundleOfCSV is the bundle of pkg whose CSV is named csv (its bundle name when the catalog
-// does not say the CSV's), nil when none is.
-func bundleOfCSV(pkg *catalog.Package, csv string) *catalog.Bundle {
-	for _, name := range pkg.BundleNames() {
-		b := pkg.Bundles[name]
-		if b.CSVName == csv || (b.CSVName == "" && b.Name == csv) {
-			return b
-		}
-	}
-	return pkg.Bundles[csv]
 }
 
 // alsoInRange counts the entries of the install's channel whose version lies between the

@@ -60,14 +60,22 @@ func TestOnTheWayIsOLMs(t *testing.T) {
 	}
 }
 
+// webInstall is the case catalog of starting-csv-behind-head and an install of the head of
+// web-operator's channel stable from it.
+func webInstall(t *testing.T) (*catalog.Catalog, render.Install) {
+	t.Helper()
+	c := load(t, "../../testdata/mirror/starting-csv-behind-head/catalog")
+	return c, render.Install{Namespace: "web", Name: "web", Package: "web-operator", Channel: "stable", Bundle: head(t, c, "web-operator", "stable"),
+		CatalogSource: "openshift-marketplace/example-catalog", CatalogImage: "quay.io/example/catalog:v1"}
+}
+
 // TestOnTheWayFromTheInstalledCSV: a Subscription that has v1.0.0 installed needs the bundles
 // of OLM's updates from it, not v1.0.0 itself (the cluster has it); the range still starts at
 // the lowest update.
 func TestOnTheWayFromTheInstalledCSV(t *testing.T) {
 	t.Parallel()
-	c := load(t, "../../testdata/mirror/starting-csv-behind-head/catalog")
-	in := render.Install{Namespace: "web", Name: "web", Package: "web-operator", Channel: "stable", Bundle: head(t, c, "web-operator", "stable"),
-		CatalogSource: "openshift-marketplace/example-catalog", CatalogImage: "quay.io/example/catalog:v1", InstalledCSV: "web-operator.v1.0.0"}
+	c, in := webInstall(t)
+	in.InstalledCSV = "web-operator.v1.0.0"
 	plan := mirror.New([]render.Install{in}, catalog.Set{Plain: c})
 	require.Len(t, plan.Operators, 1)
 	assert.Equal(t, []string{"web-operator.v1.1.0"}, plan.Operators[0].OnTheWay)
@@ -80,9 +88,8 @@ func TestOnTheWayFromTheInstalledCSV(t *testing.T) {
 // only the head is listed.
 func TestOnTheWayUnknownStartingCSV(t *testing.T) {
 	t.Parallel()
-	c := load(t, "../../testdata/mirror/starting-csv-behind-head/catalog")
-	in := render.Install{Namespace: "web", Name: "web", Package: "web-operator", Channel: "stable", Bundle: head(t, c, "web-operator", "stable"),
-		CatalogSource: "openshift-marketplace/example-catalog", CatalogImage: "quay.io/example/catalog:v1", StartingCSV: "web-operator.v0.9.0"}
+	c, in := webInstall(t)
+	in.StartingCSV = "web-operator.v0.9.0"
 	plan := mirror.New([]render.Install{in}, catalog.Set{Plain: c})
 	require.Len(t, plan.Warnings, 1)
 	assert.Contains(t, plan.Warnings[0].Msg, "startingCSV web-operator.v0.9.0 is not a bundle of package web-operator")

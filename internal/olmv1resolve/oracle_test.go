@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -136,7 +135,7 @@ func compare(t *testing.T, catalogs []oracleCatalog, reqs []oracleRequest) {
 		desc, _ := json.Marshal(req)
 		if want.Error != "" {
 			if assert.Error(t, err, "%s: operator-controller: %s", desc, want.Error) {
-				assert.Equal(t, want.Error, strings.TrimPrefix(err.Error(), ""), "%s", desc)
+				assert.Equal(t, want.Error, err.Error(), "%s", desc)
 			}
 			continue
 		}

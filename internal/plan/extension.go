@@ -93,11 +93,7 @@ func v0Steps(pkg *catalog.Package, op *Operator, installedVersion string) string
 	if err != nil || len(path.Hops) < 2 {
 		return ""
 	}
-	var versions []string
-	for _, h := range path.Hops {
-		versions = append(versions, h.Version)
-	}
-	return fmt.Sprintf(" (OLM v0 goes through %s: name each version in turn, or set upgradeConstraintPolicy SelfCertified)", strings.Join(versions, ", then "))
+	return fmt.Sprintf(" (OLM v0 goes through %s: name each version in turn, or set upgradeConstraintPolicy SelfCertified)", strings.Join(path.Versions(), ", then "))
 }
 
 // extensionVia names the edge operator-controller follows from the installed bundle to to:

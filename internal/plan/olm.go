@@ -414,11 +414,8 @@ func (req Request) dependency(ns, pkg string, csvs []string, walk olmresolve.Wal
 		CatalogSource: sub.Spec.CatalogSourceNamespace + "/" + sub.Spec.CatalogSource}
 	final := csvs[len(csvs)-1]
 	if p, ok := req.packageOf(in.CatalogSource, pkg); ok {
-		in.Bundle = p.Bundles[final]
-		for _, name := range p.BundleNames() {
-			if b := p.Bundles[name]; in.Bundle == nil && b.CSVName == final {
-				in.Bundle = b
-			}
+		if in.Bundle = p.Bundles[final]; in.Bundle == nil {
+			in.Bundle = p.BundleByCSV(final)
 		}
 	}
 	op, err := req.operator(in)

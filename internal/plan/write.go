@@ -196,7 +196,7 @@ func (p Plan) Markdown() []byte {
 	var b strings.Builder
 	b.WriteString("## odlm-render plan\n\n")
 	for _, n := range p.Notes {
-		b.WriteString("> note: " + mdEscape(n) + "\n\n")
+		b.WriteString("> note: " + textsafe.Markdown(n) + "\n\n")
 	}
 	if len(p.Operators) == 0 {
 		b.WriteString("The render installs no operator through OLM.\n")
@@ -238,13 +238,13 @@ func (p Plan) writeOperatorsMarkdown(b *strings.Builder) {
 			cell(op.From), cell(op.To), len(op.Path), op.unsafe(), yesNo(op.blocked()))
 	}
 	for _, op := range p.Operators {
-		fmt.Fprintf(b, "\n<details><summary>%s</summary>\n\n", htmlEscape(op.headline()))
+		fmt.Fprintf(b, "\n<details><summary>%s</summary>\n\n", textsafe.HTML(op.headline()))
 		lines := op.detailLines()
 		if len(lines) == 0 {
 			b.WriteString("Nothing to report.\n")
 		}
 		for _, line := range lines {
-			b.WriteString("- " + mdEscape(line) + "\n")
+			b.WriteString("- " + textsafe.Markdown(line) + "\n")
 		}
 		if chart := op.mermaid(p.dependencies()); chart != "" {
 			b.WriteString("\n" + chart)
@@ -255,13 +255,13 @@ func (p Plan) writeOperatorsMarkdown(b *strings.Builder) {
 
 // writeMarkdown writes the objects section: its summary, then a nested list.
 func (o Objects) writeMarkdown(b *strings.Builder) {
-	b.WriteString("\n### Objects\n\n" + mdEscape(o.summary()) + "\n")
+	b.WriteString("\n### Objects\n\n" + textsafe.Markdown(o.summary()) + "\n")
 	lines := o.lines()
 	if len(lines) > 0 {
 		b.WriteString("\n")
 	}
 	for _, l := range lines {
-		b.WriteString(strings.Repeat("  ", l.depth) + "- " + mdEscape(l.text) + "\n")
+		b.WriteString(strings.Repeat("  ", l.depth) + "- " + textsafe.Markdown(l.text) + "\n")
 	}
 }
 
@@ -270,16 +270,5 @@ func cell(s string) string {
 	if s == "" || s == "/" {
 		return "-"
 	}
-	return mdEscape(s)
-}
-
-// mdEscape is untrusted text as inline Markdown: it renders as itself, and opens no heading,
-// fence, link, image, HTML or table cell (textsafe.Markdown).
-func mdEscape(s string) string {
 	return textsafe.Markdown(s)
-}
-
-// htmlEscape is untrusted text inside an HTML element (textsafe.HTML).
-func htmlEscape(s string) string {
-	return textsafe.HTML(s)
 }

@@ -52,6 +52,16 @@ type Path struct {
 	Loop []Hop
 }
 
+// Versions are the versions of the bundles the path updates to, in order: with OLM v1, which
+// updates only to a direct successor, the versions to name one after the other.
+func (p Path) Versions() []string {
+	var out []string
+	for _, h := range p.Hops {
+		out = append(out, h.Version)
+	}
+	return out
+}
+
 // Installed is the CSV a Subscription has installed, as the cluster has it: its name, and
 // its spec.version ("" to take the catalog bundle's). OLM reads the version from the
 // cluster's CSV, so a CSV the catalog no longer has is still reached by a skipRange.

@@ -133,6 +133,18 @@ func (p *Package) BundleNames() []string {
 	return slices.Sorted(maps.Keys(p.Bundles))
 }
 
+// BundleByCSV is the bundle whose ClusterServiceVersion is named csv (its CSVName, else its
+// name, by the FBC convention), nil when none is; bundles are looked at in name order.
+func (p *Package) BundleByCSV(csv string) *Bundle {
+	for _, name := range p.BundleNames() {
+		b := p.Bundles[name]
+		if b.CSVName == csv || (b.CSVName == "" && b.Name == csv) {
+			return b
+		}
+	}
+	return nil
+}
+
 // ChannelOrDefault is the channel OLM follows for a Subscription's channel: the package's
 // default channel when it is empty (a Subscription may leave spec.channel out).
 func (p *Package) ChannelOrDefault(channel string) string {

@@ -47,7 +47,7 @@ func (oi *olmInstall) checkMinKubeVersion(p *subscriptionPlan, pkg *catalog.Pack
 	}
 	bundles := []*catalog.Bundle{head}
 	if start := p.obj.String("spec", "startingCSV"); start != "" && start != csvName(head) && !p.installed() {
-		if b := bundleByCSV(pkg, start); b != nil {
+		if b := pkg.BundleByCSV(start); b != nil {
 			bundles = append([]*catalog.Bundle{b}, bundles...)
 		}
 	}
@@ -62,16 +62,6 @@ func (oi *olmInstall) checkMinKubeVersion(p *subscriptionPlan, pkg *catalog.Pack
 // minKubeVersionProblem says why OLM refuses the bundle on the cluster ("" when it does not).
 func minKubeVersionProblem(b *catalog.Bundle, cluster clusterVersion) string {
 	return kubeversion.Problem(b.Name, b.MinKubeVersion, cluster.text, cluster.version)
-}
-
-// bundleByCSV is the bundle of pkg whose CSV is named csv (nil when none is).
-func bundleByCSV(pkg *catalog.Package, csv string) *catalog.Bundle {
-	for _, name := range pkg.BundleNames() {
-		if b := pkg.Bundles[name]; csvName(b) == csv {
-			return b
-		}
-	}
-	return nil
 }
 
 // installed tells that the input Subscription says a CSV is installed (status.installedCSV).

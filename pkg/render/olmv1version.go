@@ -17,13 +17,26 @@ import (
 // channel takes the highest version of every channel (a nightly, say), so it always names one
 // when the catalog says which ("" when it does not).
 func (v *olmV1) channelOf(sub *manifest.Object) string {
-	if ch := sub.String("spec", "channel"); ch != "" {
-		return ch
+	if _, pkg := v.catalogOf(sub); pkg != nil {
+		return pkg.ChannelOrDefault(sub.String("spec", "channel"))
 	}
-	if pkg, ok := v.catalogs.Package(sub.String("spec", "sourceNamespace"), sub.String("spec", "source"), sub.String("spec", "name")); ok {
-		return pkg.DefaultChannel
+	return sub.String("spec", "channel")
+}
+
+// catalogOf is, for a Subscription, the ClusterCatalog its ClusterExtension selects (the one
+// named after its CatalogSource, with that CatalogSource's catalog) and the package in it;
+// nil, nil when the catalog does not have the package.
+func (v *olmV1) catalogOf(sub *manifest.Object) ([]olmv1resolve.Catalog, *catalog.Package) {
+	src := sub.String("spec", "source")
+	content := v.catalogs.Of(sub.String("spec", "sourceNamespace"), src)
+	if content == nil {
+		return nil, nil
 	}
-	return ""
+	pkg, ok := content.Package(sub.String("spec", "name"))
+	if !ok {
+		return nil, nil
+	}
+	return []olmv1resolve.Catalog{{Name: src, Content: content}}, pkg
 }
 
 // noteDefaultChannel says, for a Subscription without a channel whose ClusterExtension names
@@ -31,12 +44,11 @@ func (v *olmV1) channelOf(sub *manifest.Object) string {
 // highest version of every channel) when that is another bundle.
 func (v *olmV1) noteDefaultChannel(p *subscriptionPlan, channel string) {
 	sub := p.obj
-	pkgName, src := sub.String("spec", "name"), sub.String("spec", "source")
-	content := v.catalogs.Of(sub.String("spec", "sourceNamespace"), src)
-	if content == nil {
+	pkgName := sub.String("spec", "name")
+	cats, pkg := v.catalogOf(sub)
+	if pkg == nil {
 		return
 	}
-	cats := []olmv1resolve.Catalog{{Name: src, Content: content}}
 	anyChannel, err := olmv1resolve.Resolve(cats, olmv1resolve.Request{Package: pkgName})
 	if err != nil {
 		return
@@ -59,13 +71,9 @@ func (v *olmV1) noteDefaultChannel(p *subscriptionPlan, channel string) {
 func (v *olmV1) pinVersion(p *subscriptionPlan, want *catalog.Bundle, spec map[string]any) {
 	sub := p.obj
 	about, field := p.about()
-	pkgName, srcNS, src := sub.String("spec", "name"), sub.String("spec", "sourceNamespace"), sub.String("spec", "source")
-	content := v.catalogs.Of(srcNS, src)
-	pkg, ok := (*catalog.Package)(nil), false
-	if content != nil {
-		pkg, ok = content.Package(pkgName)
-	}
-	if !ok {
+	pkgName := sub.String("spec", "name")
+	cats, pkg := v.catalogOf(sub)
+	if pkg == nil {
 		if v.opts.Pin && want.Version != "" {
 			spec["version"] = want.Version
 		}
@@ -83,12 +91,11 @@ func (v *olmV1) pinVersion(p *subscriptionPlan, want *catalog.Bundle, spec map[s
 	}
 	target, why := want, ""
 	if start := sub.String("spec", "startingCSV"); start != "" && start != csvName(want) && installed == nil {
-		if b := bundleByCSV(pkg, start); b != nil {
+		if b := pkg.BundleByCSV(start); b != nil {
 			target = b
 			why = v.startingNote(sub, b, want)
 		}
 	}
-	cats := []olmv1resolve.Catalog{{Name: src, Content: content}}
 	req := olmv1resolve.Request{Package: pkgName, Channels: channels, SelfCertified: v.opts.OLMv1SelfCertified, Installed: installed}
 	if !v.opts.Pin && target == want {
 		got, err := olmv1resolve.Resolve(cats, req)
@@ -135,14 +142,8 @@ func (v *olmV1) stepsNeeded(pkg *catalog.Package, channels []string, installed *
 		channel = channels[0]
 	}
 	path, err := upgradepath.FindFrom(pkg, channel, upgradepath.Installed{CSV: installed.Name, Version: installed.Version}, target.Name)
-	var versions []string
-	if err == nil {
-		for _, h := range path.Hops {
-			versions = append(versions, h.Version)
-		}
-	}
 	steps := ""
-	if len(versions) > 1 {
+	if versions := path.Versions(); err == nil && len(versions) > 1 {
 		steps = fmt.Sprintf("; OLM v0 goes through %s: set version to each in turn, letting each install", strings.Join(versions, ", then "))
 	}
 	return steps + "; or --olm-v1-self-certified (upgradeConstraintPolicy SelfCertified) to skip operator-controller's successor check"
