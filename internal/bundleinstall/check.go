@@ -13,12 +13,24 @@ import (
 // mode, what a plain install cannot express, and the checks operator-controller makes of a
 // registry+v1 bundle before rendering it.
 func (in *install) check() []error {
-	errs := in.checkInstallMode()
+	errs := in.checkNamespaces()
+	errs = append(errs, in.checkInstallMode()...)
 	errs = append(errs, in.checkExpressible()...)
 	errs = append(errs, in.checkDeployments()...)
 	errs = append(errs, in.checkWebhooks()...)
 	errs = append(errs, in.checkConversionWebhooks()...)
 	return errs
+}
+
+// checkNamespaces refuses to install into a namespace the platform owns (Kubernetes reserves
+// the "kube-" prefix: kube-system, kube-public, kube-node-lease): the bundle's namespaced
+// objects would be written there, beside and over the cluster's own, with nothing (no OLM)
+// to refuse them. Watching such a namespace is allowed: that writes RBAC, not workloads.
+func (in *install) checkNamespaces() []error {
+	if strings.HasPrefix(in.opts.InstallNamespace, "kube-") {
+		return []error{fmt.Errorf("bundle %s: namespace %s is the platform's (Kubernetes reserves the \"kube-\" names): installing without OLM would write the bundle's objects into it, so it is refused; install into a namespace of its own", in.bundle.Name, in.opts.InstallNamespace)}
+	}
+	return nil
 }
 
 // supported is the set of install modes the bundle supports.

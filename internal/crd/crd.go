@@ -214,6 +214,18 @@ func fromInternal(internal *apiextensions.CustomResourceDefinition) (d *Definiti
 // Versions returns the served versions, in the CRD's order.
 func (d *Definition) Versions() []string { return slices.Clone(d.servedOrder) }
 
+// buildVersion builds a served version; its error names the CRD and the version.
+func (d *Definition) buildVersion(ver string) error {
+	err := d.served[ver].build()
+	if refused := (*RulesRefusedError)(nil); errors.As(err, &refused) {
+		return &RulesRefusedError{CRD: d.Name, Version: ver, Problems: refused.Problems}
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", d.Name, ver, err)
+	}
+	return nil
+}
+
 func (v *version) build() error {
 	v.once.Do(func() {
 		if v.schema == nil {
@@ -239,6 +251,10 @@ func (v *version) build() error {
 			return
 		}
 		if hasCELRules(v.schema) {
+			if refused := ruleRefusals(v.schema); len(refused) > 0 {
+				v.err = &RulesRefusedError{Problems: refused}
+				return
+			}
 			v.cel = cel.NewValidator(withoutMessageExpressions(s.DeepCopy()), true, celconfig.PerCallLimit)
 		}
 	})
@@ -333,8 +349,8 @@ func (d *Definition) check(obj map[string]any, defaults bool) (res Result, err e
 		return Result{Object: obj}, fmt.Errorf("%w: %s serves %s", ErrVersionNotServed, d.Name, strings.Join(d.servedOrder, ", "))
 	}
 	res = Result{Object: obj, Deprecated: d.deprecatedMsg[ver]}
-	if err := v.build(); err != nil {
-		return res, fmt.Errorf("%s %s: %w", d.Name, ver, err)
+	if err := d.buildVersion(ver); err != nil {
+		return res, err
 	}
 	key := v.rememberKey(ver, obj, defaults)
 	if p, ok := d.answers.get(key); ok {

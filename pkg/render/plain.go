@@ -263,7 +263,8 @@ func (pi *plainInstall) checkCustomResource(p *subscriptionPlan, b *catalog.Bund
 }
 
 // checkDefinition reads a CRD the install writes as the API server's CRD code reads it
-// (structural schema, versions, defaults): one it cannot read is refused by the server. The
+// (structural schema, versions, defaults, the CEL rules' compilation and estimated cost):
+// one it cannot read is refused by the server. The
 // server's other checks of a CRD object (internal/crd/definition) are not linked into the
 // engine, which the KRM function starts for every render; a test creates the real bundles'
 // CRDs on a real kube-apiserver.
@@ -271,7 +272,11 @@ func (pi *plainInstall) checkDefinition(p *subscriptionPlan, b *catalog.Bundle, 
 	if o.Kind() != "CustomResourceDefinition" || o.Group() != "apiextensions.k8s.io" {
 		return
 	}
-	if _, err := crd.Parse(o.Map); err != nil {
+	def, err := crd.Parse(o.Map)
+	if err == nil {
+		err = def.CheckRules()
+	}
+	if err != nil {
 		about, field := p.about()
 		pi.add(diag.Errorf(about, field, "bundle %s: CRD %s: %v: the API server refuses it", b.Name, o.Name(), err))
 	}

@@ -489,6 +489,10 @@ func (sk *servedIndex) checkEmitted() {
 			if errors.Is(err, crd.ErrVersionNotServed) {
 				continue // answered above
 			}
+			if refused := (*crd.RulesRefusedError)(nil); errors.As(err, &refused) {
+				sk.refusedCRD(o, a, s, refused)
+				continue
+			}
 			sk.r.warnOnce("crd-check|"+s.def.Name, diag.Warnf(a.about, a.field, "%s is not validated: CRD %s (%s): %v", o.Ref(), s.def.Name, s.where, err))
 			continue
 		}
@@ -503,6 +507,19 @@ func (sk *servedIndex) checkEmitted() {
 			sk.r.warnOnce("deprecated|"+o.APIVersion()+"|"+o.Kind(), diag.Warnf(a.about, a.kindField(), "%s: CRD %s deprecates %s, and the API server warns: %s", o.Ref(), s.def.Name, o.APIVersion(), res.Deprecated))
 		}
 	}
+}
+
+// refusedCRD reports an object whose CRD the API server refuses (so it never creates the
+// CRD, nor the object): the server's reasons with the first such object, the CRD alone with
+// the others.
+func (sk *servedIndex) refusedCRD(o *manifest.Object, a schemaAnchor, s *servedKind, refused *crd.RulesRefusedError) {
+	what := fmt.Sprintf("%s cannot be created: the API server refuses CRD %s (%s), version %s", o.Ref(), s.def.Name, s.where, refused.Version)
+	key := "crd-refused|" + s.def.Name + "|" + refused.Version
+	if sk.r.warned[key] {
+		sk.r.add(diag.Errorf(a.about, a.field, "%s (its reasons are given with the first object of it)", what))
+		return
+	}
+	sk.r.warnOnce(key, diag.Errorf(a.about, a.field, "%s: %s", what, refused.Reasons()))
 }
 
 func (a schemaAnchor) kindField() string {
