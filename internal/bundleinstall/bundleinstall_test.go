@@ -154,7 +154,7 @@ func TestRenderRefuses(t *testing.T) {
 		{"webhook on every group", "kube-green-0.7.1", bundleinstall.Options{InstallNamespace: "op", TargetNamespaces: []string{""}, Certs: bundleinstall.CertNone},
 			func(c *catalog.Contents) { c.Install.Webhooks[0].Rules[0].APIGroups = []string{"*"} }, `may not intercept API group "*"`},
 		{"a namespace the platform owns", "keycloak-operator-26.7.1", bundleinstall.Options{InstallNamespace: "kube-system", TargetNamespaces: []string{"kube-system"}},
-			nil, `namespace kube-system is the platform's (Kubernetes reserves the "kube-" names)`},
+			nil, `namespace kube-system is the platform's (the API server creates it`},
 		{"no contents", "kube-green-0.7.1", bundleinstall.Options{InstallNamespace: "op", TargetNamespaces: []string{""}},
 			func(c *catalog.Contents) { c.Install = nil }, "are not known"},
 	} {

@@ -22,16 +22,21 @@ func (in *install) check() []error {
 	return errs
 }
 
-// checkNamespaces refuses to install into a namespace the platform owns (Kubernetes reserves
-// the "kube-" prefix: kube-system, kube-public, kube-node-lease): the bundle's namespaced
-// objects would be written there, beside and over the cluster's own, with nothing (no OLM)
-// to refuse them. Watching such a namespace is allowed: that writes RBAC, not workloads.
+// checkNamespaces refuses to install into a namespace the platform owns (kube-system,
+// kube-public, kube-node-lease, which the API server creates and fills): the bundle's
+// namespaced objects would be written there, beside and over the cluster's own, with nothing
+// (no OLM) to refuse them. Other "kube-" names are allowed: Kubernetes asks users to avoid
+// them but real operators use them (kube-green). Watching such a namespace is allowed: that
+// writes RBAC, not workloads.
 func (in *install) checkNamespaces() []error {
-	if strings.HasPrefix(in.opts.InstallNamespace, "kube-") {
-		return []error{fmt.Errorf("bundle %s: namespace %s is the platform's (Kubernetes reserves the \"kube-\" names): installing without OLM would write the bundle's objects into it, so it is refused; install into a namespace of its own", in.bundle.Name, in.opts.InstallNamespace)}
+	if platformNamespaces[in.opts.InstallNamespace] {
+		return []error{fmt.Errorf("bundle %s: namespace %s is the platform's (the API server creates it and runs its own objects there): installing without OLM would write the bundle's objects into it, so it is refused; install into a namespace of its own", in.bundle.Name, in.opts.InstallNamespace)}
 	}
 	return nil
 }
+
+// platformNamespaces are the namespaces the API server creates for itself.
+var platformNamespaces = map[string]bool{"kube-system": true, "kube-public": true, "kube-node-lease": true}
 
 // supported is the set of install modes the bundle supports.
 func (in *install) supported(t v1alpha1.InstallModeType) bool {
