@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/output"
 	"github.com/odlm-render/odlm-render/internal/plan"
 	"github.com/odlm-render/odlm-render/internal/template/secret"
@@ -159,8 +160,8 @@ func generated(out render.Output) []map[string]any {
 }
 
 // secretFieldsByKey are the render's marks of Secret-derived fields, by object key.
-func secretFieldsByKey(out render.Output) map[string]secret.Fields {
-	m := make(map[string]secret.Fields, len(out.SecretFields))
+func secretFieldsByKey(out render.Output) map[manifest.Key]secret.Fields {
+	m := make(map[manifest.Key]secret.Fields, len(out.SecretFields))
 	for o, f := range out.SecretFields {
 		m[o.Ref().Key()] = f
 	}

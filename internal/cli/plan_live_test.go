@@ -87,8 +87,8 @@ func TestPlanLiveMatchesTheSnapshot(t *testing.T) {
 	assert.NotEmpty(t, ours(want)["changed"], "the Subscription the render changes")
 	ns := rename["costs"]
 	assert.Equal(t, []any{
-		map[string]any{"apiVersion": "planlive.odlm-render.io/v1", "kind": "Leftover", "namespace": ns, "name": "old-sizing"},
 		map[string]any{"apiVersion": "v1", "kind": "PersistentVolumeClaim", "namespace": ns, "name": "old-data"},
+		map[string]any{"apiVersion": "planlive.odlm-render.io/v1", "kind": "Leftover", "namespace": ns, "name": "old-sizing"},
 	}, ours(got)["removed"], "labelled objects of kinds the render does not generate")
 	assert.Equal(t, []any{}, want["notes"])
 

@@ -76,9 +76,9 @@ func planRBACKoku(t *testing.T, c *testcluster.Cluster, kubeconfig, user string)
 	assert.Equal(t, []any{}, admin["notes"])
 	pvc := map[string]any{"apiVersion": "v1", "kind": "PersistentVolumeClaim", "namespace": ns, "name": "old-data"}
 	assert.Equal(t, []any{
-		map[string]any{"apiVersion": "planlive.odlm-render.io/v1", "kind": "Leftover", "namespace": ns, "name": "old-sizing"},
 		map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "namespace": ns, "name": "old-settings"},
 		pvc,
+		map[string]any{"apiVersion": "planlive.odlm-render.io/v1", "kind": "Leftover", "namespace": ns, "name": "old-sizing"},
 	}, objectsOf(admin)["removed"], "the admin finds every labelled leftover")
 	wantObjects := maps.Clone(objectsOf(admin))
 	removed, _ := wantObjects["removed"].([]any)

@@ -4,7 +4,11 @@
 // It does not import pkg/render or client-go, and it never writes to a cluster.
 package cluster
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/odlm-render/odlm-render/internal/manifest"
+)
 
 // Reader reads one object. found is false when the object does not exist; err is a failure
 // to read (unreachable, forbidden, a kind the cluster does not serve).
@@ -71,7 +75,7 @@ type Lister interface {
 // list stops the chain with its error; a kind a source does not serve is an empty list.
 func (c Chain) List(apiVersion, kind, namespace string) ([]map[string]any, error) {
 	var out []map[string]any
-	seen := map[string]bool{}
+	seen := map[manifest.Key]bool{}
 	for _, s := range c {
 		l, ok := s.Reader.(Lister)
 		if !ok {

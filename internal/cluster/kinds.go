@@ -28,8 +28,8 @@ type Kind struct {
 func (k Kind) String() string { return k.Kind + " (" + k.APIVersion + ")" }
 
 // key identifies a kind by group and name, as objects are identified.
-func (k Kind) key() string {
-	return manifest.Ref{APIVersion: k.APIVersion, Kind: k.Kind}.Key()
+func (k Kind) key() manifest.GroupKind {
+	return manifest.Ref{APIVersion: k.APIVersion, Kind: k.Kind}.Key().GroupKind()
 }
 
 // KindLister says which kinds a Reader may hold objects of: a snapshot the kinds of its
@@ -64,7 +64,7 @@ func HasLabel(obj map[string]any, label, value string) bool {
 func (c Chain) Kinds() ([]Kind, error) {
 	var out []Kind
 	var incomplete []error
-	at := map[string]int{} // index in out, by group and kind
+	at := map[manifest.GroupKind]int{} // index in out, by group and kind
 	for _, s := range c {
 		kl, ok := s.Reader.(KindLister)
 		if !ok {
@@ -95,7 +95,7 @@ func (c Chain) Kinds() ([]Kind, error) {
 // and filtered.
 func (c Chain) ListLabelled(apiVersion, kind, namespace, label, value string) ([]map[string]any, error) {
 	var out []map[string]any
-	seen := map[string]bool{}
+	seen := map[manifest.Key]bool{}
 	for _, s := range c {
 		objs, err := Labelled(s.Reader, apiVersion, kind, namespace, label, value)
 		if errors.Is(err, ErrNotServed) {
@@ -183,12 +183,12 @@ func SortKinds(kinds []Kind) {
 // Kinds implements KindLister: the kinds of the objects held (the apiVersion of the first
 // object of each group and kind, in key order), sorted.
 func (s *Snapshot) Kinds() ([]Kind, error) {
-	keys := make([]string, 0, len(s.objects))
+	keys := make([]manifest.Key, 0, len(s.objects))
 	for k := range s.objects {
 		keys = append(keys, k)
 	}
-	slices.Sort(keys)
-	seen := map[string]bool{}
+	slices.SortFunc(keys, manifest.Key.Compare)
+	seen := map[manifest.GroupKind]bool{}
 	var out []Kind
 	for _, k := range keys {
 		obj := s.objects[k]

@@ -1,8 +1,7 @@
 package cluster
 
 import (
-	"sort"
-	"strings"
+	"slices"
 
 	"github.com/odlm-render/odlm-render/internal/manifest"
 )
@@ -10,13 +9,13 @@ import (
 // Snapshot is a Reader over objects held in memory: a `kubectl get -o yaml` export of a
 // cluster (Lists are flattened), or the render's own inputs.
 type Snapshot struct {
-	objects map[string]map[string]any
+	objects map[manifest.Key]map[string]any
 }
 
 // NewSnapshot indexes objects by group, kind, namespace and name (the version is ignored,
 // as an API server serves one object under all its versions). A later duplicate wins.
 func NewSnapshot(objs []*manifest.Object) *Snapshot {
-	s := &Snapshot{objects: make(map[string]map[string]any, len(objs))}
+	s := &Snapshot{objects: make(map[manifest.Key]map[string]any, len(objs))}
 	for _, o := range objs {
 		s.Add(o)
 	}
@@ -51,22 +50,14 @@ func (s *Snapshot) Get(apiVersion, kind, namespace, name string) (map[string]any
 // ("" for all namespaces; cluster-scoped objects match any namespace), sorted by namespace
 // and name.
 func (s *Snapshot) List(apiVersion, kind, namespace string) ([]map[string]any, error) {
-	group, _, found := strings.Cut(apiVersion, "/")
-	if !found {
-		group = "" // the core group
-	}
-	prefix := group + "|" + kind + "|" // manifest.Ref.Key is group|kind|namespace|name
-	var keys []string
+	gk := manifest.Ref{APIVersion: apiVersion, Kind: kind}.Key().GroupKind()
+	var keys []manifest.Key
 	for k := range s.objects {
-		rest, ok := strings.CutPrefix(k, prefix)
-		if !ok {
-			continue
-		}
-		if ns, _, _ := strings.Cut(rest, "|"); namespace == "" || ns == "" || ns == namespace {
+		if k.GroupKind() == gk && (namespace == "" || k.Namespace == "" || k.Namespace == namespace) {
 			keys = append(keys, k)
 		}
 	}
-	sort.Strings(keys)
+	slices.SortFunc(keys, manifest.Key.Compare)
 	out := make([]map[string]any, len(keys))
 	for i, k := range keys {
 		out[i] = s.objects[k]
@@ -75,6 +66,6 @@ func (s *Snapshot) List(apiVersion, kind, namespace string) ([]map[string]any, e
 }
 
 // objectKey identifies a value-tree object like manifest.Ref.Key.
-func objectKey(o map[string]any) string {
+func objectKey(o map[string]any) manifest.Key {
 	return (&manifest.Object{Map: o}).Ref().Key()
 }

@@ -303,7 +303,7 @@ func LoadSnapshotWithin(within []string, paths ...string) (*cluster.Snapshot, er
 // refuses two different objects of one identity: which would win would depend on the file
 // names, and a cluster holds only one.
 func distinctObjects(objs []*manifest.Object) ([]*manifest.Object, error) {
-	seen := make(map[string]*manifest.Object, len(objs))
+	seen := make(map[manifest.Key]*manifest.Object, len(objs))
 	out := objs[:0:0]
 	for _, o := range objs {
 		key := o.Ref().Key()

@@ -54,8 +54,8 @@ type Cluster struct {
 // object twice (group, kind, namespace and name) is taken once: the later one wins, as in
 // cluster.Snapshot.
 func FromObjects(objs []*manifest.Object) Cluster {
-	byKey := map[string]*manifest.Object{}
-	var keys []string
+	byKey := map[manifest.Key]*manifest.Object{}
+	var keys []manifest.Key
 	for _, o := range objs {
 		k := o.Ref().Key()
 		if _, ok := byKey[k]; !ok {

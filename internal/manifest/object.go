@@ -191,15 +191,46 @@ func (r Ref) String() string {
 	return r.Kind + " " + id
 }
 
-// Key is a map key that identifies an object by group, kind, namespace and name (the
-// version is left out: two versions of one kind are the same object to an API server).
-func (r Ref) Key() string {
+// Key identifies an object by group, kind, namespace and name: the version is left out, as
+// two versions of one kind are the same object to an API server. It is comparable (a map
+// key) and orders as its fields do, in that order.
+type Key struct {
+	Group, Kind, Namespace, Name string
+}
+
+// Key is the object's Key.
+func (r Ref) Key() Key {
 	g, _, found := strings.Cut(r.APIVersion, "/")
 	if !found {
 		g = ""
 	}
-	return g + "|" + r.Kind + "|" + r.Namespace + "|" + r.Name
+	return Key{Group: g, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
 }
+
+// GroupKind is the key's group and kind.
+func (k Key) GroupKind() GroupKind { return GroupKind{Group: k.Group, Kind: k.Kind} }
+
+// Compare orders keys by group, kind, namespace, then name.
+func (k Key) Compare(o Key) int {
+	if c := strings.Compare(k.Group, o.Group); c != 0 {
+		return c
+	}
+	if c := strings.Compare(k.Kind, o.Kind); c != 0 {
+		return c
+	}
+	if c := strings.Compare(k.Namespace, o.Namespace); c != 0 {
+		return c
+	}
+	return strings.Compare(k.Name, o.Name)
+}
+
+// GroupKind names a kind in an API group (the core group is "").
+type GroupKind struct {
+	Group, Kind string
+}
+
+// GroupKindOf is the group and kind of an object.
+func GroupKindOf(o *Object) GroupKind { return GroupKind{Group: o.Group(), Kind: o.Kind()} }
 
 // Get walks map keys and returns the value found, or nil.
 func Get(v any, path ...string) any {

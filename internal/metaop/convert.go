@@ -59,7 +59,7 @@ type Conversion struct {
 	Others  []*manifest.Object
 	Results diag.Results
 
-	produced map[string]producedObj
+	produced map[manifest.Key]producedObj
 }
 
 type producedObj struct {
@@ -81,7 +81,7 @@ func Convert(objs []*manifest.Object, opts Options) ([]*manifest.Object, diag.Re
 
 // Analyze groups, checks and converts the Meta Operator inputs among objs.
 func Analyze(objs []*manifest.Object, opts Options) *Conversion {
-	c := &Conversion{produced: map[string]producedObj{}}
+	c := &Conversion{produced: map[manifest.Key]producedObj{}}
 	units, odlm := c.group(objs, opts)
 	for _, u := range units {
 		c.Units = append(c.Units, u)

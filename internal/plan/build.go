@@ -48,7 +48,7 @@ type Request struct {
 	KubeVersion string
 	// SecretFields are the fields of the rendered objects that hold a value read from a
 	// Secret (render.Output.SecretFields), by manifest.Ref.Key: their values never print.
-	SecretFields map[string]secret.Fields
+	SecretFields map[manifest.Key]secret.Fields
 }
 
 // The OLM kinds a plan reads.

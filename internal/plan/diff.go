@@ -256,7 +256,7 @@ func (s secretTexts) reveal(value string) string {
 // by object key: render.Output.SecretFields), both before and after (the cluster's value
 // there came from the same Secret), and, as a last guard, any value that holds a Secret's
 // text; it shortens the others.
-func (o *Objects) finish(marks map[string]secret.Fields) {
+func (o *Objects) finish(marks map[manifest.Key]secret.Fields) {
 	for i := range o.Changed {
 		marked := marks[o.Changed[i].key()]
 		for j := range o.Changed[i].Fields {

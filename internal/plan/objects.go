@@ -75,7 +75,7 @@ func refOf(obj map[string]any) ObjectRef {
 }
 
 // key identifies a ref by group, kind, namespace and name, as the cluster does.
-func (r ObjectRef) key() string {
+func (r ObjectRef) key() manifest.Key {
 	return manifest.Ref{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}.Key()
 }
 
@@ -94,7 +94,7 @@ func (r ObjectRef) text() string {
 }
 
 // compareRef orders refs by key.
-func compareRef(a, b ObjectRef) int { return strings.Compare(a.key(), b.key()) }
+func compareRef(a, b ObjectRef) int { return a.key().Compare(b.key()) }
 
 // renderedObjects compares the render's generated objects with the cluster's. The notes
 // say what could not be searched for removed objects.
@@ -106,7 +106,7 @@ func (req Request) renderedObjects() (Objects, []string, error) {
 		return Objects{}, nil, err
 	}
 	out.secrets = secrets
-	produced := map[string]bool{}
+	produced := map[manifest.Key]bool{}
 	for _, obj := range rendered {
 		ref := refOf(obj)
 		produced[ref.key()] = true
@@ -175,7 +175,7 @@ func (req Request) collectSecrets(rendered []map[string]any) (secretTexts, []str
 
 // uniqueObjects drops objects without a kind or name and later duplicates of an identity.
 func uniqueObjects(objs []map[string]any) []map[string]any {
-	seen := map[string]bool{}
+	seen := map[manifest.Key]bool{}
 	var out []map[string]any
 	for _, o := range objs {
 		ref := refOf(o)
@@ -213,7 +213,7 @@ func (req Request) compareOne(out *Objects, ref ObjectRef, obj map[string]any) e
 // selector, so that no other object is read. It returns notes for the kinds it could not
 // search: those the user may not list, and those discovery did not find. The values of the
 // labelled Secrets it meets are hidden from the field changes.
-func (req Request) removedObjects(out *Objects, rendered []map[string]any, produced map[string]bool) ([]string, error) {
+func (req Request) removedObjects(out *Objects, rendered []map[string]any, produced map[manifest.Key]bool) ([]string, error) {
 	kinds, notes, err := req.searchedKinds(rendered)
 	if err != nil {
 		return nil, err
@@ -283,7 +283,7 @@ func groupName(group string) string {
 
 // fileRemoved files the labelled objects the render does not produce as removed, once each,
 // and collects the values of the Secrets among them.
-func (o *Objects) fileRemoved(labelled []map[string]any, produced map[string]bool) {
+func (o *Objects) fileRemoved(labelled []map[string]any, produced map[manifest.Key]bool) {
 	for _, obj := range labelled {
 		ref := refOf(obj)
 		if ref.isSecret() {
@@ -324,7 +324,7 @@ func (req Request) searchedKinds(rendered []map[string]any) ([]cluster.Kind, []s
 // uniqueKinds are kinds without those lacking a name and without repeats of a group and
 // kind (the first apiVersion wins), sorted.
 func uniqueKinds(kinds []cluster.Kind) []cluster.Kind {
-	seen := map[string]bool{}
+	seen := map[manifest.Key]bool{}
 	out := []cluster.Kind{}
 	for _, k := range kinds {
 		key := ObjectRef{APIVersion: k.APIVersion, Kind: k.Kind}.key()

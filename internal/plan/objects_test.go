@@ -107,9 +107,9 @@ func TestObjectsAddedRemoved(t *testing.T) {
 	assert.Equal(t, []plan.ObjectRef{{APIVersion: "example.com/v1", Kind: "Thing", Namespace: "ns", Name: "new"}}, p.Objects.Added)
 	assert.Equal(t, 1, p.Objects.Unchanged)
 	assert.Equal(t, []plan.ObjectRef{
-		{APIVersion: "example.com/v1", Kind: "Thing", Namespace: "ns", Name: "gone"},
 		{APIVersion: "v1", Kind: "ConfigMap", Namespace: "ns", Name: "old"},
-	}, p.Objects.Removed)
+		{APIVersion: "example.com/v1", Kind: "Thing", Namespace: "ns", Name: "gone"},
+	}, p.Objects.Removed, "by group (the core group first), kind, namespace and name")
 }
 
 // TestSecretValuesHidden: a Secret's values, and values holding them elsewhere, never show.
@@ -182,9 +182,9 @@ func TestRemovedObjectsOfAnyKind(t *testing.T) {
 		`{apiVersion: storage.k8s.io/v1, kind: StorageClass, metadata: {name: fast, labels: {operator.ibm.com/opreq-control: "true"}}}`,
 	}, `{apiVersion: example.com/v1alpha1, kind: Sizing, metadata: {name: kept, namespace: ns, labels: {operator.ibm.com/opreq-control: "true"}}}`)
 	assert.Equal(t, []plan.ObjectRef{
+		{APIVersion: "v1", Kind: "PersistentVolumeClaim", Namespace: "ns", Name: "data"},
 		{APIVersion: "example.com/v1alpha1", Kind: "Sizing", Namespace: "ns", Name: "old"},
 		{APIVersion: "storage.k8s.io/v1", Kind: "StorageClass", Name: "fast"},
-		{APIVersion: "v1", Kind: "PersistentVolumeClaim", Namespace: "ns", Name: "data"},
 	}, p.Objects.Removed)
 	assert.Equal(t, []string{}, p.Notes)
 }
@@ -255,7 +255,7 @@ func TestRemovedObjectsNotSearched(t *testing.T) {
 		{
 			name:    "kinds discovery could not tell",
 			cluster: refusing{kindsErr: fmt.Errorf("live: %w: the discovery of metrics.k8s.io/v1beta1 failed", cluster.ErrIncompleteKinds)},
-			removed: []string{"s", "data", "s"},
+			removed: []string{"data", "s", "s"},
 			notes: []string{"not searched for removed objects: the kinds the cluster did not tell (live: " + cluster.ErrIncompleteKinds.Error() +
 				": the discovery of metrics.k8s.io/v1beta1 failed)"},
 		},
@@ -309,7 +309,7 @@ func TestForbiddenKindsNoteByAPIGroup(t *testing.T) {
 		{
 			name:    "one kind",
 			refused: []string{"Secret"},
-			removed: []string{"agent", "db", "backup", "c", "small", "settings", "data"},
+			removed: []string{"settings", "data", "agent", "db", "backup", "c", "small"},
 			note:    "not searched for removed objects: 1 kind the user may not list (forbidden), by API group: core: Secret",
 		},
 		{

@@ -26,7 +26,7 @@ type bindInfoStep struct {
 	// copies are the objects that belong to bind-info output (for ordering), grantRoles the
 	// Roles the external-secrets mode writes, by key
 	copies     map[*manifest.Object]bool
-	grantRoles map[string]*manifest.Object
+	grantRoles map[manifest.Key]*manifest.Object
 }
 
 var bindingKeyRe = regexp.MustCompile(`^(public|private|protected)`)
@@ -448,7 +448,7 @@ func (bs *bindInfoStep) grantSecretRead(bi *operandBindInfo, sourceNs, targetNs,
 			}
 		}
 		if bs.grantRoles == nil {
-			bs.grantRoles = map[string]*manifest.Object{}
+			bs.grantRoles = map[manifest.Key]*manifest.Object{}
 		}
 		obj = manifest.New(map[string]any{
 			"apiVersion": role.APIVersion,

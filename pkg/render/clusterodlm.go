@@ -26,7 +26,7 @@ func (in *roundInputs) registryAt(k key) (reg *registry, present bool) {
 	if reg, ok := in.registries[k]; ok {
 		return reg, true
 	}
-	if in.brokenInputs[api.KindOperandRegistry+"|"+k.String()] {
+	if in.brokenInputs[odlmKey(api.KindOperandRegistry, k.Namespace, k.Name)] {
 		return nil, false // the input wins, and its errors say why it is unusable
 	}
 	o := in.clusterODLM(api.KindOperandRegistry, k)
@@ -48,7 +48,7 @@ func (in *roundInputs) configAt(k key) *operandConfig {
 	if c, ok := in.configs[k]; ok {
 		return c
 	}
-	if in.brokenInputs[api.KindOperandConfig+"|"+k.String()] {
+	if in.brokenInputs[odlmKey(api.KindOperandConfig, k.Namespace, k.Name)] {
 		return nil
 	}
 	o := in.clusterODLM(api.KindOperandConfig, k)
@@ -67,20 +67,20 @@ func (in *roundInputs) configAt(k key) *operandConfig {
 // user to the cluster for it.
 func (in *roundInputs) noteBrokenInput(o *manifest.Object) {
 	if in.brokenInputs == nil {
-		in.brokenInputs = map[string]bool{}
+		in.brokenInputs = map[manifest.Key]bool{}
 	}
-	in.brokenInputs[o.Kind()+"|"+o.Namespace()+"/"+o.Name()] = true
+	in.brokenInputs[odlmKey(o.Kind(), o.Namespace(), o.Name())] = true
 }
 
 // clusterODLM reads an ODLM object from the snapshot and the live cluster, once per round:
 // nil when absent, not served, or unreadable (a warning once per kind says so).
 func (in *roundInputs) clusterODLM(kind string, k key) *manifest.Object {
-	ck := kind + "|" + k.String()
+	ck := odlmKey(kind, k.Namespace, k.Name)
 	if o, done := in.clusterODLMObjects[ck]; done {
 		return o
 	}
 	if in.clusterODLMObjects == nil {
-		in.clusterODLMObjects = map[string]*manifest.Object{}
+		in.clusterODLMObjects = map[manifest.Key]*manifest.Object{}
 		in.undecodable = map[*manifest.Object]bool{}
 	}
 	in.clusterODLMObjects[ck] = nil
@@ -90,7 +90,7 @@ func (in *roundInputs) clusterODLM(kind string, k key) *manifest.Object {
 	c := in.r.sourceRead(api.APIVersion, kind, k.Namespace, k.Name)
 	switch {
 	case c.err != nil && !errors.Is(c.err, cluster.ErrNotServed):
-		in.r.warnOnce("read-odlm|"+kind, diag.Warnf(nil, "", "reading %s %s from the cluster failed, so no %s is read from there (an %s the inputs lack is then missing): %v", kind, k, kind, kind, c.err))
+		in.r.warnOnce(onceKey{topic: "read-odlm", name: kind}, diag.Warnf(nil, "", "reading %s %s from the cluster failed, so no %s is read from there (an %s the inputs lack is then missing): %v", kind, k, kind, kind, c.err))
 		return nil
 	case c.err != nil || !c.found:
 		return nil
@@ -127,7 +127,7 @@ func (in *roundInputs) lookedIn() string {
 // and the name is no likely typo of an input registry's.
 func (in *roundInputs) registryHint(name, namespace string) string {
 	if len(in.r.opts.Sources) > 0 || suggest.DidYouMean(name, in.registryNames(namespace)) != "" ||
-		in.brokenInputs[api.KindOperandRegistry+"|"+namespace+"/"+name] {
+		in.brokenInputs[odlmKey(api.KindOperandRegistry, namespace, name)] {
 		return ""
 	}
 	return " (where an operator creates the registry in the cluster, as IBM's common-services operator does, give a --snapshot holding it or read the cluster with --live)"
@@ -226,4 +226,9 @@ func firstDifference(a, b any, path string) (string, bool) {
 		return "", false
 	}
 	return path, !merge.Equal(a, b)
+}
+
+// odlmKey identifies an ODLM object of a kind.
+func odlmKey(kind, namespace, name string) manifest.Key {
+	return manifest.Ref{APIVersion: api.APIVersion, Kind: kind, Namespace: namespace, Name: name}.Key()
 }

@@ -99,7 +99,7 @@ func clusterOf(t *testing.T, out render.Output, opts render.Options) (olmresolve
 			}
 		}
 	}
-	seen := map[string]bool{}
+	seen := map[manifest.Key]bool{}
 	for _, o := range objects {
 		if seen[o.Ref().Key()] {
 			continue

@@ -71,7 +71,7 @@ func where(o *manifest.Object) string {
 func (in *roundInputs) odlmInputs(kind string) []*manifest.Object {
 	var out []*manifest.Object
 	fed := in.r.fedODLM(kind)
-	fedKeys := map[string]bool{}
+	fedKeys := map[manifest.Key]bool{}
 	for _, o := range fed {
 		fedKeys[o.Ref().Key()] = true
 	}

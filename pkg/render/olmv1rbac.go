@@ -1,7 +1,9 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -91,8 +93,8 @@ func (ir *installerRules) manageInstall(c *catalog.Contents) {
 
 // manageObjects covers the bundle's other objects, by kind and name.
 func (ir *installerRules) manageObjects(bundle string, c *catalog.Contents, resourceOf func(group, kind string) (string, bool, bool)) error {
-	byResource := map[string][]string{}
-	scope := map[string]bool{}
+	byResource := map[groupResource][]string{}
+	scope := map[groupResource]bool{}
 	for _, o := range c.Objects {
 		group, _, found := strings.Cut(o.APIVersion, "/")
 		if !found {
@@ -105,13 +107,16 @@ func (ir *installerRules) manageObjects(bundle string, c *catalog.Contents, reso
 		if group == "rbac.authorization.k8s.io" {
 			continue // managed by manageInstall, without names (the bundle's own are among them)
 		}
-		k := group + "|" + resource
+		k := groupResource{group: group, resource: resource}
 		byResource[k] = append(byResource[k], o.Name)
 		scope[k] = namespaced
 	}
-	for _, k := range manifest.SortedKeys(byResource) {
-		group, resource, _ := strings.Cut(k, "|")
-		ir.manage(group, resource, byResource[k], scope[k])
+	keys := slices.Collect(maps.Keys(byResource))
+	slices.SortFunc(keys, func(a, b groupResource) int {
+		return cmp.Or(strings.Compare(a.group, b.group), strings.Compare(a.resource, b.resource))
+	})
+	for _, k := range keys {
+		ir.manage(k.group, k.resource, byResource[k], scope[k])
 	}
 	return nil
 }
@@ -256,4 +261,9 @@ func allows(by rbacv1.PolicyRule, group, resource, verb, name string) bool {
 		return true
 	}
 	return name != "" && slices.Contains(by.ResourceNames, name)
+}
+
+// groupResource names a resource in an API group.
+type groupResource struct {
+	group, resource string
 }

@@ -34,11 +34,11 @@ type orderer struct {
 	operatorOf    map[*manifest.Object]*subscriptionPlan
 	installOf     map[*manifest.Object][]*manifest.Object
 	workloads     map[*manifest.Object]bool
-	providedKinds map[string]bool
+	providedKinds map[manifest.GroupKind]bool
 	servedKindOf  func(apiVersion, kind string) *servedKind
-	// definedHere are the kinds (group|kind) whose CRD is among the objects being ordered:
+	// definedHere are the kinds whose CRD is among the objects being ordered:
 	// Argo CD creates such a CRD first and skips the dry run of its resources by itself
-	definedHere map[string]bool
+	definedHere map[manifest.GroupKind]bool
 }
 
 func (r *run) orderer() *orderer {
@@ -57,12 +57,12 @@ func (r *run) orderer() *orderer {
 // order decorates the generated objects for the ordering style; inputs that pass through
 // keep whatever ordering their author gave them.
 func (ord *orderer) order(objs []*manifest.Object, generated map[*manifest.Object]bool) {
-	ord.definedHere = map[string]bool{}
+	ord.definedHere = map[manifest.GroupKind]bool{}
 	for _, o := range objs {
 		if o.Kind() == "CustomResourceDefinition" && o.Group() == "apiextensions.k8s.io" {
 			group, _ := manifest.Get(o.Map, "spec", "group").(string)
 			kind, _ := manifest.Get(o.Map, "spec", "names", "kind").(string)
-			ord.definedHere[group+"|"+kind] = true
+			ord.definedHere[manifest.GroupKind{Group: group, Kind: kind}] = true
 		}
 	}
 	switch ord.style {
@@ -115,14 +115,14 @@ func (ord *orderer) argoCDWave(o *manifest.Object) {
 // the catalog does not say, any operand CR of a Subscription the render creates; not when
 // the CRD is in the output itself (an operator installed without OLM).
 func (ord *orderer) crdFromOperator(o *manifest.Object) bool {
-	if ord.definedHere[o.Group()+"|"+o.Kind()] {
+	if ord.definedHere[manifest.GroupKindOf(o)] {
 		return false
 	}
 	if s := ord.servedKindOf(o.APIVersion(), o.Kind()); s != nil {
 		// known: exactly the kinds whose CRD arrives with an operator being installed
 		return s.fromBundle
 	}
-	if ord.providedKinds[o.Group()+"|"+o.Kind()] {
+	if ord.providedKinds[manifest.GroupKindOf(o)] {
 		return true
 	}
 	if _, ok := ord.operatorOf[o]; !ok {

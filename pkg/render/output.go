@@ -31,7 +31,7 @@ func (r *run) output() Output {
 	generated = append(generated, r.operatorGroups...)
 	// objects ODLM updates outside the inputs win over what a resource renders under the
 	// same name (an OperandConfig resource that is itself a Subscription ODLM reconciles)
-	updated := map[string]bool{}
+	updated := map[manifest.Key]bool{}
 	for _, o := range r.updatedElsewhere {
 		updated[o.Ref().Key()] = true
 		generated = append(generated, o)

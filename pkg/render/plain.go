@@ -47,8 +47,8 @@ func (r *run) plainInstall() *plainInstall {
 func (pi *plainInstall) toPlain(generated []*manifest.Object) ([]*manifest.Object, map[*manifest.Object][]*manifest.Object) {
 	planOf, updated := plansByObject(pi.subscriptions)
 	installOf := map[*manifest.Object][]*manifest.Object{}
-	written := map[string]*manifest.Object{}
-	writers := map[string]*subscriptionPlan{}
+	written := map[manifest.Key]*manifest.Object{}
+	writers := map[manifest.Key]*subscriptionPlan{}
 	var out []*manifest.Object
 	dropped := map[string]int{}
 	for _, o := range generated {
@@ -85,7 +85,7 @@ func (pi *plainInstall) toPlain(generated []*manifest.Object) ([]*manifest.Objec
 // duplicate reports an object another operator's install already wrote: the same object is
 // written once; a different one under the same name is an error naming both installs (each
 // sync would rebind or rewrite the other's, each prune delete it).
-func (pi *plainInstall) duplicate(p *subscriptionPlan, written map[string]*manifest.Object, writers map[string]*subscriptionPlan, obj *manifest.Object) bool {
+func (pi *plainInstall) duplicate(p *subscriptionPlan, written map[manifest.Key]*manifest.Object, writers map[manifest.Key]*subscriptionPlan, obj *manifest.Object) bool {
 	k := obj.Ref().Key()
 	prev, ok := written[k]
 	if !ok {

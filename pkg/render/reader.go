@@ -2,7 +2,8 @@ package render
 
 import (
 	"errors"
-	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/odlm-render/odlm-render/internal/cluster"
@@ -41,14 +42,27 @@ type readRecord struct {
 	answer                         string
 }
 
-func (rr readRecord) key() string {
-	return rr.op + "|" + sourceKey(rr.apiVersion, rr.kind, rr.namespace, rr.n)
+// readKey identifies a question: a get or a list, and what of.
+type readKey struct {
+	op  string
+	key manifest.Key
+}
+
+func (k readKey) compare(o readKey) int {
+	if c := strings.Compare(k.op, o.op); c != 0 {
+		return c
+	}
+	return k.key.Compare(o.key)
+}
+
+func (rr readRecord) key() readKey {
+	return readKey{op: rr.op, key: sourceKey(rr.apiVersion, rr.kind, rr.namespace, rr.n)}
 }
 
 // record notes an answer (the last answer to a question counts).
 func (r *run) record(rr readRecord) {
 	if r.reads == nil {
-		r.reads = map[string]readRecord{}
+		r.reads = map[readKey]readRecord{}
 	}
 	r.reads[rr.key()] = rr
 }
@@ -76,7 +90,7 @@ func fingerprint(objs ...map[string]any) string {
 // kinds).
 func (r *run) lookup(apiVersion, kind, namespace, name string) (map[string]any, cluster.Origin, bool, error) {
 	if r.readKeys == nil {
-		r.readKeys = map[string]bool{}
+		r.readKeys = map[manifest.Key]bool{}
 	}
 	// the identities desired looks at: a rendered object answers under either
 	r.readKeys[sourceKey(apiVersion, kind, namespace, name)] = true
@@ -109,14 +123,14 @@ func (r *run) lookupUnrecorded(apiVersion, kind, namespace, name string) (map[st
 		return c.obj, c.origin, c.found, c.err
 	case c.err != nil && !errors.Is(c.err, cluster.ErrNotServed):
 		// the desired state is known; what the cluster would add to it is not
-		r.warnOnce("read|"+sourceKey(apiVersion, kind, namespace, name), diag.Warnf(nil, "", "reading %s from the cluster to complete the rendered object failed, so fields only a cluster fills in (status, a Service's clusterIP, a Route's host) are missing: %v", manifest.Ref{APIVersion: apiVersion, Kind: kind, Namespace: namespace, Name: name}, c.err))
+		r.warnOnce(onceKey{topic: "read", object: sourceKey(apiVersion, kind, namespace, name)}, diag.Warnf(nil, "", "reading %s from the cluster to complete the rendered object failed, so fields only a cluster fills in (status, a Service's clusterIP, a Route's host) are missing: %v", manifest.Ref{APIVersion: apiVersion, Kind: kind, Namespace: namespace, Name: name}, c.err))
 		return desired, origin, true, nil
 	case !c.found || c.err != nil:
 		return desired, origin, true, nil
 	}
 	completed, err := merge.Merge(c.obj, desired)
 	if err != nil {
-		r.warnOnce("merge|"+sourceKey(apiVersion, kind, namespace, name), diag.Warnf(nil, "", "completing %s with its %s copy failed, so the rendered object is read as it is: %v", manifest.Ref{APIVersion: apiVersion, Kind: kind, Namespace: namespace, Name: name}, c.origin, err))
+		r.warnOnce(onceKey{topic: "merge", object: sourceKey(apiVersion, kind, namespace, name)}, diag.Warnf(nil, "", "completing %s with its %s copy failed, so the rendered object is read as it is: %v", manifest.Ref{APIVersion: apiVersion, Kind: kind, Namespace: namespace, Name: name}, c.origin, err))
 		return desired, origin, true, nil
 	}
 	m, _ := completed.(map[string]any)
@@ -134,8 +148,17 @@ func (c *renderCache) sourceRead(apiVersion, kind, namespace, name string) cache
 	return read
 }
 
+// onceKey is what a result is given once for: a topic, and the names, kind or object it is
+// about.
+type onceKey struct {
+	topic        string
+	name, detail string
+	kind         manifest.GroupKind
+	object       manifest.Key
+}
+
 // warnOnce adds a result once per key and round.
-func (r *run) warnOnce(key string, res diag.Result) {
+func (r *run) warnOnce(key onceKey, res diag.Result) {
 	if r.warned[key] {
 		return
 	}
@@ -195,11 +218,11 @@ func (r *run) existingOr(apiVersion, kind, namespace string, failed func(origin 
 	if !found {
 		group = ""
 	}
-	cacheKey := group + "|" + kind + "|" + namespace
+	cacheKey := listKey{group: group, kind: kind, namespace: namespace}
 	if objs, ok := r.existingCache[cacheKey]; ok {
 		return objs
 	}
-	l := &listing{group: group, kind: kind, namespace: namespace, seen: map[string]bool{}, originOf: r.originOf}
+	l := &listing{group: group, kind: kind, namespace: namespace, seen: map[manifest.Key]bool{}, originOf: r.originOf}
 	l.addMatching(r.ofKind(group, kind), cluster.OriginInputs, nil)
 	if r.carried != nil {
 		l.addMatching(r.carried.ofKind(group, kind), OriginRendered, r.carried.controller)
@@ -217,7 +240,7 @@ func (r *run) existingOr(apiVersion, kind, namespace string, failed func(origin 
 			if failed != nil {
 				res = failed(s.Origin, err)
 			}
-			r.warnOnce("list|"+cacheKey+"|"+string(s.Origin), res)
+			r.warnOnce(onceKey{topic: "list", kind: manifest.GroupKind{Group: group, Kind: kind}, name: namespace, detail: string(s.Origin)}, res)
 		default:
 			for _, m := range objs {
 				l.add(manifest.New(m), s.Origin)
@@ -236,12 +259,12 @@ func (r *run) existingOr(apiVersion, kind, namespace string, failed func(origin 
 
 // sourceList is what the i-th source lists of a kind (nothing for a source that cannot
 // list): a source is listed once per render, whatever the rounds.
-func (c *renderCache) sourceList(i int, s cluster.Source, apiVersion, kind, namespace, cacheKey string) ([]map[string]any, error) {
+func (c *renderCache) sourceList(i int, s cluster.Source, apiVersion, kind, namespace string, cacheKey listKey) ([]map[string]any, error) {
 	l, ok := s.Reader.(cluster.Lister)
 	if !ok {
 		return nil, cluster.ErrNotServed
 	}
-	lk := fmt.Sprintf("%d|%s", i, cacheKey)
+	lk := sourceListKey{source: i, list: cacheKey}
 	listed, done := c.sourceLists[lk]
 	if !done {
 		listed.objs, listed.err = l.List(apiVersion, kind, namespace)
@@ -255,7 +278,7 @@ func (c *renderCache) sourceList(i int, s cluster.Source, apiVersion, kind, name
 type listing struct {
 	group, kind, namespace string
 	out                    []*manifest.Object
-	seen                   map[string]bool
+	seen                   map[manifest.Key]bool
 	originOf               map[*manifest.Object]cluster.Origin
 }
 
@@ -273,7 +296,7 @@ func (l *listing) add(o *manifest.Object, origin cluster.Origin) {
 
 // addMatching adds the objects of the listing's kind and namespace, except those whose key
 // is in skip.
-func (l *listing) addMatching(objs []*manifest.Object, origin cluster.Origin, skip map[string]bool) {
+func (l *listing) addMatching(objs []*manifest.Object, origin cluster.Origin, skip map[manifest.Key]bool) {
 	for _, o := range objs {
 		if o.Kind() == l.kind && o.Group() == l.group && (l.namespace == "" || o.Namespace() == l.namespace || o.Namespace() == "") &&
 			(skip == nil || !skip[o.Ref().Key()]) {
@@ -299,8 +322,7 @@ func (r *run) clusterObject(ref manifest.Ref, about *manifest.Object, field stri
 	c := r.sourceRead(ref.APIVersion, ref.Kind, ref.Namespace, ref.Name)
 	if c.err != nil {
 		if !errors.Is(c.err, cluster.ErrNotServed) {
-			group, _, _ := strings.Cut(ref.APIVersion, "/")
-			r.warnOnce("exists|"+group+"|"+ref.Kind, diag.Warnf(about, field, "cannot tell whether %s already exists (%s objects of this kind are rendered as if absent): %v", ref, ref.Kind, c.err))
+			r.warnOnce(onceKey{topic: "exists", kind: ref.Key().GroupKind()}, diag.Warnf(about, field, "cannot tell whether %s already exists (%s objects of this kind are rendered as if absent): %v", ref, ref.Kind, c.err))
 		}
 		return nil
 	}
@@ -319,17 +341,19 @@ func (r *run) staleReads(final *carried) []string {
 	// the round as the next one reads it: what it emitted stands for everything the render
 	// wrote; inputs, bundles and sources are the same
 	view := *r
-	view.lookups = lookups{carried: final, existingCache: map[string][]*manifest.Object{}, originOf: r.originOf}
+	view.lookups = lookups{carried: final, existingCache: map[listKey][]*manifest.Object{}, originOf: r.originOf}
 	view.made = nil
-	view.operandPass = &operandPass{results: r.results, warned: r.warned, replaced: r.replaced, rendered: map[string]*manifest.Object{}}
+	view.operandPass = &operandPass{results: r.results, warned: r.warned, replaced: r.replaced, rendered: map[manifest.Key]*manifest.Object{}}
 	defer func() { r.results = view.results }()
 	return view.staleAnswers(reads)
 }
 
 // staleAnswers describes the reads whose answer is not the one recorded.
-func (r *run) staleAnswers(reads map[string]readRecord) []string {
+func (r *run) staleAnswers(reads map[readKey]readRecord) []string {
 	var stale []string
-	for _, k := range manifest.SortedKeys(reads) {
+	keys := slices.Collect(maps.Keys(reads))
+	slices.SortFunc(keys, readKey.compare)
+	for _, k := range keys {
 		rr := reads[k]
 		var now string
 		switch rr.op {
@@ -357,14 +381,25 @@ func (r *run) staleAnswers(reads map[string]readRecord) []string {
 	return stale
 }
 
-// indexByKind groups objects by group|kind.
-func indexByKind(objs []*manifest.Object) map[string][]*manifest.Object {
-	idx := map[string][]*manifest.Object{}
+// indexByKind groups objects by group and kind.
+func indexByKind(objs []*manifest.Object) map[manifest.GroupKind][]*manifest.Object {
+	idx := map[manifest.GroupKind][]*manifest.Object{}
 	for _, o := range objs {
-		k := o.Group() + "|" + o.Kind()
+		k := manifest.GroupKindOf(o)
 		idx[k] = append(idx[k], o)
 	}
 	return idx
+}
+
+// listKey identifies a list: a group and kind in a namespace ("" for all).
+type listKey struct {
+	group, kind, namespace string
+}
+
+// sourceListKey identifies a list of one source (by its index in Options.Sources).
+type sourceListKey struct {
+	source int
+	list   listKey
 }
 
 // ofKind returns the inputs of a group and kind.
@@ -372,7 +407,7 @@ func (in *roundInputs) ofKind(group, kind string) []*manifest.Object {
 	if in.inputsByKind == nil {
 		in.inputsByKind = indexByKind(in.objects)
 	}
-	return in.inputsByKind[group+"|"+kind]
+	return in.inputsByKind[manifest.GroupKind{Group: group, Kind: kind}]
 }
 
 // ofKind returns what the previous round emitted of a group and kind.
@@ -380,7 +415,7 @@ func (c *carried) ofKind(group, kind string) []*manifest.Object {
 	if c.byKind == nil {
 		c.byKind = indexByKind(c.list)
 	}
-	return c.byKind[group+"|"+kind]
+	return c.byKind[manifest.GroupKind{Group: group, Kind: kind}]
 }
 
 // listed is one source's answer to a list.

@@ -2,6 +2,8 @@ package render
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/odlm-render/odlm-render/internal/api"
@@ -27,20 +29,20 @@ const maxRounds = 12
 
 // carried is what one round emitted, as the next round sees it.
 type carried struct {
-	byKey  map[string]*manifest.Object
+	byKey  map[manifest.Key]*manifest.Object
 	list   []*manifest.Object
-	byKind map[string][]*manifest.Object // list by group|kind, made on first use
+	byKind map[manifest.GroupKind][]*manifest.Object // list by group and kind, made on first use
 	// controller holds the keys of what the render made as ODLM's controller
 	// (Subscriptions, OperatorGroups, tracking ConfigMaps, CatalogSources): these never count
 	// as already existing in the next round's searches
-	controller map[string]bool
+	controller map[manifest.Key]bool
 	// odlm are the emitted ODLM objects, reconciled in the next round like inputs
 	odlm    []*manifest.Object
 	odlmSet map[*manifest.Object]bool
 	// producers says where each emitted ODLM object was rendered from
-	producers map[string]producer
+	producers map[manifest.Key]producer
 	// references are the ConfigMaps and Secrets templates read, with the reader (docs/semantics.md, Templating)
-	references map[string]string
+	references map[manifest.Key]string
 }
 
 // producer is the OperandConfig field an emitted object comes from.
@@ -76,7 +78,7 @@ func Render(in Inputs, opts Options) Output {
 	manifest.Sort(in.Objects) // once for every round
 	in.sorted = true
 	var prev *carried
-	seen := map[string]map[string]bool{}  // emitted ODLM object → the contents it had
+	seen := map[manifest.Key]map[string]bool{} // emitted ODLM object → the contents it had
 	cache := newRenderCache(opts.Sources) // built once: sources and parsed data do not change between rounds
 	for round := 1; ; round++ {
 		r := newRun(in, opts, cache, prev)
@@ -152,7 +154,7 @@ func (r *run) installer() installer {
 
 // carry records what a round emitted for the next round.
 func (r *run) carry(out Output) *carried {
-	c := &carried{byKey: map[string]*manifest.Object{}, controller: map[string]bool{}, producers: map[string]producer{}, references: r.references, odlmSet: map[*manifest.Object]bool{}}
+	c := &carried{byKey: map[manifest.Key]*manifest.Object{}, controller: map[manifest.Key]bool{}, producers: map[manifest.Key]producer{}, references: r.references, odlmSet: map[*manifest.Object]bool{}}
 	for _, o := range out.Objects {
 		if !out.Generated[o] || r.plainInstalled(o) {
 			continue
@@ -281,14 +283,14 @@ func (r *run) placeResultsOfCarried() {
 }
 
 // noteContents records the contents each emitted ODLM object had in a round (absent too).
-func noteContents(seen map[string]map[string]bool, prev, next *carried) {
-	note := func(k, content string) {
+func noteContents(seen map[manifest.Key]map[string]bool, prev, next *carried) {
+	note := func(k manifest.Key, content string) {
 		if seen[k] == nil {
 			seen[k] = map[string]bool{}
 		}
 		seen[k][content] = true
 	}
-	now := map[string]bool{}
+	now := map[manifest.Key]bool{}
 	for _, o := range next.odlm {
 		k := o.Ref().Key()
 		now[k] = true
@@ -306,11 +308,13 @@ func noteContents(seen map[string]map[string]bool, prev, next *carried) {
 // describeUnsettled names what kept changing over the rounds: the emitted ODLM objects whose
 // content varied, with the OperandConfig field each comes from, and the objects templates
 // read that changed after they were read.
-func describeUnsettled(seen map[string]map[string]bool, last *carried, stale []string) (string, *manifest.Object, string) {
+func describeUnsettled(seen map[manifest.Key]map[string]bool, last *carried, stale []string) (string, *manifest.Object, string) {
 	var parts []string
 	var about *manifest.Object
 	var field string
-	for _, k := range manifest.SortedKeys(seen) {
+	keys := slices.Collect(maps.Keys(seen))
+	slices.SortFunc(keys, manifest.Key.Compare)
+	for _, k := range keys {
 		if len(seen[k]) < 2 {
 			continue
 		}
@@ -318,8 +322,7 @@ func describeUnsettled(seen map[string]map[string]bool, last *carried, stale []s
 		if o, ok := last.byKey[k]; ok {
 			what = o.Ref().String()
 		} else {
-			f := strings.SplitN(k, "|", 4)
-			what = manifest.Ref{APIVersion: api.APIVersion, Kind: f[1], Namespace: f[2], Name: f[3]}.String()
+			what = manifest.Ref{APIVersion: api.APIVersion, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}.String()
 		}
 		if p, ok := last.producers[k]; ok {
 			what += fmt.Sprintf(" (rendered from OperandConfig %s/%s %s)", p.config.Namespace(), p.config.Name(), p.field)

@@ -110,7 +110,7 @@ const crdsElsewhere = "give its CRDs among the inputs or in a --snapshot folder,
 // kinds too (docs/semantics.md, Decided deviations: what a cluster serves). Then it indexes the served kinds.
 func (sk *servedIndex) noteInstalledBundles() {
 	sk.installed, sk.unknownInstalls = nil, nil
-	sk.bundleState = map[string]*manifest.Object{}
+	sk.bundleState = map[manifest.Key]*manifest.Object{}
 	if sk.r.opts.NoOLM {
 		for _, t := range sk.r.subscriptions {
 			if len(t.contributions) > 0 {
@@ -123,7 +123,7 @@ func (sk *servedIndex) noteInstalledBundles() {
 		sk.indexServedKinds()
 		return
 	}
-	seen := map[string]bool{}
+	seen := map[manifest.Key]bool{}
 	install := func(p *subscriptionPlan, sub *manifest.Object) {
 		if sub == nil || seen[sub.Ref().Key()] {
 			return
@@ -204,7 +204,7 @@ func (sk *servedIndex) addBundleState(namespace string, b *catalog.Bundle) {
 	}
 	m, err := csvObject(namespace, b)
 	if err != nil {
-		sk.r.warnOnce("bundle-csv|"+b.Name, diag.Warnf(nil, "", "bundle %s: its ClusterServiceVersion cannot be made readable: %v", b.Name, err))
+		sk.r.warnOnce(onceKey{topic: "bundle-csv", name: b.Name}, diag.Warnf(nil, "", "bundle %s: its ClusterServiceVersion cannot be made readable: %v", b.Name, err))
 	} else {
 		csv := manifest.New(m)
 		sk.bundleState[csv.Ref().Key()] = csv
@@ -220,7 +220,7 @@ func (sk *servedIndex) addBundleCRDs(b *catalog.Bundle) {
 	for i := range b.Contents.CRDs {
 		m, err := b.Contents.CRD(i)
 		if err != nil {
-			sk.r.warnOnce("bundle-crd|"+b.Name, diag.Warnf(nil, "", "bundle %s: CRD %d cannot be read, so it is not known: %v", b.Name, i, err))
+			sk.r.warnOnce(onceKey{topic: "bundle-crd", name: b.Name}, diag.Warnf(nil, "", "bundle %s: CRD %d cannot be read, so it is not known: %v", b.Name, i, err))
 			continue
 		}
 		o := manifest.New(m)
@@ -290,10 +290,10 @@ func csvObject(namespace string, b *catalog.Bundle) (map[string]any, error) {
 // indexServedKinds builds r.kinds.served: the CRDs of installed bundles first, then the CRDs the
 // inputs, the previous round, the snapshot and the live cluster hold, then the platform.
 func (sk *servedIndex) indexServedKinds() {
-	sk.served = map[string]*servedKind{}
-	elsewhere := map[string]bool{}
+	sk.served = map[manifest.GroupKind]*servedKind{}
+	elsewhere := map[manifest.GroupKind]bool{}
 	add := func(def *crd.Definition, where string, bundle bool) {
-		k := def.Group + "|" + def.Kind
+		k := manifest.GroupKind{Group: def.Group, Kind: def.Kind}
 		if !bundle {
 			elsewhere[k] = true
 		}
@@ -310,7 +310,7 @@ func (sk *servedIndex) indexServedKinds() {
 		for i := range c.CRDs {
 			def, err := sk.r.parseBundleCRD(ib.bundle, i)
 			if err != nil {
-				sk.r.warnOnce("bundle-crd-parse|"+ib.bundle.Name+"|"+c.CRDName(i), diag.Warnf(nil, "", "bundle %s: CRD %s cannot be read, so objects of its kind are not validated: %v", ib.bundle.Name, c.CRDName(i), err))
+				sk.r.warnOnce(onceKey{topic: "bundle-crd-parse", name: ib.bundle.Name, detail: c.CRDName(i)}, diag.Warnf(nil, "", "bundle %s: CRD %s cannot be read, so objects of its kind are not validated: %v", ib.bundle.Name, c.CRDName(i), err))
 				continue
 			}
 			if ib.userManaged != "" {
@@ -332,7 +332,7 @@ func (sk *servedIndex) indexServedKinds() {
 			origin = other
 		}
 		if err != nil {
-			sk.r.warnOnce("crd-parse|"+o.Name(), diag.Warnf(sk.anchorOf(o), "", "CRD %s (%s) cannot be read, so objects of its kind are not validated: %v", o.Name(), origin, err))
+			sk.r.warnOnce(onceKey{topic: "crd-parse", name: o.Name()}, diag.Warnf(sk.anchorOf(o), "", "CRD %s (%s) cannot be read, so objects of its kind are not validated: %v", o.Name(), origin, err))
 			continue
 		}
 		add(def, string(origin), false)
@@ -396,7 +396,7 @@ func (sk *servedIndex) servedKindOf(apiVersion, kind string) *servedKind {
 	if b, ok := platform.LookupBuiltin(group, kind); ok {
 		return &servedKind{builtin: b, where: "Kubernetes"}
 	}
-	if s := sk.served[group+"|"+kind]; s != nil {
+	if s := sk.served[manifest.GroupKind{Group: group, Kind: kind}]; s != nil {
 		return s
 	}
 	// the platform's CRDs (OLM's, OpenShift's), parsed on first use
@@ -405,14 +405,14 @@ func (sk *servedIndex) servedKindOf(apiVersion, kind string) *servedKind {
 		return nil
 	}
 	if err != nil {
-		sk.r.warnOnce("platform-crd|"+group+"|"+kind, diag.Errorf(nil, "", "internal: the platform's CRD of %s %s cannot be read: %v", group, kind, err))
+		sk.r.warnOnce(onceKey{topic: "platform-crd", kind: manifest.GroupKind{Group: group, Kind: kind}}, diag.Errorf(nil, "", "internal: the platform's CRD of %s %s cannot be read: %v", group, kind, err))
 		return nil
 	}
 	if sk.served == nil {
-		sk.served = map[string]*servedKind{}
+		sk.served = map[manifest.GroupKind]*servedKind{}
 	}
 	s := &servedKind{def: def, where: "platform"}
-	sk.served[group+"|"+kind] = s
+	sk.served[manifest.GroupKind{Group: group, Kind: kind}] = s
 	return s
 }
 
@@ -493,7 +493,7 @@ func (sk *servedIndex) checkEmitted() {
 				sk.refusedCRD(o, a, s, refused)
 				continue
 			}
-			sk.r.warnOnce("crd-check|"+s.def.Name, diag.Warnf(a.about, a.field, "%s is not validated: CRD %s (%s): %v", o.Ref(), s.def.Name, s.where, err))
+			sk.r.warnOnce(onceKey{topic: "crd-check", name: s.def.Name}, diag.Warnf(a.about, a.field, "%s is not validated: CRD %s (%s): %v", o.Ref(), s.def.Name, s.where, err))
 			continue
 		}
 		for _, p := range res.Pruned {
@@ -504,7 +504,7 @@ func (sk *servedIndex) checkEmitted() {
 			sk.r.add(sk.r.operands.refusedResult(o, a, s.def, s.where, p))
 		}
 		if res.Deprecated != "" {
-			sk.r.warnOnce("deprecated|"+o.APIVersion()+"|"+o.Kind(), diag.Warnf(a.about, a.kindField(), "%s: CRD %s deprecates %s, and the API server warns: %s", o.Ref(), s.def.Name, o.APIVersion(), res.Deprecated))
+			sk.r.warnOnce(onceKey{topic: "deprecated", name: o.APIVersion(), detail: o.Kind()}, diag.Warnf(a.about, a.kindField(), "%s: CRD %s deprecates %s, and the API server warns: %s", o.Ref(), s.def.Name, o.APIVersion(), res.Deprecated))
 		}
 	}
 }
@@ -514,7 +514,7 @@ func (sk *servedIndex) checkEmitted() {
 // the others.
 func (sk *servedIndex) refusedCRD(o *manifest.Object, a schemaAnchor, s *servedKind, refused *crd.RulesRefusedError) {
 	what := fmt.Sprintf("%s cannot be created: the API server refuses CRD %s (%s), version %s", o.Ref(), s.def.Name, s.where, refused.Version)
-	key := "crd-refused|" + s.def.Name + "|" + refused.Version
+	key := onceKey{topic: "crd-refused", name: s.def.Name, detail: refused.Version}
 	if sk.r.warned[key] {
 		sk.r.add(diag.Errorf(a.about, a.field, "%s (its reasons are given with the first object of it)", what))
 		return
@@ -552,7 +552,7 @@ func lastField(path string) string {
 // its kinds are not validated, in every mode; else once per kind.
 func (sk *servedIndex) notServed(o *manifest.Object, a schemaAnchor) {
 	if u, ok := sk.unknownServer(o, a); ok {
-		sk.r.warnOnce("unvalidated|"+u.name, u.info())
+		sk.r.warnOnce(onceKey{topic: "unvalidated", name: u.name}, u.info())
 		return
 	}
 	if len(sk.unknownInstalls) > 0 {
@@ -561,7 +561,7 @@ func (sk *servedIndex) notServed(o *manifest.Object, a schemaAnchor) {
 			names = append(names, u.name)
 		}
 		slices.Sort(names)
-		sk.r.warnOnce("unserved|"+o.Group()+"|"+o.Kind(), diag.Warnf(a.about, a.kindField(), "%s: no CRD the render knows serves %s %s, and the CRDs of %s are unknown, so it is not validated", o.Ref(), o.APIVersion(), o.Kind(), strings.Join(slices.Compact(names), ", ")))
+		sk.r.warnOnce(onceKey{topic: "unserved", kind: manifest.GroupKindOf(o)}, diag.Warnf(a.about, a.kindField(), "%s: no CRD the render knows serves %s %s, and the CRDs of %s are unknown, so it is not validated", o.Ref(), o.APIVersion(), o.Kind(), strings.Join(slices.Compact(names), ", ")))
 		return
 	}
 	var kinds []string

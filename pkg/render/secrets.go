@@ -28,7 +28,7 @@ import (
 // from the results (redactSecrets), should a message quote a field that holds one.
 
 // secretMarks are the marked fields of the objects the render wrote, by manifest.Ref.Key.
-type secretMarks map[string]secret.Fields
+type secretMarks map[manifest.Key]secret.Fields
 
 // markSecret marks fields of an emitted object.
 func (c *renderCache) markSecret(o *manifest.Object, fields secret.Fields) {

@@ -22,8 +22,8 @@ type renderCache struct {
 	hashCache     map[hashKey]hashes
 	examplesCache map[*catalog.Bundle]parsedExamples
 	crdCache      map[crdCacheKey]parsedCRD
-	sourceCache   map[string]cachedRead
-	sourceLists   map[string]listed
+	sourceCache   map[manifest.Key]cachedRead
+	sourceLists   map[sourceListKey]listed
 	secretMarks   secretMarks
 	secretTexts   map[string]bool
 }
@@ -35,8 +35,8 @@ func newRenderCache(sources cluster.Chain) *renderCache {
 		hashCache:     map[hashKey]hashes{},
 		examplesCache: map[*catalog.Bundle]parsedExamples{},
 		crdCache:      map[crdCacheKey]parsedCRD{},
-		sourceCache:   map[string]cachedRead{},
-		sourceLists:   map[string]listed{},
+		sourceCache:   map[manifest.Key]cachedRead{},
+		sourceLists:   map[sourceListKey]listed{},
 		secretMarks:   secretMarks{},
 		secretTexts:   map[string]bool{},
 	}
@@ -82,8 +82,8 @@ type roundInputs struct {
 	consumed map[*manifest.Object]bool
 	// byRef indexes every input by manifest.Ref.Key(); inputsByKind by group|kind (made on
 	// first use, after classify)
-	byRef        map[string]*manifest.Object
-	inputsByKind map[string][]*manifest.Object
+	byRef        map[manifest.Key]*manifest.Object
+	inputsByKind map[manifest.GroupKind][]*manifest.Object
 
 	registries map[key]*registry
 	configs    map[key]*operandConfig
@@ -91,18 +91,18 @@ type roundInputs struct {
 	// clusterODLMObjects are the registries and configs read from the cluster, by
 	// kind|namespace/name; nil for one that is not there (clusterodlm.go), and those whose
 	// spec does not decode
-	clusterODLMObjects map[string]*manifest.Object
+	clusterODLMObjects map[manifest.Key]*manifest.Object
 	undecodable        map[*manifest.Object]bool
 	// brokenInputs are the input registries and configs (kind|namespace/name) whose spec
 	// does not decode
-	brokenInputs map[string]bool
+	brokenInputs map[manifest.Key]bool
 }
 
 // lookups are the look-up layers of a round (reader.go): what the previous round emitted,
 // the lists already made from the sources, and the origin of objects that are not inputs.
 type lookups struct {
 	carried       *carried
-	existingCache map[string][]*manifest.Object
+	existingCache map[listKey][]*manifest.Object
 	originOf      map[*manifest.Object]cluster.Origin
 }
 
@@ -115,7 +115,7 @@ type installs struct {
 	// subscriptionListsFailed are the sources whose list of all Subscriptions failed
 	subscriptionListsFailed []cluster.Origin
 	// made are the objects made as ODLM's controller, by key and as a set
-	made           map[string]*manifest.Object
+	made           map[manifest.Key]*manifest.Object
 	controllerMade map[*manifest.Object]bool
 	// updatedElsewhere are objects ODLM updates that exist in a snapshot or the live
 	// cluster, or that the previous round emitted: they are emitted
@@ -137,9 +137,9 @@ type servedIndex struct {
 	r                 *run
 	installed         []installedBundle
 	unknownInstalls   []unknownInstall
-	bundleState       map[string]*manifest.Object
-	served            map[string]*servedKind
-	providedKinds     map[string]bool
+	bundleState       map[manifest.Key]*manifest.Object
+	served            map[manifest.GroupKind]*servedKind
+	providedKinds     map[manifest.GroupKind]bool
 	installNamespaces map[string]bool
 }
 
@@ -149,23 +149,23 @@ type servedIndex struct {
 type operandPass struct {
 	results diag.Results
 	// reads are the questions asked of the look-up layers, warned the results given once
-	reads  map[string]readRecord
-	warned map[string]bool
+	reads  map[readKey]readRecord
+	warned map[onceKey]bool
 	// replaced maps an input object to the object that takes its place in the output
 	// (an ODLM-labelled Subscription or CR that the controller would update)
 	replaced map[*manifest.Object]*manifest.Object
 	// rendered holds operand CRs and resources by manifest.Ref.Key(), in creation order
-	rendered     map[string]*manifest.Object
+	rendered     map[manifest.Key]*manifest.Object
 	renderedList []*manifest.Object
-	previous     map[string]*manifest.Object
+	previous     map[manifest.Key]*manifest.Object
 	// pending are the template values waiting for run time, references the ConfigMaps and
 	// Secrets templates read (by key, with the reader), schemaAnchors where each emitted
 	// custom resource's fields come from, and readKeys the identities this pass looked up
 	// (reader.go)
 	pending       []pendingValue
-	references    map[string]string
+	references    map[manifest.Key]string
 	schemaAnchors map[*manifest.Object]schemaAnchor
-	readKeys      map[string]bool
+	readKeys      map[manifest.Key]bool
 }
 
 // readPassOutput reports whether a look-up of this pass asked for an object that this pass
@@ -183,16 +183,16 @@ func (p *operandPass) readPassOutput() bool {
 }
 
 // startPass is a new pass: the state the operands step began with, reading previous.
-func (base *operandPass) startPass(previous map[string]*manifest.Object) *operandPass {
+func (base *operandPass) startPass(previous map[manifest.Key]*manifest.Object) *operandPass {
 	replaced := make(map[*manifest.Object]*manifest.Object, len(base.replaced))
 	for k, v := range base.replaced {
 		replaced[k] = v
 	}
-	reads := make(map[string]readRecord, len(base.reads))
+	reads := make(map[readKey]readRecord, len(base.reads))
 	for k, v := range base.reads {
 		reads[k] = v
 	}
-	warned := make(map[string]bool, len(base.warned))
+	warned := make(map[onceKey]bool, len(base.warned))
 	for k, v := range base.warned {
 		warned[k] = v
 	}
@@ -201,7 +201,7 @@ func (base *operandPass) startPass(previous map[string]*manifest.Object) *operan
 		reads:         reads,
 		warned:        warned,
 		replaced:      replaced,
-		rendered:      make(map[string]*manifest.Object, len(previous)), // a pass renders about what the one before did
+		rendered:      make(map[manifest.Key]*manifest.Object, len(previous)), // a pass renders about what the one before did
 		renderedList:  make([]*manifest.Object, 0, len(previous)),
 		previous:      previous,
 		schemaAnchors: map[*manifest.Object]schemaAnchor{},
@@ -244,24 +244,24 @@ func newRoundState(in Inputs, opts Options, cache *renderCache, prev *carried) *
 		roundInputs: &roundInputs{
 			objects:    objs,
 			consumed:   make(map[*manifest.Object]bool, len(objs)),
-			byRef:      make(map[string]*manifest.Object, len(objs)),
+			byRef:      make(map[manifest.Key]*manifest.Object, len(objs)),
 			registries: map[key]*registry{},
 			configs:    map[key]*operandConfig{},
 		},
 		lookups: lookups{
 			carried:       prev,
-			existingCache: map[string][]*manifest.Object{},
+			existingCache: map[listKey][]*manifest.Object{},
 			originOf:      map[*manifest.Object]cluster.Origin{},
 		},
 		installs: installs{
-			made:           map[string]*manifest.Object{},
+			made:           map[manifest.Key]*manifest.Object{},
 			controllerMade: map[*manifest.Object]bool{},
 			installers:     map[*manifest.Object]bool{},
 		},
 		operandPass: &operandPass{
-			warned:        map[string]bool{},
+			warned:        map[onceKey]bool{},
 			replaced:      map[*manifest.Object]*manifest.Object{},
-			rendered:      map[string]*manifest.Object{},
+			rendered:      map[manifest.Key]*manifest.Object{},
 			schemaAnchors: map[*manifest.Object]schemaAnchor{},
 		},
 		olm: &olmInstall{},

@@ -3,6 +3,8 @@ package render
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -47,7 +49,7 @@ type pendingValue struct {
 // pass, then the previous one), the inputs, then Options.Sources (snapshot, live).
 type templateReader struct {
 	r       *run
-	origins map[string]cluster.Origin // by Source key, for explanations
+	origins map[manifest.Key]cluster.Origin // by Source key, for explanations
 }
 
 // Get reads an object with the marks of the fields where the render wrote a Secret's value
@@ -62,7 +64,7 @@ func (tr *templateReader) Get(apiVersion, kind, namespace, name string) (templat
 	return template.Read{Object: obj, Secret: tr.r.secretFieldsOf(manifest.New(obj))}, nil
 }
 
-func sourceKey(apiVersion, kind, namespace, name string) string {
+func sourceKey(apiVersion, kind, namespace, name string) manifest.Key {
 	return manifest.Ref{APIVersion: apiVersion, Kind: kind, Namespace: namespace, Name: name}.Key()
 }
 
@@ -83,7 +85,7 @@ func (tp *templating) resolve(s site, value any) (out any, marks secret.Fields, 
 	if !containsTemplate(value) {
 		return value, marks, true
 	}
-	tr := &templateReader{r: tp.r, origins: map[string]cluster.Origin{}}
+	tr := &templateReader{r: tp.r, origins: map[manifest.Key]cluster.Origin{}}
 	out, uses, err := template.Resolve(value, template.Context{Namespace: s.config.key.Namespace, Reader: tr})
 	if err != nil {
 		tp.templateFailed(s, err)
@@ -139,7 +141,7 @@ func joinField(base, sub string) string {
 }
 
 // explainUse says where a value came from, never showing a Secret's value.
-func explainUse(u template.Use, origins map[string]cluster.Origin) string {
+func explainUse(u template.Use, origins map[manifest.Key]cluster.Origin) string {
 	var from []string
 	for _, s := range u.Sources {
 		desc := s.String()
@@ -234,7 +236,7 @@ func (tp *templating) producedAtRuntime(p pendingValue) bool {
 	if !found {
 		group = ""
 	}
-	if tp.r.kinds.providedKinds[group+"|"+src.Kind] {
+	if tp.r.kinds.providedKinds[manifest.GroupKind{Group: group, Kind: src.Kind}] {
 		return true
 	}
 	switch src.Kind {
@@ -302,7 +304,7 @@ func (tp *templating) pendingCycle() string {
 // installs provide (noteInstalledBundles found them) and the namespaces operators and
 // operands go to.
 func (tp *templating) noteInstallTargets() {
-	tp.r.kinds.providedKinds = map[string]bool{}
+	tp.r.kinds.providedKinds = map[manifest.GroupKind]bool{}
 	tp.r.kinds.installNamespaces = map[string]bool{}
 	for _, p := range tp.r.subscriptions {
 		if p.obj != nil {
@@ -314,7 +316,7 @@ func (tp *templating) noteInstallTargets() {
 			continue // installed already, not by this render
 		}
 		for _, g := range ib.bundle.ProvidedGVKs {
-			tp.r.kinds.providedKinds[g.Group+"|"+g.Kind] = true
+			tp.r.kinds.providedKinds[manifest.GroupKind{Group: g.Group, Kind: g.Kind}] = true
 		}
 	}
 	for k := range tp.r.configs {
@@ -342,7 +344,7 @@ func (tp *templating) noteReferences(cfg *operandConfig, u template.Use) {
 			continue
 		}
 		if tp.r.references == nil {
-			tp.r.references = map[string]string{}
+			tp.r.references = map[manifest.Key]string{}
 		}
 		tp.r.references[sourceKey(src.APIVersion, src.Kind, src.Namespace, src.Name)] = "OperandConfig." + cfg.key.Namespace + "." + cfg.key.Name
 	}
@@ -350,7 +352,9 @@ func (tp *templating) noteReferences(cfg *operandConfig, u template.Use) {
 
 // markReferenced writes ODLM's marks on the emitted ConfigMaps and Secrets templates read.
 func (tp *templating) markReferenced() {
-	for _, k := range manifest.SortedKeys(tp.r.references) {
+	keys := slices.Collect(maps.Keys(tp.r.references))
+	slices.SortFunc(keys, manifest.Key.Compare)
+	for _, k := range keys {
 		o, ok := tp.r.rendered[k]
 		if !ok {
 			o, ok = tp.r.made[k]
