@@ -157,16 +157,16 @@ func (bs *bindInfoStep) copyBinding(bi *operandBindInfo, reg *registry, req *ope
 		if target == c.source && targetNs == sourceNs {
 			continue
 		}
-		bs.copyObject(bi, c.field, req, c.kind, sourceNs, c.source, targetNs, target)
+		bs.copyObject(binding{bi: bi, req: req, field: c.field, source: manifest.Ref{APIVersion: "v1", Kind: c.kind, Namespace: sourceNs, Name: c.source}}, key{Namespace: targetNs, Name: target})
 	}
 	if !public {
 		return
 	}
 	if b.Route != nil && b.Route.Name != "" {
-		bs.fieldConfigMap(bi, field+".route", req, "route.openshift.io/v1", "Route", sourceNs, b.Route.Name, b.Route.Data)
+		bs.fieldConfigMap(binding{bi: bi, req: req, field: field + ".route", source: manifest.Ref{APIVersion: "route.openshift.io/v1", Kind: "Route", Namespace: sourceNs, Name: b.Route.Name}}, b.Route.Data)
 	}
 	if b.Service != nil && b.Service.Name != "" {
-		bs.fieldConfigMap(bi, field+".service", req, "v1", "Service", sourceNs, b.Service.Name, b.Service.Data)
+		bs.fieldConfigMap(binding{bi: bi, req: req, field: field + ".service", source: manifest.Ref{APIVersion: "v1", Kind: "Service", Namespace: sourceNs, Name: b.Service.Name}}, b.Service.Data)
 	}
 }
 
@@ -186,36 +186,45 @@ func bindInfoLabels(bi *operandBindInfo, source map[string]any, watched bool) ma
 	return labels
 }
 
+// binding is one object a binding of an OperandBindInfo reads for a request: its source, at
+// a field of the OperandBindInfo.
+type binding struct {
+	bi     *operandBindInfo
+	req    *operandRequest
+	field  string
+	source manifest.Ref
+}
+
 // copyObject copies a Secret or ConfigMap from the registry namespace into the requester's.
-func (bs *bindInfoStep) copyObject(bi *operandBindInfo, field string, req *operandRequest, kind, sourceNs, source, targetNs, target string) {
-	src, _, found, err := bs.r.lookup("v1", kind, sourceNs, source)
+func (bs *bindInfoStep) copyObject(b binding, target key) {
+	src, _, found, err := bs.r.lookup("v1", b.source.Kind, b.source.Namespace, b.source.Name)
 	if err != nil {
-		bs.r.add(diag.Errorf(bi.obj, field, "reading %s %s/%s: %v", kind, sourceNs, source, err))
+		bs.r.add(diag.Errorf(b.bi.obj, b.field, "reading %s %s/%s: %v", b.source.Kind, b.source.Namespace, b.source.Name, err))
 		return
 	}
 	if !found {
-		bi.missing = append(bi.missing, missingSource{field: field, kind: kind, ref: sourceNs + "/" + source, request: req.key,
-			msg: fmt.Sprintf("%s %s/%s not found (inputs, snapshot or cluster): no copy into namespace %s for OperandRequest %s", kind, sourceNs, source, targetNs, req.key)})
+		b.bi.missing = append(b.bi.missing, missingSource{field: b.field, kind: b.source.Kind, ref: b.source.Namespace + "/" + b.source.Name, request: b.req.key,
+			msg: fmt.Sprintf("%s %s/%s not found (inputs, snapshot or cluster): no copy into namespace %s for OperandRequest %s", b.source.Kind, b.source.Namespace, b.source.Name, target.Namespace, b.req.key)})
 		return
 	}
-	isSecret := secret.IsKind("v1", kind)
+	isSecret := secret.IsKind("v1", b.source.Kind)
 	if isSecret {
 		switch bs.r.opts.BindInfoSecrets {
 		case BindInfoSkip:
-			bs.r.add(diag.Infof(bi.obj, field, "Secret %s/%s is not copied to %s/%s (--bindinfo-secrets skip)", sourceNs, source, targetNs, target))
+			bs.r.add(diag.Infof(b.bi.obj, b.field, "Secret %s/%s is not copied to %s/%s (--bindinfo-secrets skip)", b.source.Namespace, b.source.Name, target.Namespace, target.Name))
 			return
 		case BindInfoExternalSecrets:
-			bs.externalSecret(bi, req, src, sourceNs, source, targetNs, target)
+			bs.externalSecret(b, src, target)
 			return
 		}
 	}
 	obj := manifest.New(map[string]any{
 		"apiVersion": "v1",
-		"kind":       kind,
+		"kind":       b.source.Kind,
 		"metadata": map[string]any{
-			"name":      target,
-			"namespace": targetNs,
-			"labels":    bindInfoLabels(bi, src, true),
+			"name":      target.Name,
+			"namespace": target.Namespace,
+			"labels":    bindInfoLabels(b.bi, src, true),
 		},
 	})
 	fields := []string{"data", "binaryData"}
@@ -228,10 +237,10 @@ func (bs *bindInfoStep) copyObject(bi *operandBindInfo, field string, req *opera
 		}
 	}
 	// the copy's fields are at the source's paths: its marks are the source's
-	marks := bs.copyMarks(bi, req)
+	marks := bs.copyMarks(b.bi, b.req)
 	marks.AddAll(bs.r.secretFieldsOf(manifest.New(src)))
 	bs.r.markSecret(obj, marks)
-	bs.emitCopy(bi, field, obj)
+	bs.emitCopy(b.bi, b.field, obj)
 }
 
 // copyMarks are the marks every copy for a request gets: all of it when the OperandBindInfo
@@ -267,25 +276,25 @@ func (bs *bindInfoStep) emitCopy(bi *operandBindInfo, field string, obj *manifes
 
 // fieldConfigMap is a route or service binding: a ConfigMap named <bindinfo>-<name> whose
 // data maps each key to a field of the Route's or Service's spec.
-func (bs *bindInfoStep) fieldConfigMap(bi *operandBindInfo, field string, req *operandRequest, apiVersion, kind, sourceNs, name string, data map[string]string) {
-	src, _, found, err := bs.r.lookup(apiVersion, kind, sourceNs, name)
+func (bs *bindInfoStep) fieldConfigMap(b binding, data map[string]string) {
+	src, _, found, err := bs.r.lookup(b.source.APIVersion, b.source.Kind, b.source.Namespace, b.source.Name)
 	if err != nil {
-		bs.r.add(diag.Errorf(bi.obj, field, "reading %s %s/%s: %v", kind, sourceNs, name, err))
+		bs.r.add(diag.Errorf(b.bi.obj, b.field, "reading %s %s/%s: %v", b.source.Kind, b.source.Namespace, b.source.Name, err))
 		return
 	}
 	if !found {
-		bi.missing = append(bi.missing, missingSource{field: field, kind: kind, ref: sourceNs + "/" + name, request: req.key,
-			msg: fmt.Sprintf("%s %s/%s not found (inputs, snapshot or cluster): no ConfigMap of its fields in namespace %s for OperandRequest %s", kind, sourceNs, name, req.key.Namespace, req.key)})
+		b.bi.missing = append(b.bi.missing, missingSource{field: b.field, kind: b.source.Kind, ref: b.source.Namespace + "/" + b.source.Name, request: b.req.key,
+			msg: fmt.Sprintf("%s %s/%s not found (inputs, snapshot or cluster): no ConfigMap of its fields in namespace %s for OperandRequest %s", b.source.Kind, b.source.Namespace, b.source.Name, b.req.key.Namespace, b.req.key)})
 		return
 	}
 	out := map[string]any{}
 	srcMarks := bs.r.secretFieldsOf(manifest.New(src))
-	marks := bs.copyMarks(bi, req)
+	marks := bs.copyMarks(b.bi, b.req)
 	marks.AddAll(srcMarks.Under(labelsPath).Prefixed(labelsPath))
 	for _, k := range manifest.SortedKeys(data) {
 		var v string
 		var err error
-		if kind == "Route" {
+		if b.source.Kind == "Route" {
 			v, err = routeField(src, data[k])
 		} else {
 			v, err = objpath.Evaluate(data[k], src)
@@ -294,11 +303,11 @@ func (bs *bindInfoStep) fieldConfigMap(bi *operandBindInfo, field string, req *o
 			}
 		}
 		if err != nil {
-			bs.r.add(diag.Errorf(bi.obj, manifest.Field(field+".data", k), "%s %s/%s: %v", kind, sourceNs, name, err))
+			bs.r.add(diag.Errorf(b.bi.obj, manifest.Field(b.field+".data", k), "%s %s/%s: %v", b.source.Kind, b.source.Namespace, b.source.Name, err))
 			return
 		}
 		out[k] = v
-		if readsMarked(srcMarks, kind, data[k]) {
+		if readsMarked(srcMarks, b.source.Kind, data[k]) {
 			marks.Add([]manifest.PathStep{{Key: "data"}, {Key: k}})
 		}
 	}
@@ -306,14 +315,14 @@ func (bs *bindInfoStep) fieldConfigMap(bi *operandBindInfo, field string, req *o
 		"apiVersion": "v1",
 		"kind":       "ConfigMap",
 		"metadata": map[string]any{
-			"name":      bi.key.Name + "-" + name,
-			"namespace": req.key.Namespace,
-			"labels":    bindInfoLabels(bi, src, false),
+			"name":      b.bi.key.Name + "-" + b.source.Name,
+			"namespace": b.req.key.Namespace,
+			"labels":    bindInfoLabels(b.bi, src, false),
 		},
 		"data": out,
 	})
 	bs.r.markSecret(obj, marks)
-	bs.emitCopy(bi, field, obj)
+	bs.emitCopy(b.bi, b.field, obj)
 }
 
 // readsMarked reports whether a route or service binding's path reads a marked field of its
@@ -371,10 +380,10 @@ func routeField(route map[string]any, path string) (string, error) {
 // kubernetes provider, with the least RBAC it needs: a ServiceAccount in the target
 // namespace allowed to get exactly the source Secrets in the source namespace. Its template
 // holds the Secret's labels and type, so it is marked as holding a Secret's value.
-func (bs *bindInfoStep) externalSecret(bi *operandBindInfo, req *operandRequest, src map[string]any, sourceNs, source, targetNs, target string) {
-	store := "odlm-bindinfo-" + sourceNs
+func (bs *bindInfoStep) externalSecret(b binding, src map[string]any, target key) {
+	store := "odlm-bindinfo-" + b.source.Namespace
 	template := map[string]any{
-		"metadata": map[string]any{"labels": bindInfoLabels(bi, src, true)},
+		"metadata": map[string]any{"labels": bindInfoLabels(b.bi, src, true)},
 	}
 	if t, ok := src["type"].(string); ok && t != "" {
 		template["type"] = t
@@ -382,30 +391,30 @@ func (bs *bindInfoStep) externalSecret(bi *operandBindInfo, req *operandRequest,
 	es := manifest.New(map[string]any{
 		"apiVersion": "external-secrets.io/v1",
 		"kind":       "ExternalSecret",
-		"metadata":   map[string]any{"name": target, "namespace": targetNs},
+		"metadata":   map[string]any{"name": target.Name, "namespace": target.Namespace},
 		"spec": map[string]any{
 			"refreshInterval": "1h",
 			"secretStoreRef":  map[string]any{"kind": "SecretStore", "name": store},
 			"target": map[string]any{
-				"name":           target,
+				"name":           target.Name,
 				"creationPolicy": "Owner",
 				"template":       template,
 			},
-			"dataFrom": []any{map[string]any{"extract": map[string]any{"key": source}}},
+			"dataFrom": []any{map[string]any{"extract": map[string]any{"key": b.source.Name}}},
 		},
 	})
-	marks := bs.copyMarks(bi, req)
+	marks := bs.copyMarks(b.bi, b.req)
 	marks.Add([]manifest.PathStep{{Key: "spec"}, {Key: "target"}, {Key: "template"}})
 	bs.r.markSecret(es, marks)
-	bs.emitCopy(bi, "", es)
+	bs.emitCopy(b.bi, "", es)
 	bs.emitBindInfoObject(manifest.New(map[string]any{
 		"apiVersion": "external-secrets.io/v1",
 		"kind":       "SecretStore",
-		"metadata":   map[string]any{"name": store, "namespace": targetNs},
+		"metadata":   map[string]any{"name": store, "namespace": target.Namespace},
 		"spec": map[string]any{
 			"provider": map[string]any{
 				"kubernetes": map[string]any{
-					"remoteNamespace": sourceNs,
+					"remoteNamespace": b.source.Namespace,
 					"server": map[string]any{
 						"caProvider": map[string]any{"type": "ConfigMap", "name": "kube-root-ca.crt", "key": "ca.crt"},
 					},
@@ -417,9 +426,9 @@ func (bs *bindInfoStep) externalSecret(bi *operandBindInfo, req *operandRequest,
 	bs.emitBindInfoObject(manifest.New(map[string]any{
 		"apiVersion": "v1",
 		"kind":       "ServiceAccount",
-		"metadata":   map[string]any{"name": store, "namespace": targetNs},
+		"metadata":   map[string]any{"name": store, "namespace": target.Namespace},
 	}))
-	bs.grantSecretRead(bi, sourceNs, targetNs, store, source)
+	bs.grantSecretRead(b.bi, b.source.Namespace, target.Namespace, store, b.source.Name)
 }
 
 // emitBindInfoObject emits an object that belongs to bind-info output (for ordering).

@@ -214,14 +214,34 @@ func (ops *operandsStep) configCRs(cfg *operandConfig, svc *api.ConfigService, s
 		return
 	}
 	spec, _ := resolved.(map[string]any)
-	ops.crsFromExamples(cfg, si, spec, examples, b, marks)
+	ops.crsFromExamples(serviceSpec{cfg: cfg, index: si, spec: spec, marks: marks, bundle: b}, examples)
+}
+
+// serviceSpec is the spec of one OperandConfig service, its templates resolved: the keys
+// that name the kinds of alm-examples, the fields that hold a value derived from a Secret,
+// and the bundle whose alm-examples it configures.
+type serviceSpec struct {
+	cfg    *operandConfig
+	index  int
+	spec   map[string]any
+	marks  secret.Fields
+	bundle *catalog.Bundle
+}
+
+// field is the path of the service's spec, or of a key of it.
+func (svc serviceSpec) field(key ...string) string {
+	if len(key) == 0 {
+		return manifest.Field("spec.services", svc.index, "spec")
+	}
+	return manifest.Field("spec.services", svc.index, "spec", key[0])
 }
 
 // crsFromExamples renders a CR for each alm-example whose kind a key of the service spec
 // names (the key's fragment merged into the example's spec), and warns about keys that
 // match no example ODLM uses.
-func (ops *operandsStep) crsFromExamples(cfg *operandConfig, si int, spec map[string]any, examples []map[string]any, b *catalog.Bundle, marks secret.Fields) {
-	kinds := manifest.SortedKeys(spec)
+func (ops *operandsStep) crsFromExamples(svc serviceSpec, examples []map[string]any) {
+	cfg, b := svc.cfg, svc.bundle
+	kinds := manifest.SortedKeys(svc.spec)
 	matched := map[string]bool{}
 	// specless records configured kinds whose only examples have no spec, so that the
 	// warning says why nothing is rendered
@@ -242,21 +262,21 @@ func (ops *operandsStep) crsFromExamples(cfg *operandConfig, si int, spec map[st
 			continue
 		}
 		if len(keys) > 1 {
-			ops.r.add(diag.Warnf(cfg.obj, manifest.Field("spec.services", si, "spec"), "keys %s all match kind %s: ODLM applies them in random order; odlm-render applies them in byte order", strings.Join(keys, ", "), kind))
+			ops.r.add(diag.Warnf(cfg.obj, svc.field(), "keys %s all match kind %s: ODLM applies them in random order; odlm-render applies them in byte order", strings.Join(keys, ", "), kind))
 		}
 		for _, k := range keys {
 			matched[k] = true
 			// the fragment of key k is merged into the CR's spec
-			ops.configCR(cfg, si, k, spec[k], ex, xi, b, marks.Under([]manifest.PathStep{{Key: k}}).Prefixed(specStep))
+			ops.configCR(svc, k, ex, xi)
 		}
 	}
 	for _, k := range kinds {
 		switch {
 		case matched[k]:
 		case specless[k]:
-			ops.r.add(diag.Warnf(cfg.obj, manifest.Field("spec.services", si, "spec", k), "the alm-examples of kind %q in bundle %s have no spec, and ODLM skips such examples: nothing is rendered for it", k, b.Name))
+			ops.r.add(diag.Warnf(cfg.obj, svc.field(k), "the alm-examples of kind %q in bundle %s have no spec, and ODLM skips such examples: nothing is rendered for it", k, b.Name))
 		default:
-			ops.r.add(diag.Warnf(cfg.obj, manifest.Field("spec.services", si, "spec", k), "no alm-example of kind %q in bundle %s: nothing is rendered for it", k, b.Name))
+			ops.r.add(diag.Warnf(cfg.obj, svc.field(k), "no alm-example of kind %q in bundle %s: nothing is rendered for it", k, b.Name))
 		}
 	}
 }
@@ -283,10 +303,13 @@ func exampleRefs(examples []map[string]any, spec map[string]any, namespace strin
 // operand's spec goes.
 var specStep = []manifest.PathStep{{Key: "spec"}}
 
-// configCR renders one CR of a service; marks are the fields of the CR that hold a value
-// derived from a Secret.
-func (ops *operandsStep) configCR(cfg *operandConfig, si int, specKey string, fragment any, ex map[string]any, xi int, b *catalog.Bundle, marks secret.Fields) {
-	field := manifest.Field("spec.services", si, "spec", specKey)
+// configCR renders one CR of a service: alm-example xi, ex, with the fragment under specKey
+// merged into its spec.
+func (ops *operandsStep) configCR(svc serviceSpec, specKey string, ex map[string]any, xi int) {
+	cfg, b, fragment := svc.cfg, svc.bundle, svc.spec[specKey]
+	// the fields of the CR that hold a value derived from a Secret
+	marks := svc.marks.Under([]manifest.PathStep{{Key: specKey}}).Prefixed(specStep)
+	field := svc.field(specKey)
 	name, _ := manifest.Get(ex, "metadata", "name").(string)
 	if name == "" {
 		ops.r.add(diag.Errorf(cfg.obj, field, "alm-example %d (kind %v) of bundle %s has no metadata.name, so ODLM cannot create it", xi, ex["kind"], b.Name))

@@ -31,7 +31,7 @@ func (rs *resourcesStep) renderResource(cfg *operandConfig, res *api.ConfigResou
 		rs.r.add(diag.Infof(cfg.obj, field+".ownerReferences", "not rendered: an owner reference needs the owner's uid, which exists only in a cluster; GitOps tools track ownership themselves"))
 	}
 	if existing, exists := rs.r.byRef[in.ref.Key()]; exists {
-		rs.r.markSecret(rs.updateResource(cfg, res, field, existing, in.data, in.hash, in.routeHash), in.marks)
+		rs.r.markSecret(rs.updateResource(configResource{cfg, res, field}, existing, in), in.marks)
 		return
 	}
 	rs.r.operands.replaceRequestCR(in.ref, schemaAnchor{about: cfg.obj, field: field, data: true}) // samename.go
@@ -46,7 +46,7 @@ func (rs *resourcesStep) renderResource(cfg *operandConfig, res *api.ConfigResou
 	if !ok {
 		return
 	}
-	rs.finishResource(cfg, res, field, obj, in.hash, in.routeHash, true)
+	rs.finishResource(configResource{cfg, res, field}, obj, in, true)
 	if !rs.applicable(cfg, field, obj) {
 		return
 	}
@@ -191,9 +191,19 @@ func (rs *resourcesStep) resourceHashes(cfg *operandConfig, res *api.ConfigResou
 	return hash, routeHash, true
 }
 
+// configResource is one resource of an OperandConfig service, at its field.
+type configResource struct {
+	cfg   *operandConfig
+	res   *api.ConfigResource
+	field string
+}
+
 // finishResource applies optional fields, labels, annotations (steps 4 and 5 of the
-// create path; the update path shares it without re-adding ODLM's label).
-func (rs *resourcesStep) finishResource(cfg *operandConfig, res *api.ConfigResource, field string, obj *manifest.Object, hash, routeHash string, create bool) {
+// create path; the update path shares it without re-adding ODLM's label), and the hash
+// annotations of in.
+func (rs *resourcesStep) finishResource(cr configResource, obj *manifest.Object, in resourceInput, create bool) {
+	cfg, res, field := cr.cfg, cr.res, cr.field
+	hash, routeHash := in.hash, in.routeHash
 	rs.applyOptionalFields(cfg, res, field, obj)
 	// metadata.labels or .annotations that are not mappings: ODLM's own replace them (a
 	// warning), or the API server refuses the object (an error)
@@ -232,8 +242,11 @@ func (rs *resourcesStep) finishResource(cfg *operandConfig, res *api.ConfigResou
 }
 
 // updateResource is what ODLM does to a resource that already exists (here: among the
-// inputs). It returns the updated object, nil when ODLM leaves the input unchanged.
-func (rs *resourcesStep) updateResource(cfg *operandConfig, res *api.ConfigResource, field string, in *manifest.Object, data map[string]any, hash, routeHash string) *manifest.Object {
+// inputs), with the resource's data and hashes (resource). It returns the updated object,
+// nil when ODLM leaves the input unchanged.
+func (rs *resourcesStep) updateResource(cr configResource, in *manifest.Object, resource resourceInput) *manifest.Object {
+	cfg, res, field := cr.cfg, cr.res, cr.field
+	data, hash := resource.data, resource.hash
 	if res.Force != nil && !*res.Force {
 		rs.r.add(diag.Infof(cfg.obj, field+".force", "%s exists among the inputs and force is false: ODLM leaves it unchanged", in.Ref()))
 		return nil
@@ -259,7 +272,7 @@ func (rs *resourcesStep) updateResource(cfg *operandConfig, res *api.ConfigResou
 			obj.Map = merged.(map[string]any)
 		}
 	}
-	rs.finishResource(cfg, res, field, obj, hash, routeHash, false)
+	rs.finishResource(cr, obj, resource, false)
 	if !rs.applicable(cfg, field, obj) {
 		return nil
 	}

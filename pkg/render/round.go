@@ -79,7 +79,7 @@ func Render(in Inputs, opts Options) Output {
 	in.sorted = true
 	var prev *carried
 	seen := map[manifest.Key]map[string]bool{} // emitted ODLM object → the contents it had
-	cache := newRenderCache(opts.Sources) // built once: sources and parsed data do not change between rounds
+	cache := newRenderCache(opts.Sources)      // built once: sources and parsed data do not change between rounds
 	for round := 1; ; round++ {
 		r := newRun(in, opts, cache, prev)
 		r.renderRound()
