@@ -53,7 +53,7 @@ func (a schemaAnchor) fromExample(path string) bool {
 }
 
 // prunedResult is the warning about a field the CRD does not know (the API server drops it).
-func (ops *operandsStep) prunedResult(o *manifest.Object, a schemaAnchor, def *crd.Definition, where, path string) diag.Result {
+func (a schemaAnchor) prunedResult(o *manifest.Object, def *crd.Definition, where, path string) diag.Result {
 	hint := suggest.DidYouMean(lastField(path), def.FieldsAt(o.APIVersion(), path))
 	if a.fromExample(path) {
 		return diag.Warnf(o, path, "comes from the alm-example of kind %s in bundle %s, and CRD %s (%s) has no such field: the API server drops it, so it is left out%s",
@@ -64,7 +64,7 @@ func (ops *operandsStep) prunedResult(o *manifest.Object, a schemaAnchor, def *c
 }
 
 // refusedResult is the error about a value the CRD refuses.
-func (ops *operandsStep) refusedResult(o *manifest.Object, a schemaAnchor, def *crd.Definition, where string, p crd.Problem) diag.Result {
+func (a schemaAnchor) refusedResult(o *manifest.Object, def *crd.Definition, where string, p crd.Problem) diag.Result {
 	if a.fromExample(p.Field) {
 		return diag.Errorf(o, p.Field, "comes from the alm-example of kind %s in bundle %s: %s (CRD %s, %s): the API server refuses it",
 			a.example.kind, a.example.bundle, p.Reason, def.Name, where)

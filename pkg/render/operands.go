@@ -27,7 +27,7 @@ type operandsStep struct{ r *run }
 // changing (ODLM converges the same way, by retrying).
 func (ops *operandsStep) renderOperands() {
 	ops.r.kinds.noteInstalledBundles()
-	ops.r.templates.noteInstallTargets()
+	ops.r.kinds.providedKinds, ops.r.kinds.installNamespaces = installTargets(ops.r.subscriptions, ops.r.kinds.installed, ops.r.configs)
 	last := ""
 	// every pass starts from the state the step began with (reads of an earlier pass are
 	// superseded by the next pass's, reader.go; results given once are given once per pass)
@@ -94,8 +94,9 @@ func (ops *operandsStep) renderWant(w *want, doneServices map[string]bool) {
 		}
 	}
 	// what this operand renders waits for its operator (ordering annotations)
-	ops.r.installing = sub
-	defer func() { ops.r.installing = nil }()
+	if sub != nil {
+		defer ops.attributeTo(sub, len(ops.r.renderedList))
+	}
 	if w.operand.Kind != "" {
 		ops.requestCR(w)
 		return
@@ -419,8 +420,12 @@ func (r *run) emit(o *manifest.Object) {
 	r.templates.markCarriedReference(o)
 	r.rendered[k] = o
 	r.renderedList = append(r.renderedList, o)
-	if r.installing != nil {
-		r.operatorOf[o] = r.installing
+}
+
+// attributeTo records the objects emitted since the from-th as operands of sub's operator.
+func (ops *operandsStep) attributeTo(sub *subscriptionPlan, from int) {
+	for _, o := range ops.r.renderedList[from:] {
+		ops.r.operatorOf[o] = sub
 	}
 }
 

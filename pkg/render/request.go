@@ -98,7 +98,7 @@ func (in *roundInputs) loadBlock(req *operandRequest, bi int, block api.Request)
 		return
 	}
 	// the config is read now (from the cluster, when no input holds it), so that what the
-	// render installs is known before the operands (noteInstallTargets)
+	// render installs is known before the operands (installTargets)
 	in.configAt(reg.key)
 	for oi, op := range block.Operands {
 		w := &want{request: req, block: bi, index: oi, operand: op, registry: reg}

@@ -497,11 +497,11 @@ func (sk *servedIndex) checkEmitted() {
 			continue
 		}
 		for _, p := range res.Pruned {
-			sk.r.add(sk.r.operands.prunedResult(o, a, s.def, s.where, p))
+			sk.r.add(a.prunedResult(o, s.def, s.where, p))
 		}
 		o.Map = res.Object
 		for _, p := range res.Problems {
-			sk.r.add(sk.r.operands.refusedResult(o, a, s.def, s.where, p))
+			sk.r.add(a.refusedResult(o, s.def, s.where, p))
 		}
 		if res.Deprecated != "" {
 			sk.r.warnOnce(onceKey{topic: "deprecated", name: o.APIVersion(), detail: o.Kind()}, diag.Warnf(a.about, a.kindField(), "%s: CRD %s deprecates %s, and the API server warns: %s", o.Ref(), s.def.Name, o.APIVersion(), res.Deprecated))
@@ -607,4 +607,27 @@ func versionOf(apiVersion string) string {
 		return v
 	}
 	return apiVersion
+}
+
+// installTargets are what producedAtRuntime needs: the kinds the bundles the render installs
+// provide (noteInstalledBundles found them), and the namespaces operators and operands go to.
+func installTargets(subs []*subscriptionPlan, installed []installedBundle, configs map[key]*operandConfig) (provided map[manifest.GroupKind]bool, namespaces map[string]bool) {
+	provided, namespaces = map[manifest.GroupKind]bool{}, map[string]bool{}
+	for _, p := range subs {
+		if p.obj != nil {
+			namespaces[p.namespace] = true
+		}
+	}
+	for _, ib := range installed {
+		if ib.plan == nil || ib.plan.obj == nil {
+			continue // installed already, not by this render
+		}
+		for _, g := range ib.bundle.ProvidedGVKs {
+			provided[manifest.GroupKind{Group: g.Group, Kind: g.Kind}] = true
+		}
+	}
+	for k := range configs {
+		namespaces[k.Namespace] = true
+	}
+	return provided, namespaces
 }

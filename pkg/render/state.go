@@ -209,11 +209,9 @@ func (base *operandPass) startPass(previous map[manifest.Key]*manifest.Object) *
 }
 
 // provenance says where emitted objects come from, for ordering and messages
-// (ordering.go, bindinfo.go): the Subscription whose operands are being rendered, the
-// Subscription each operand object waits for, and the OperandConfig field each object is
-// rendered from.
+// (ordering.go, bindinfo.go): the Subscription each operand object waits for, and the
+// OperandConfig field each object is rendered from.
 type provenance struct {
-	installing *subscriptionPlan
 	operatorOf map[*manifest.Object]*subscriptionPlan
 	producers  map[*manifest.Object]producer
 }

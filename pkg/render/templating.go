@@ -300,29 +300,6 @@ func (tp *templating) pendingCycle() string {
 	return strings.Join(parts, " waits for ")
 }
 
-// noteInstallTargets records what producedAtRuntime needs: the kinds the bundles the render
-// installs provide (noteInstalledBundles found them) and the namespaces operators and
-// operands go to.
-func (tp *templating) noteInstallTargets() {
-	tp.r.kinds.providedKinds = map[manifest.GroupKind]bool{}
-	tp.r.kinds.installNamespaces = map[string]bool{}
-	for _, p := range tp.r.subscriptions {
-		if p.obj != nil {
-			tp.r.kinds.installNamespaces[p.namespace] = true
-		}
-	}
-	for _, ib := range tp.r.kinds.installed {
-		if ib.plan == nil || ib.plan.obj == nil {
-			continue // installed already, not by this render
-		}
-		for _, g := range ib.bundle.ProvidedGVKs {
-			tp.r.kinds.providedKinds[manifest.GroupKind{Group: g.Group, Kind: g.Kind}] = true
-		}
-	}
-	for k := range tp.r.configs {
-		tp.r.kinds.installNamespaces[k.Namespace] = true
-	}
-}
 
 // renderedFingerprint identifies the operand objects of a pass, to detect the fixed point.
 func renderedFingerprint(objs []*manifest.Object) string {
