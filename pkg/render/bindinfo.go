@@ -23,9 +23,7 @@ import (
 // sources that are missing (bindinfo_missing.go).
 type bindInfoStep struct {
 	r *run
-	// copies are the objects that belong to bind-info output (for ordering), grantRoles the
-	// Roles the external-secrets mode writes, by key
-	copies     map[*manifest.Object]bool
+	// grantRoles are the Roles the external-secrets mode writes, by key
 	grantRoles map[manifest.Key]*manifest.Object
 }
 
@@ -257,7 +255,7 @@ func (bs *bindInfoStep) copyMarks(bi *operandBindInfo, req *operandRequest) secr
 // emitCopy adds a bind-info copy, replacing an input of the same identity (ODLM overwrites
 // an existing target) and keeping the first of two different copies to one target.
 func (bs *bindInfoStep) emitCopy(bi *operandBindInfo, field string, obj *manifest.Object) {
-	bs.copies[obj] = true
+	bs.r.facts.of(obj).roles |= bindInfoCopy
 	k := obj.Ref().Key()
 	if prev, ok := bs.r.rendered[k]; ok {
 		if !merge.Equal(prev.Map, obj.Map) {
@@ -433,7 +431,7 @@ func (bs *bindInfoStep) externalSecret(b binding, src map[string]any, target key
 
 // emitBindInfoObject emits an object that belongs to bind-info output (for ordering).
 func (bs *bindInfoStep) emitBindInfoObject(o *manifest.Object) {
-	bs.copies[o] = true
+	bs.r.facts.of(o).roles |= bindInfoCopy
 	bs.r.emit(o)
 }
 
@@ -449,7 +447,7 @@ func (bs *bindInfoStep) grantSecretRead(bi *operandBindInfo, sourceNs, targetNs,
 		for _, taken := range []*manifest.Object{bs.r.rendered[role.Key()], bs.r.byRef[role.Key()]} {
 			if taken != nil {
 				by := where(taken)
-				if p, ok := bs.r.producers[taken]; ok {
+				if p, ok := bs.r.facts.producerOf(taken); ok {
 					by = fmt.Sprintf("OperandConfig %s/%s %s", p.config.Namespace(), p.config.Name(), p.field)
 				}
 				bs.r.add(diag.Errorf(bi.obj, "spec.bindings", "--bindinfo-secrets external-secrets needs %s for reading the copied Secrets, but %s already defines it: rename that object", role, by))

@@ -196,7 +196,7 @@ func (r *run) updated(existing, obj *manifest.Object) {
 // an OperatorGroup, a tracking ConfigMap, a CatalogSource), which templates read.
 func (r *run) madeAsController(o *manifest.Object) *manifest.Object {
 	r.made[o.Ref().Key()] = o
-	r.controllerMade[o] = true
+	r.facts.of(o).roles |= madeAsController
 	r.markIfMadeFromSecrets(o)
 	return o
 }

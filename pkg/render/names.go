@@ -58,7 +58,7 @@ func (sk *servedIndex) checkNames(objs []*manifest.Object) {
 // rendered from one, else at o itself.
 func (sk *servedIndex) refuseName(o *manifest.Object, what, value string, msgs []string) {
 	why := fmt.Sprintf("%q: %s: the API server refuses it", value, strings.Join(msgs, "; "))
-	a, ok := sk.r.schemaAnchors[o]
+	a, ok := sk.r.facts.anchorOf(o)
 	if !ok {
 		sk.r.add(diag.Errorf(o, "metadata."+what, "%s", why))
 		return

@@ -26,7 +26,7 @@ type olmV1 struct {
 	subscriptions  []*subscriptionPlan
 	operatorGroups []*manifest.Object
 	installed      []installedBundle
-	installers     map[*manifest.Object]bool
+	facts          factBook
 	servedKindOf   func(apiVersion, kind string) *servedKind
 	add            func(diag.Result)
 	catalogs       catalog.Set
@@ -39,7 +39,7 @@ type olmV1 struct {
 func (r *run) olmV1() *olmV1 {
 	return &olmV1{
 		opts: r.opts, deps: r.olm, hasCatalog: !r.catalogs.Empty(), subscriptions: r.subscriptions, operatorGroups: r.operatorGroups,
-		installed: r.kinds.installed, installers: r.installers, servedKindOf: r.kinds.servedKindOf, add: r.add, catalogs: r.catalogs,
+		installed: r.kinds.installed, facts: r.facts, servedKindOf: r.kinds.servedKindOf, add: r.add, catalogs: r.catalogs,
 		lookup: func(apiVersion, kind, namespace, name string) (map[string]any, bool, error) {
 			obj, _, found, err := r.lookup(apiVersion, kind, namespace, name)
 			return obj, found, err
@@ -95,7 +95,7 @@ func (v *olmV1) toOLMv1(generated []*manifest.Object) ([]*manifest.Object, map[*
 			extensionOf[o] = []*manifest.Object{ce}
 			out = append(out, ce)
 			for _, obj := range v.withInstaller(p, ce) {
-				v.installers[obj] = true
+				v.facts.of(obj).roles |= installerObject
 				out = append(out, obj)
 			}
 		case o.Group() == olmGroup && o.Kind() == "OperatorGroup":

@@ -355,9 +355,9 @@ func (ops *operandsStep) configCR(svc serviceSpec, specKey string, ex map[string
 		return
 	}
 	obj.Map["spec"] = spec
-	ops.r.producers[obj] = producer{config: cfg.obj, field: field}
+	ops.r.facts.of(obj).producer = &producer{config: cfg.obj, field: field}
 	kind, _ := ex["kind"].(string)
-	ops.r.schemaAnchors[obj] = schemaAnchor{about: cfg.obj, field: field, example: &almExample{bundle: b.Name, kind: kind, fragment: fragment}}
+	ops.r.facts.of(obj).anchor = &schemaAnchor{about: cfg.obj, field: field, example: &almExample{bundle: b.Name, kind: kind, fragment: fragment}}
 	ops.r.markSecret(obj, marks)
 	ops.r.emit(obj)
 }
@@ -425,7 +425,7 @@ func (r *run) emit(o *manifest.Object) {
 // attributeTo records the objects emitted since the from-th as operands of sub's operator.
 func (ops *operandsStep) attributeTo(sub *subscriptionPlan, from int) {
 	for _, o := range ops.r.renderedList[from:] {
-		ops.r.operatorOf[o] = sub
+		ops.r.facts.of(o).operator = sub
 	}
 }
 
@@ -466,7 +466,7 @@ func (ops *operandsStep) requestCR(w *want) {
 		return
 	}
 	obj.Map["spec"] = merge.DeepCopy(op.Spec.Value)
-	ops.r.schemaAnchors[obj] = schemaAnchor{about: req.obj, field: w.field("spec")}
+	ops.r.facts.of(obj).anchor = &schemaAnchor{about: req.obj, field: w.field("spec")}
 	ops.r.markSecret(obj, marks)
 	ops.r.emit(obj)
 }

@@ -26,14 +26,12 @@ const (
 )
 
 // orderer writes the ordering annotations of a settled render: what it needs to know of the
-// render is where each object comes from (provenance) and which kinds arrive with an operator.
+// render is what each object is and where it comes from (its facts) and which kinds arrive
+// with an operator.
 type orderer struct {
 	style         OrderingMode
-	installers    map[*manifest.Object]bool
-	copies        map[*manifest.Object]bool
-	operatorOf    map[*manifest.Object]*subscriptionPlan
+	facts         factBook
 	installOf     map[*manifest.Object][]*manifest.Object
-	workloads     map[*manifest.Object]bool
 	providedKinds map[manifest.GroupKind]bool
 	servedKindOf  func(apiVersion, kind string) *servedKind
 	// definedHere are the kinds whose CRD is among the objects being ordered:
@@ -44,11 +42,8 @@ type orderer struct {
 func (r *run) orderer() *orderer {
 	return &orderer{
 		style:         r.opts.Ordering,
-		installers:    r.installers,
-		copies:        r.bind.copies,
-		operatorOf:    r.operatorOf,
+		facts:         r.facts,
 		installOf:     r.installOf,
-		workloads:     r.workloads,
 		providedKinds: r.kinds.providedKinds,
 		servedKindOf:  r.kinds.servedKindOf,
 	}
@@ -85,12 +80,12 @@ func (ord *orderer) waveOf(o *manifest.Object) int {
 	switch {
 	case o.Group() == olmGroup && o.Kind() == "CatalogSource":
 		return waveCatalogSource
-	case o.Group() == olmGroup && o.Kind() == "OperatorGroup", ord.installers[o]:
+	case o.Group() == olmGroup && o.Kind() == "OperatorGroup", ord.facts.is(o, installerObject):
 		return waveOperatorGroup
 	case o.Group() == olmGroup && o.Kind() == "Subscription",
-		o.Group() == olmV1Group && o.Kind() == kindClusterExtension, ord.workloads[o]:
+		o.Group() == olmV1Group && o.Kind() == kindClusterExtension, ord.facts.is(o, workloadObject):
 		return waveSubscription
-	case ord.copies[o]:
+	case ord.facts.is(o, bindInfoCopy):
 		return waveBindInfo
 	default:
 		return waveOperand
@@ -125,7 +120,7 @@ func (ord *orderer) crdFromOperator(o *manifest.Object) bool {
 	if ord.providedKinds[manifest.GroupKindOf(o)] {
 		return true
 	}
-	if _, ok := ord.operatorOf[o]; !ok {
+	if _, ok := ord.facts.operatorOf(o); !ok {
 		return false
 	}
 	switch o.Group() {
@@ -154,7 +149,7 @@ func (ord *orderer) kptDependsOn(o *manifest.Object, objs []*manifest.Object) {
 			}
 		}
 	case waveOperand:
-		if sub, ok := ord.operatorOf[o]; ok && sub.obj != nil {
+		if sub, ok := ord.facts.operatorOf(o); ok && sub.obj != nil {
 			if installs, ok := ord.installOf[sub.obj]; ok {
 				for _, d := range installs {
 					deps = append(deps, dependsOnRef(d))

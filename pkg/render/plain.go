@@ -27,19 +27,14 @@ type plainInstall struct {
 	installed      []installedBundle
 	existing       func(apiVersion, kind, namespace string) []*manifest.Object
 	servedKindOf   func(apiVersion, kind string) *servedKind
-	installers     map[*manifest.Object]bool
-	workloads      map[*manifest.Object]bool
+	facts          factBook
 	add            func(diag.Result)
 }
 
 func (r *run) plainInstall() *plainInstall {
-	if r.installers == nil {
-		r.installers = map[*manifest.Object]bool{}
-	}
-	r.workloads = map[*manifest.Object]bool{}
 	return &plainInstall{
 		opts: r.opts, deps: r.olm, subscriptions: r.subscriptions, operatorGroups: r.operatorGroups, installed: r.kinds.installed,
-		existing: r.existing, servedKindOf: r.kinds.servedKindOf, installers: r.installers, workloads: r.workloads, add: r.add,
+		existing: r.existing, servedKindOf: r.kinds.servedKindOf, facts: r.facts, add: r.add,
 	}
 }
 
@@ -61,7 +56,7 @@ func (pi *plainInstall) toPlain(generated []*manifest.Object) ([]*manifest.Objec
 					continue
 				}
 				out = append(out, obj)
-				if pi.workloads[obj] && obj.Kind() == "Deployment" {
+				if pi.facts.is(obj, workloadObject) && obj.Kind() == "Deployment" {
 					installOf[o] = append(installOf[o], obj)
 				}
 			}
@@ -165,9 +160,9 @@ func (pi *plainInstall) install(p *subscriptionPlan) []*manifest.Object {
 		pi.checkCustomResource(p, b, o.Object)
 		pi.checkDefinition(p, b, o.Object)
 		if o.Role == bundleinstall.Workload {
-			pi.workloads[o.Object] = true
+			pi.facts.of(o.Object).roles |= workloadObject
 		} else {
-			pi.installers[o.Object] = true
+			pi.facts.of(o.Object).roles |= installerObject
 		}
 		out = append(out, o.Object)
 	}

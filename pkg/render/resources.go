@@ -50,8 +50,9 @@ func (rs *resourcesStep) renderResource(cfg *operandConfig, res *api.ConfigResou
 	if !rs.applicable(cfg, field, obj) {
 		return
 	}
-	rs.r.producers[obj] = producer{config: cfg.obj, field: field, data: true}
-	rs.r.schemaAnchors[obj] = schemaAnchor{about: cfg.obj, field: field, data: true}
+	facts := rs.r.facts.of(obj)
+	facts.producer = &producer{config: cfg.obj, field: field, data: true}
+	facts.anchor = &schemaAnchor{about: cfg.obj, field: field, data: true}
 	rs.r.markSecret(obj, in.marks)
 	rs.r.emit(obj)
 }
@@ -276,7 +277,7 @@ func (rs *resourcesStep) updateResource(cr configResource, in *manifest.Object, 
 	if !rs.applicable(cfg, field, obj) {
 		return nil
 	}
-	rs.r.producers[obj] = producer{config: cfg.obj, field: field, data: true}
+	rs.r.facts.of(obj).producer = &producer{config: cfg.obj, field: field, data: true}
 	rs.r.replaced[in] = obj
 	rs.r.rendered[in.Ref().Key()] = obj
 	return obj

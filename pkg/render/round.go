@@ -162,13 +162,13 @@ func (r *run) carry(out Output) *carried {
 		k := o.Ref().Key()
 		c.byKey[k] = o
 		c.list = append(c.list, o)
-		if r.controllerMade[o] {
+		if r.facts.is(o, madeAsController) {
 			c.controller[k] = true
 		}
 		if isReconciledODLM(o) {
 			c.odlm = append(c.odlm, o)
 			c.odlmSet[o] = true
-			if p, ok := r.producers[o]; ok {
+			if p, ok := r.facts.producerOf(o); ok {
 				c.producers[k] = p
 			}
 		}
@@ -181,7 +181,7 @@ func (r *run) carry(out Output) *carried {
 // doing, not the render's (its CRDs, above all, are the installed bundles', which the render
 // knows already).
 func (r *run) plainInstalled(o *manifest.Object) bool {
-	return r.opts.OLM == OLMNone && (r.installers[o] || r.workloads[o])
+	return r.opts.OLM == OLMNone && r.facts.is(o, installerObject|workloadObject)
 }
 
 // sameODLM reports whether a round emitted the ODLM objects it was given (none, in the

@@ -33,7 +33,7 @@ func (ops *operandsStep) renderedFrom(ref manifest.Ref, kind string) (*manifest.
 	if !ok {
 		return nil, schemaAnchor{}, false
 	}
-	a, ok := ops.r.schemaAnchors[o]
+	a, ok := ops.r.facts.anchorOf(o)
 	if !ok || a.about == nil || a.about.Kind() != kind || a.about.Group() != api.Group {
 		return nil, schemaAnchor{}, false
 	}
@@ -60,8 +60,7 @@ func (ops *operandsStep) replaceRequestCR(ref manifest.Ref, cfg schemaAnchor) {
 	}
 	ops.warnSameName(ref, req, cfg)
 	delete(ops.r.rendered, ref.Key())
-	delete(ops.r.schemaAnchors, o)
-	delete(ops.r.operatorOf, o)
+	ops.r.facts.forget(o)
 	ops.r.renderedList = slices.DeleteFunc(ops.r.renderedList, func(x *manifest.Object) bool { return x == o })
 }
 

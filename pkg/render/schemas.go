@@ -450,7 +450,7 @@ func (a schemaAnchor) at(path string) string {
 // namespace.
 func (sk *servedIndex) checkEmitted() {
 	for _, o := range sk.r.renderedList {
-		a, ok := sk.r.schemaAnchors[o]
+		a, ok := sk.r.facts.anchorOf(o)
 		if !ok {
 			continue
 		}
@@ -591,7 +591,7 @@ func (sk *servedIndex) unknownServer(o *manifest.Object, a schemaAnchor) (unknow
 			}
 		}
 	}
-	if p, ok := sk.r.operatorOf[o]; ok && !a.data {
+	if p, ok := sk.r.facts.operatorOf(o); ok && !a.data {
 		for _, u := range sk.unknownInstalls {
 			if u.plan == p {
 				return u, true

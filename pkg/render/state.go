@@ -62,7 +62,8 @@ type run struct {
 	installs
 	kinds *servedIndex
 	*operandPass
-	provenance
+	// facts are what the round knows of each object it emits
+	facts factBook
 
 	olm       *olmInstall
 	trackers  *trackerInstaller
@@ -114,20 +115,15 @@ type installs struct {
 	operatorGroups []*manifest.Object
 	// subscriptionListsFailed are the sources whose list of all Subscriptions failed
 	subscriptionListsFailed []cluster.Origin
-	// made are the objects made as ODLM's controller, by key and as a set
-	made           map[manifest.Key]*manifest.Object
-	controllerMade map[*manifest.Object]bool
+	// made are the objects made as ODLM's controller, by key
+	made map[manifest.Key]*manifest.Object
 	// updatedElsewhere are objects ODLM updates that exist in a snapshot or the live
 	// cluster, or that the previous round emitted: they are emitted
 	updatedElsewhere []*manifest.Object
 	// installOf is what each Subscription became when OLM v0 does not install it: its
 	// ClusterExtension (olmv1.go), or the operator's Deployments (plain.go); operands wait
-	// for them. installers are what the install needs first (an OLM v1 installer's RBAC,
-	// a plain install's CRDs, RBAC and other prerequisites); workloads the plain install's
-	// Deployments and webhook configurations
-	installOf  map[*manifest.Object][]*manifest.Object
-	installers map[*manifest.Object]bool
-	workloads  map[*manifest.Object]bool
+	// for them
+	installOf map[*manifest.Object][]*manifest.Object
 }
 
 // servedIndex is what serves each kind (schemas.go, templating.go): the bundles the
@@ -159,12 +155,10 @@ type operandPass struct {
 	renderedList []*manifest.Object
 	previous     map[manifest.Key]*manifest.Object
 	// pending are the template values waiting for run time, references the ConfigMaps and
-	// Secrets templates read (by key, with the reader), schemaAnchors where each emitted
-	// custom resource's fields come from, and readKeys the identities this pass looked up
-	// (reader.go)
+	// Secrets templates read (by key, with the reader), and readKeys the identities this
+	// pass looked up (reader.go)
 	pending       []pendingValue
 	references    map[manifest.Key]string
-	schemaAnchors map[*manifest.Object]schemaAnchor
 	readKeys      map[manifest.Key]bool
 }
 
@@ -204,16 +198,88 @@ func (base *operandPass) startPass(previous map[manifest.Key]*manifest.Object) *
 		rendered:      make(map[manifest.Key]*manifest.Object, len(previous)), // a pass renders about what the one before did
 		renderedList:  make([]*manifest.Object, 0, len(previous)),
 		previous:      previous,
-		schemaAnchors: map[*manifest.Object]schemaAnchor{},
 	}
 }
 
-// provenance says where emitted objects come from, for ordering and messages
-// (ordering.go, bindinfo.go): the Subscription each operand object waits for, and the
-// OperandConfig field each object is rendered from.
-type provenance struct {
-	operatorOf map[*manifest.Object]*subscriptionPlan
-	producers  map[*manifest.Object]producer
+// objectFacts is what a round knows of an object it emits, besides the object: what the
+// object is to the render (roles), the Subscription whose operator it waits for, the
+// OperandConfig field it is rendered from, and where its fields come from for the API
+// server's messages (anchor). Ordering, carrying to the next round and messages read them.
+type objectFacts struct {
+	roles    roles
+	operator *subscriptionPlan
+	producer *producer
+	anchor   *schemaAnchor
+}
+
+// roles are what an emitted object is to the render, besides an operand or a resource.
+type roles uint8
+
+const (
+	// madeAsController: made as ODLM's controller (a Subscription, an OperatorGroup, a
+	// tracking ConfigMap, a CatalogSource); never taken as existing by the next round
+	madeAsController roles = 1 << iota
+	// installerObject: what an install needs first (an OLM v1 installer's RBAC, a plain
+	// install's CRDs, RBAC and other prerequisites)
+	installerObject
+	// workloadObject: a plain install's Deployments and webhook configurations
+	workloadObject
+	// bindInfoCopy: an OperandBindInfo copy, or what the external-secrets mode writes for one
+	bindInfoCopy
+)
+
+// factBook holds the facts of a round's emitted objects, one record per object.
+type factBook map[*manifest.Object]*objectFacts
+
+// of returns o's record, made on first use.
+func (b factBook) of(o *manifest.Object) *objectFacts {
+	f, ok := b[o]
+	if !ok {
+		f = &objectFacts{}
+		b[o] = f
+	}
+	return f
+}
+
+// is reports whether o has one of the roles.
+func (b factBook) is(o *manifest.Object, r roles) bool {
+	f := b[o]
+	return f != nil && f.roles&r != 0
+}
+
+// operatorOf is the Subscription whose operator o waits for, if any.
+func (b factBook) operatorOf(o *manifest.Object) (*subscriptionPlan, bool) {
+	f := b[o]
+	if f == nil || f.operator == nil {
+		return nil, false
+	}
+	return f.operator, true
+}
+
+// producerOf is the OperandConfig field o is rendered from, if any.
+func (b factBook) producerOf(o *manifest.Object) (producer, bool) {
+	f := b[o]
+	if f == nil || f.producer == nil {
+		return producer{}, false
+	}
+	return *f.producer, true
+}
+
+// anchorOf is where o's fields come from, if the render rendered o from an input field.
+func (b factBook) anchorOf(o *manifest.Object) (schemaAnchor, bool) {
+	f := b[o]
+	if f == nil || f.anchor == nil {
+		return schemaAnchor{}, false
+	}
+	return *f.anchor, true
+}
+
+// forget drops what o's record says of it as an operand (a request CR an OperandConfig
+// object replaces).
+func (b factBook) forget(o *manifest.Object) {
+	if f := b[o]; f != nil {
+		f.operator, f.anchor = nil, nil
+	}
 }
 
 func newRun(in Inputs, opts Options, cache *renderCache, prev *carried) *run {
@@ -226,7 +292,7 @@ func newRun(in Inputs, opts Options, cache *renderCache, prev *carried) *run {
 	r.operands = &operandsStep{r: r}
 	r.resources = &resourcesStep{r: r}
 	r.templates = &templating{r: r}
-	r.bind = &bindInfoStep{r: r, copies: map[*manifest.Object]bool{}}
+	r.bind = &bindInfoStep{r: r}
 	return r
 }
 
@@ -252,20 +318,14 @@ func newRoundState(in Inputs, opts Options, cache *renderCache, prev *carried) *
 			originOf:      map[*manifest.Object]cluster.Origin{},
 		},
 		installs: installs{
-			made:           map[manifest.Key]*manifest.Object{},
-			controllerMade: map[*manifest.Object]bool{},
-			installers:     map[*manifest.Object]bool{},
+			made: map[manifest.Key]*manifest.Object{},
 		},
 		operandPass: &operandPass{
 			warned:        map[onceKey]bool{},
 			replaced:      map[*manifest.Object]*manifest.Object{},
 			rendered:      map[manifest.Key]*manifest.Object{},
-			schemaAnchors: map[*manifest.Object]schemaAnchor{},
 		},
 		olm: &olmInstall{},
-		provenance: provenance{
-			operatorOf: map[*manifest.Object]*subscriptionPlan{},
-			producers:  map[*manifest.Object]producer{},
-		},
+		facts: factBook{},
 	}
 }
