@@ -157,9 +157,9 @@ type operandPass struct {
 	// pending are the template values waiting for run time, references the ConfigMaps and
 	// Secrets templates read (by key, with the reader), and readKeys the identities this
 	// pass looked up (reader.go)
-	pending       []pendingValue
-	references    map[manifest.Key]string
-	readKeys      map[manifest.Key]bool
+	pending    []pendingValue
+	references map[manifest.Key]string
+	readKeys   map[manifest.Key]bool
 }
 
 // readPassOutput reports whether a look-up of this pass asked for an object that this pass
@@ -191,13 +191,13 @@ func (base *operandPass) startPass(previous map[manifest.Key]*manifest.Object) *
 		warned[k] = v
 	}
 	return &operandPass{
-		results:       base.results[:len(base.results):len(base.results)],
-		reads:         reads,
-		warned:        warned,
-		replaced:      replaced,
-		rendered:      make(map[manifest.Key]*manifest.Object, len(previous)), // a pass renders about what the one before did
-		renderedList:  make([]*manifest.Object, 0, len(previous)),
-		previous:      previous,
+		results:      base.results[:len(base.results):len(base.results)],
+		reads:        reads,
+		warned:       warned,
+		replaced:     replaced,
+		rendered:     make(map[manifest.Key]*manifest.Object, len(previous)), // a pass renders about what the one before did
+		renderedList: make([]*manifest.Object, 0, len(previous)),
+		previous:     previous,
 	}
 }
 
@@ -321,11 +321,11 @@ func newRoundState(in Inputs, opts Options, cache *renderCache, prev *carried) *
 			made: map[manifest.Key]*manifest.Object{},
 		},
 		operandPass: &operandPass{
-			warned:        map[onceKey]bool{},
-			replaced:      map[*manifest.Object]*manifest.Object{},
-			rendered:      map[manifest.Key]*manifest.Object{},
+			warned:   map[onceKey]bool{},
+			replaced: map[*manifest.Object]*manifest.Object{},
+			rendered: map[manifest.Key]*manifest.Object{},
 		},
-		olm: &olmInstall{},
+		olm:   &olmInstall{},
 		facts: factBook{},
 	}
 }

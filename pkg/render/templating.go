@@ -300,7 +300,6 @@ func (tp *templating) pendingCycle() string {
 	return strings.Join(parts, " waits for ")
 }
 
-
 // renderedFingerprint identifies the operand objects of a pass, to detect the fixed point.
 func renderedFingerprint(objs []*manifest.Object) string {
 	var parts []string
