@@ -135,8 +135,7 @@ func (r *run) finishMeta(m *metaRun, out Output) Output {
 		return out
 	}
 	metaRequest := func(w *want) bool { return m.conv.Produced(w.request.obj) }
-	r.results = nil
-	r.metaSubscriptions(m, metaRequest)
+	found := r.metaSubscriptions(m, metaRequest)
 	r.metaOperatorGroups(metaRequest)
 	// a real OperandRequest cannot use a converted registry: ODLM never reads Meta CRs
 	for _, req := range r.requests {
@@ -145,7 +144,7 @@ func (r *run) finishMeta(m *metaRun, out Output) Output {
 		}
 		for _, w := range req.wants {
 			if m.conv.Produced(w.registry.obj) {
-				r.add(diag.Errorf(req.obj, manifest.Field("spec.requests", w.block, "registry"), "registry %q in namespace %s is a MetaOperatorCatalog among the inputs, and ODLM never reads Meta Operator CRs: convert them (odlm-render convert) to request their operators", w.registry.key.Name, w.registry.key.Namespace))
+				found = append(found, diag.Errorf(req.obj, manifest.Field("spec.requests", w.block, "registry"), "registry %q in namespace %s is a MetaOperatorCatalog among the inputs, and ODLM never reads Meta Operator CRs: convert them (odlm-render convert) to request their operators", w.registry.key.Name, w.registry.key.Namespace))
 			}
 		}
 	}
@@ -169,7 +168,7 @@ func (r *run) finishMeta(m *metaRun, out Output) Output {
 	manifest.Sort(objs)
 	out.Objects = objs
 
-	results := slices.Concat(out.Results, r.results) // a new slice: out.Results is not changed in place
+	results := slices.Concat(out.Results, found) // a new slice: out.Results is not changed in place
 	for i, res := range results {
 		results[i] = m.conv.MapResult(res)
 	}
@@ -178,8 +177,8 @@ func (r *run) finishMeta(m *metaRun, out Output) Output {
 }
 
 // metaSubscriptions relabels the Subscriptions only Meta Sets reconcile and removes the
-// annotations ODLM writes for the converted objects.
-func (r *run) metaSubscriptions(m *metaRun, metaRequest func(*want) bool) {
+// annotations ODLM writes for the converted objects; it returns what it found.
+func (r *run) metaSubscriptions(m *metaRun, metaRequest func(*want) bool) (found diag.Results) {
 	for _, p := range r.subscriptions {
 		if p.obj == nil || p.obj.Kind() != "Subscription" {
 			continue // no-OLM trackers stay ODLM's: the Meta Operator had no such mode
@@ -221,13 +220,14 @@ func (r *run) metaSubscriptions(m *metaRun, metaRequest func(*want) bool) {
 		switch {
 		case len(odlmWants) > 0:
 			w := metaWants[0]
-			r.add(diag.Warnf(w.request.obj, w.field("name"), "operator %q shares Subscription %s/%s with OperandRequest %s: the Subscription stays ODLM's (label %s), not the Meta Operator's", w.entry.Name, p.namespace, p.name, odlmWants[0].request.key, naming.ControlLabel))
+			found = append(found, diag.Warnf(w.request.obj, w.field("name"), "operator %q shares Subscription %s/%s with OperandRequest %s: the Subscription stays ODLM's (label %s), not the Meta Operator's", w.entry.Name, p.namespace, p.name, odlmWants[0].request.key, naming.ControlLabel))
 		case p.existing == nil || adopted:
 			labels := manifest.EnsureMap(manifest.EnsureMap(p.obj.Map, "metadata"), "labels")
 			delete(labels, naming.ControlLabel)
 			labels[metaop.ControlLabel] = "true"
 		}
 	}
+	return found
 }
 
 // metaOperatorGroups relabels the OperatorGroups created only for Meta Subscriptions.
