@@ -28,6 +28,15 @@ func (r *run) add(res diag.Result) { r.results = append(r.results, res) }
 func isODLM(o *manifest.Object) bool { return o.Group() == api.Group }
 
 // classify checks metadata of every input and indexes them.
+// readInputs is the inputs step: the inputs classified, then the registries, configs and
+// requests decoded, with ODLM's defaults and checks.
+func (in *roundInputs) readInputs() {
+	in.classify()
+	in.loadRegistries()
+	in.loadConfigs()
+	in.loadRequests()
+}
+
 func (in *roundInputs) classify() {
 	defaulted := false
 	for i, o := range in.objects {

@@ -17,10 +17,11 @@ import (
 // alm-examples (docs/semantics.md, The no-OLM variant).
 type trackerInstaller struct{ r *run }
 
-func (tk *trackerInstaller) install() {
-	tk.planTrackers()
-	tk.buildTrackers()
-}
+// plan plans a tracking ConfigMap per operator the requests use.
+func (tk *trackerInstaller) plan() []*subscriptionPlan { return tk.planTrackers() }
+
+// build writes the planned tracking ConfigMaps.
+func (tk *trackerInstaller) build() { tk.buildTrackers() }
 
 func (*trackerInstaller) afterOperands() {}
 
@@ -52,8 +53,8 @@ func (tk *trackerInstaller) findTracker(w *want) (*manifest.Object, bool) {
 
 // planTrackers is planSubscriptions for the no-OLM mode: one tracking ConfigMap per package
 // and install namespace, for every in-scope want that is not no-op or userManaged.
-func (tk *trackerInstaller) planTrackers() {
-	plans := map[key]*subscriptionPlan{}
+func (tk *trackerInstaller) planTrackers() []*subscriptionPlan {
+	plans := &subscriptionPlans{byKey: map[key]*subscriptionPlan{}}
 	for _, w := range tk.r.allWants() {
 		if !w.inScope || w.entry == nil || w.entry.UserManaged || w.entry.InstallMode == api.InstallModeNoOp {
 			continue
@@ -67,14 +68,9 @@ func (tk *trackerInstaller) planTrackers() {
 		if existing != nil {
 			k = key{existing.Namespace(), existing.Name()}
 		}
-		p, ok := plans[k]
-		if !ok {
-			p = &subscriptionPlan{namespace: k.Namespace, name: k.Name, existing: existing}
-			plans[k] = p
-			tk.r.subscriptions = append(tk.r.subscriptions, p)
-		}
-		p.contribute(w)
+		plans.planFor(k, existing).contribute(w)
 	}
+	return plans.list
 }
 
 // buildTrackers writes the tracking ConfigMaps: ODLM's labels, the Subscription-like

@@ -20,18 +20,18 @@ import (
 // fixed point, each pass a new operandPass.
 type operandsStep struct{ r *run }
 
-// renderOperands renders, for every request ODLM would reconcile, the operand CRs and the
+// settle renders, for every request ODLM would reconcile, the operand CRs and the
 // OperandConfig resources (docs/semantics.md, Operand custom resources; OperandConfig
 // resources). Templates may read objects the render itself produces, in any order, so the
 // operand phase runs again with the previous pass's objects visible until its output stops
-// changing (ODLM converges the same way, by retrying).
-func (ops *operandsStep) renderOperands() {
+// changing (ODLM converges the same way, by retrying). Every pass starts from base, the state
+// before the operands; the pass the output settled on is returned.
+func (ops *operandsStep) settle(base *operandPass) *operandPass {
 	ops.r.kinds.noteInstalledBundles()
 	ops.r.kinds.providedKinds, ops.r.kinds.installNamespaces = installTargets(ops.r.subscriptions, ops.r.kinds.installed, ops.r.configs)
 	last := ""
 	// every pass starts from the state the step began with (reads of an earlier pass are
 	// superseded by the next pass's, reader.go; results given once are given once per pass)
-	base := ops.r.operandPass
 	for pass := 1; ; pass++ {
 		ops.r.operandPass = base.startPass(ops.r.rendered)
 		ops.renderOperandsOnce()
@@ -60,6 +60,7 @@ func (ops *operandsStep) renderOperands() {
 	// the API server's checks, on what the passes settled on (schemas.go)
 	ops.r.kinds.checkEmitted()
 	ops.r.templates.reportPending()
+	return ops.r.operandPass
 }
 
 // renderOperandsOnce is one pass over every request's operands.

@@ -121,26 +121,28 @@ func (r *run) finish(meta *metaRun, out Output) Output {
 // renderRound is one round of the pipeline: inputs, install objects, operands (passes to a
 // fixed point), bind info, then what marks the round's output.
 func (r *run) renderRound() {
-	r.classify()
-	r.loadRegistries()
-	r.loadConfigs()
-	r.loadRequests()
+	r.readInputs()
 	inst := r.installer()
-	inst.install()
-	r.operands.renderOperands()
+	r.subscriptions = inst.plan()
+	inst.build()
+	r.operandPass = r.operands.settle(r.operandPass)
 	r.bind.renderBindInfos()
 	inst.afterOperands()
 	r.templates.markReferenced()
-	r.markEmittedODLM()
-	r.placeResultsOfCarried()
+	labelEmittedODLM(r.renderedList)
+	if r.carried != nil {
+		r.results = placeResultsOfCarried(r.results, r.carried.producers)
+	}
 }
 
 // installer writes what installs the operators a round's requests use. OLM v1 is OLM v0's
 // objects converted at output (olmv1.go).
 type installer interface {
-	// install finds or creates each operator's install objects (before the operands, which
-	// wait for them)
-	install()
+	// plan finds or plans the object that installs each operator the requests use (a
+	// Subscription, a tracking ConfigMap), before the operands, which wait for them
+	plan() []*subscriptionPlan
+	// build writes the planned objects, and what goes with them
+	build()
 	// afterOperands writes what depends on the operands' output
 	afterOperands()
 }
@@ -217,11 +219,11 @@ func (l *lookups) fedODLM(kind string) []*manifest.Object {
 	return out
 }
 
-// markEmittedODLM writes the labels ODLM's controllers put on the ODLM objects they
+// labelEmittedODLM writes the labels ODLM's controllers put on the ODLM objects they
 // reconcile (docs/semantics.md, Decided deviations: inputs are not modified): an OperandRequest gets <registry ns>.<registry name>/registry and
 // /config for every registry it uses, an OperandBindInfo the /registry label of its registry.
-func (r *run) markEmittedODLM() {
-	for _, o := range r.renderedList {
+func labelEmittedODLM(objs []*manifest.Object) {
+	for _, o := range objs {
 		if !isReconciledODLM(o) {
 			continue
 		}
@@ -256,16 +258,16 @@ func (r *run) markEmittedODLM() {
 }
 
 // placeResultsOfCarried makes results about an ODLM object the previous round emitted
-// point at the OperandConfig field it is rendered from, with a note saying so.
-func (r *run) placeResultsOfCarried() {
-	if r.carried == nil || len(r.carried.producers) == 0 {
-		return
+// point at the OperandConfig field it is rendered from (producers), with a note saying so.
+func placeResultsOfCarried(results diag.Results, producers map[manifest.Key]producer) diag.Results {
+	if len(producers) == 0 {
+		return results
 	}
-	for i, res := range r.results {
+	for i, res := range results {
 		if res.Object == nil || res.File != "" {
 			continue
 		}
-		p, ok := r.carried.producers[res.Object.Key()]
+		p, ok := producers[res.Object.Key()]
 		if !ok {
 			continue
 		}
@@ -278,8 +280,9 @@ func (r *run) placeResultsOfCarried() {
 		res.Line = p.config.Source.LineOf(at)
 		res.At = &diag.Anchor{Object: p.config.Ref(), Field: at}
 		res.Message += fmt.Sprintf(" (%s %s is rendered from OperandConfig %s/%s %s)", res.Object.Kind, res.Object.Namespace+"/"+res.Object.Name, p.config.Namespace(), p.config.Name(), p.field)
-		r.results[i] = res
+		results[i] = res
 	}
+	return results
 }
 
 // noteContents records the contents each emitted ODLM object had in a round (absent too).

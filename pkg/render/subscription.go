@@ -35,8 +35,12 @@ type olmInstall struct {
 	dependencySubs map[string]*manifest.Object
 }
 
-func (oi *olmInstall) install() {
-	oi.planSubscriptions()
+// plan plans a Subscription per operator the requests use (ODLM's search and channel rules).
+func (oi *olmInstall) plan() []*subscriptionPlan { return oi.planSubscriptions() }
+
+// build writes the planned Subscriptions and their OperatorGroups, and checks them against
+// the catalogs.
+func (oi *olmInstall) build() {
 	oi.buildSubscriptions()
 	oi.buildOperatorGroups()
 	oi.catalogChecks()
@@ -139,8 +143,8 @@ func (r *run) findOne(w *want, apiVersion, kind, what string, match func(*manife
 // planSubscriptions decides, for every in-scope want, which Subscription reconciles it.
 // No-op entries never create a Subscription, but annotate one that exists: they are planned
 // last.
-func (oi *olmInstall) planSubscriptions() {
-	plans := subscriptionPlans{byKey: map[key]*subscriptionPlan{}, list: &oi.r.subscriptions}
+func (oi *olmInstall) planSubscriptions() []*subscriptionPlan {
+	plans := &subscriptionPlans{byKey: map[key]*subscriptionPlan{}}
 	var noops []*want
 	for _, w := range oi.r.allWants() {
 		if w.inScope && w.entry != nil && oi.planWant(plans, w) {
@@ -158,28 +162,29 @@ func (oi *olmInstall) planSubscriptions() {
 		}
 		plans.planFor(k, existing).contribute(w)
 	}
+	return plans.list
 }
 
 // subscriptionPlans are the Subscriptions a round plans, by namespace and name, and in the
 // order they are planned.
 type subscriptionPlans struct {
 	byKey map[key]*subscriptionPlan
-	list  *[]*subscriptionPlan
+	list  []*subscriptionPlan
 }
 
-func (ps subscriptionPlans) planFor(k key, existing *manifest.Object) *subscriptionPlan {
+func (ps *subscriptionPlans) planFor(k key, existing *manifest.Object) *subscriptionPlan {
 	p, ok := ps.byKey[k]
 	if !ok {
 		p = &subscriptionPlan{namespace: k.Namespace, name: k.Name, existing: existing}
 		ps.byKey[k] = p
-		*ps.list = append(*ps.list, p)
+		ps.list = append(ps.list, p)
 	}
 	return p
 }
 
 // planWant plans the Subscription of one want: the existing one that reconciles it, or the
 // one ODLM creates. It reports a no-op entry, planned once the others are.
-func (oi *olmInstall) planWant(plans subscriptionPlans, w *want) (noop bool) {
+func (oi *olmInstall) planWant(plans *subscriptionPlans, w *want) (noop bool) {
 	e := w.entry
 	existing, ok := oi.r.findExisting(w)
 	switch {
