@@ -87,7 +87,7 @@ func (r *run) installList() []Install {
 			CatalogSource: sub.String("spec", "sourceNamespace") + "/" + sub.String("spec", "source")}
 		in.CatalogImage = images[in.CatalogSource]
 		in.About, in.Field = p.about()
-		for _, ib := range r.kinds.installed {
+		for _, ib := range r.kinds.subscribed {
 			if ib.plan == p {
 				in.Bundle = ib.bundle
 			}

@@ -25,7 +25,7 @@ type olmV1 struct {
 	hasCatalog     bool
 	subscriptions  []*subscriptionPlan
 	operatorGroups []*manifest.Object
-	installed      []installedBundle
+	subscribed     []subscribedBundle
 	facts          factBook
 	servedKindOf   func(apiVersion, kind string) *servedKind
 	add            func(diag.Result)
@@ -39,7 +39,7 @@ type olmV1 struct {
 func (r *run) olmV1() *olmV1 {
 	return &olmV1{
 		opts: r.opts, deps: r.olm, hasCatalog: !r.catalogs.Empty(), subscriptions: r.subscriptions, operatorGroups: r.operatorGroups,
-		installed: r.kinds.installed, facts: r.facts, servedKindOf: r.kinds.servedKindOf, add: r.add, catalogs: r.catalogs,
+		subscribed: r.kinds.subscribed, facts: r.facts, servedKindOf: r.kinds.servedKindOf, add: r.add, catalogs: r.catalogs,
 		lookup: func(apiVersion, kind, namespace, name string) (map[string]any, bool, error) {
 			obj, _, found, err := r.lookup(apiVersion, kind, namespace, name)
 			return obj, found, err
@@ -136,7 +136,7 @@ func (v *olmV1) clusterExtension(p *subscriptionPlan) *manifest.Object {
 		catalogSpec["upgradeConstraintPolicy"] = "SelfCertified"
 	}
 	watch := ""
-	if b := bundleInstalledBy(v.installed, p); b != nil {
+	if b := bundleInstalledBy(v.subscribed, p); b != nil {
 		var ok bool
 		if watch, ok = v.installableByOLMv1(p, b); !ok {
 			return nil

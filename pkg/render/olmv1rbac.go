@@ -203,7 +203,7 @@ func (v *olmV1) withInstaller(p *subscriptionPlan, ce *manifest.Object) []*manif
 		return nil
 	}
 	about, field := p.about()
-	b := bundleInstalledBy(v.installed, p)
+	b := bundleInstalledBy(v.subscribed, p)
 	if b == nil {
 		v.add(diag.Errorf(about, field, "ClusterExtension %s: the bundle it installs is not known, so its installer's permissions cannot be derived (give a catalog)", ce.Name()))
 		return nil

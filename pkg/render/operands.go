@@ -28,7 +28,7 @@ type operandsStep struct{ r *run }
 // before the operands; the pass the output settled on is returned.
 func (ops *operandsStep) settle(base *operandPass) *operandPass {
 	ops.r.kinds.noteInstalledBundles()
-	ops.r.kinds.providedKinds, ops.r.kinds.installNamespaces = installTargets(ops.r.subscriptions, ops.r.kinds.installed, ops.r.configs)
+	ops.r.kinds.providedKinds, ops.r.kinds.installNamespaces = installTargets(ops.r.subscriptions, ops.r.kinds.subscribed, ops.r.configs)
 	last := ""
 	// every pass starts from the state the step began with (reads of an earlier pass are
 	// superseded by the next pass's, reader.go; results given once are given once per pass)

@@ -31,7 +31,7 @@ const (
 type orderer struct {
 	style         OrderingMode
 	facts         factBook
-	installOf     map[*manifest.Object][]*manifest.Object
+	convertedTo   map[*manifest.Object][]*manifest.Object
 	providedKinds map[manifest.GroupKind]bool
 	servedKindOf  func(apiVersion, kind string) *servedKind
 	// definedHere are the kinds whose CRD is among the objects being ordered:
@@ -43,7 +43,7 @@ func (r *run) orderer() *orderer {
 	return &orderer{
 		style:         r.opts.Ordering,
 		facts:         r.facts,
-		installOf:     r.installOf,
+		convertedTo:   r.convertedTo,
 		providedKinds: r.kinds.providedKinds,
 		servedKindOf:  r.kinds.servedKindOf,
 	}
@@ -150,7 +150,7 @@ func (ord *orderer) kptDependsOn(o *manifest.Object, objs []*manifest.Object) {
 		}
 	case waveOperand:
 		if sub, ok := ord.facts.operatorOf(o); ok && sub.obj != nil {
-			if installs, ok := ord.installOf[sub.obj]; ok {
+			if installs, ok := ord.convertedTo[sub.obj]; ok {
 				for _, d := range installs {
 					deps = append(deps, dependsOnRef(d))
 				}

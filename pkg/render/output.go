@@ -44,9 +44,9 @@ func (r *run) output() Output {
 	switch {
 	case r.opts.NoOLM:
 	case r.opts.OLM == OLMv1:
-		generated, r.installOf = r.olmV1().toOLMv1(generated)
+		generated, r.convertedTo = r.olmV1().toOLMv1(generated)
 	case r.opts.OLM == OLMNone:
-		generated, r.installOf = r.plainInstall().toPlain(generated)
+		generated, r.convertedTo = r.plainInstall().toPlain(generated)
 	}
 	for _, o := range generated {
 		out.Generated[o] = true
@@ -93,7 +93,7 @@ func plansByObject(plans []*subscriptionPlan) (created, updated map[*manifest.Ob
 
 // bundleInstalledBy is the bundle a plan's Subscription installs once converged, among the
 // round's installed bundles; nil when the catalog does not say.
-func bundleInstalledBy(installed []installedBundle, p *subscriptionPlan) *catalog.Bundle {
+func bundleInstalledBy(installed []subscribedBundle, p *subscriptionPlan) *catalog.Bundle {
 	for _, ib := range installed {
 		if ib.plan == p {
 			return ib.bundle

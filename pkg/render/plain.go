@@ -24,7 +24,7 @@ type plainInstall struct {
 	deps           *olmInstall // what OLM v0 would add (dependency advice)
 	subscriptions  []*subscriptionPlan
 	operatorGroups []*manifest.Object
-	installed      []installedBundle
+	subscribed     []subscribedBundle
 	existing       func(apiVersion, kind, namespace string) []*manifest.Object
 	servedKindOf   func(apiVersion, kind string) *servedKind
 	facts          factBook
@@ -33,7 +33,7 @@ type plainInstall struct {
 
 func (r *run) plainInstall() *plainInstall {
 	return &plainInstall{
-		opts: r.opts, deps: r.olm, subscriptions: r.subscriptions, operatorGroups: r.operatorGroups, installed: r.kinds.installed,
+		opts: r.opts, deps: r.olm, subscriptions: r.subscriptions, operatorGroups: r.operatorGroups, subscribed: r.kinds.subscribed,
 		existing: r.existing, servedKindOf: r.kinds.servedKindOf, facts: r.facts, add: r.add,
 	}
 }
@@ -41,7 +41,7 @@ func (r *run) plainInstall() *plainInstall {
 // toPlain returns the objects to emit and, for ordering, each Subscription's Deployments.
 func (pi *plainInstall) toPlain(generated []*manifest.Object) ([]*manifest.Object, map[*manifest.Object][]*manifest.Object) {
 	planOf, updated := plansByObject(pi.subscriptions)
-	installOf := map[*manifest.Object][]*manifest.Object{}
+	convertedTo := map[*manifest.Object][]*manifest.Object{}
 	written := map[manifest.Key]*manifest.Object{}
 	writers := map[manifest.Key]*subscriptionPlan{}
 	var out []*manifest.Object
@@ -57,7 +57,7 @@ func (pi *plainInstall) toPlain(generated []*manifest.Object) ([]*manifest.Objec
 				}
 				out = append(out, obj)
 				if pi.facts.is(obj, workloadObject) && obj.Kind() == "Deployment" {
-					installOf[o] = append(installOf[o], obj)
+					convertedTo[o] = append(convertedTo[o], obj)
 				}
 			}
 		case o.Group() == olmGroup && o.Kind() == "Subscription":
@@ -74,7 +74,7 @@ func (pi *plainInstall) toPlain(generated []*manifest.Object) ([]*manifest.Objec
 			pi.add(diag.Infof(nil, "", "without OLM nothing reads %ss: the %d the render would write for OLM v0 are left out", kind, n))
 		}
 	}
-	return out, installOf
+	return out, convertedTo
 }
 
 // duplicate reports an object another operator's install already wrote: the same object is
@@ -126,7 +126,7 @@ func (pi *plainInstall) sharedByName(p *subscriptionPlan, b *catalog.Bundle, obj
 func (pi *plainInstall) install(p *subscriptionPlan) []*manifest.Object {
 	sub := p.obj
 	about, field := p.about()
-	b := bundleInstalledBy(pi.installed, p)
+	b := bundleInstalledBy(pi.subscribed, p)
 	if b == nil {
 		pi.add(diag.Errorf(about, field, "package %s: the catalog does not say which bundle Subscription %s/%s installs, so it cannot be installed without OLM", sub.String("spec", "name"), sub.Namespace(), sub.Name()))
 		return nil
@@ -220,7 +220,7 @@ func (pi *plainInstall) dependenciesMet(p *subscriptionPlan, b *catalog.Bundle) 
 
 // provides says whether an operator the render installs satisfies the requirement.
 func (pi *plainInstall) provides(req catalog.Requirement) bool {
-	for _, ib := range pi.installed {
+	for _, ib := range pi.subscribed {
 		if ib.bundle != nil && req.Match(ib.bundle) {
 			return true
 		}

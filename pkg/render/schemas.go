@@ -64,8 +64,8 @@ func (s *servedKind) versions() []string {
 	return []string{api.Version}
 }
 
-// installedBundle is the bundle a Subscription installs once converged.
-type installedBundle struct {
+// subscribedBundle is the bundle a Subscription installs once converged.
+type subscribedBundle struct {
 	plan   *subscriptionPlan
 	bundle *catalog.Bundle
 	// userManaged names the registry entry that marks the operator userManaged: the user
@@ -109,7 +109,7 @@ const crdsElsewhere = "give its CRDs among the inputs or in a --snapshot folder,
 // what reads see (bundleState); the operators the registries mark userManaged serve their
 // kinds too (docs/semantics.md, Decided deviations: what a cluster serves). Then it indexes the served kinds.
 func (sk *servedIndex) noteInstalledBundles() {
-	sk.installed, sk.unknownInstalls = nil, nil
+	sk.subscribed, sk.unknownInstalls = nil, nil
 	sk.bundleState = map[manifest.Key]*manifest.Object{}
 	if sk.r.opts.NoOLM {
 		for _, t := range sk.r.subscriptions {
@@ -130,7 +130,7 @@ func (sk *servedIndex) noteInstalledBundles() {
 		}
 		seen[sub.Ref().Key()] = true
 		if b := sk.knownBundle(sub.String("spec", "sourceNamespace"), sub.String("spec", "source"), sub.String("spec", "name"), sub.String("spec", "channel"), "", p); b != nil {
-			sk.installed = append(sk.installed, installedBundle{plan: p, bundle: b})
+			sk.subscribed = append(sk.subscribed, subscribedBundle{plan: p, bundle: b})
 			sk.addBundleState(sub.Namespace(), b)
 		}
 	}
@@ -302,7 +302,7 @@ func (sk *servedIndex) indexServedKinds() {
 		}
 		sk.served[k] = &servedKind{def: def, where: where, fromBundle: bundle}
 	}
-	for _, ib := range sk.installed {
+	for _, ib := range sk.subscribed {
 		c := ib.bundle.Contents
 		if c == nil {
 			continue
@@ -611,14 +611,14 @@ func versionOf(apiVersion string) string {
 
 // installTargets are what producedAtRuntime needs: the kinds the bundles the render installs
 // provide (noteInstalledBundles found them), and the namespaces operators and operands go to.
-func installTargets(subs []*subscriptionPlan, installed []installedBundle, configs map[key]*operandConfig) (provided map[manifest.GroupKind]bool, namespaces map[string]bool) {
+func installTargets(subs []*subscriptionPlan, subscribed []subscribedBundle, configs map[key]*operandConfig) (provided map[manifest.GroupKind]bool, namespaces map[string]bool) {
 	provided, namespaces = map[manifest.GroupKind]bool{}, map[string]bool{}
 	for _, p := range subs {
 		if p.obj != nil {
 			namespaces[p.namespace] = true
 		}
 	}
-	for _, ib := range installed {
+	for _, ib := range subscribed {
 		if ib.plan == nil || ib.plan.obj == nil {
 			continue // installed already, not by this render
 		}

@@ -59,7 +59,7 @@ type run struct {
 	*renderCache
 	*roundInputs
 	lookups
-	installs
+	operatorObjects
 	kinds *servedIndex
 	*operandPass
 	// facts are what the round knows of each object it emits
@@ -107,10 +107,10 @@ type lookups struct {
 	originOf      map[*manifest.Object]cluster.Origin
 }
 
-// installs are what installs the operators (subscription.go, catalogsource.go, noolm.go,
+// operatorObjects are what installs the operators (subscription.go, catalogsource.go, noolm.go,
 // olmv1.go): the Subscriptions (or trackers) and OperatorGroups, the CatalogSources known,
 // the objects made as ODLM's controller, and the objects updated in place.
-type installs struct {
+type operatorObjects struct {
 	subscriptions  []*subscriptionPlan
 	operatorGroups []*manifest.Object
 	// subscriptionListsFailed are the sources whose list of all Subscriptions failed
@@ -120,10 +120,10 @@ type installs struct {
 	// updatedElsewhere are objects ODLM updates that exist in a snapshot or the live
 	// cluster, or that the previous round emitted: they are emitted
 	updatedElsewhere []*manifest.Object
-	// installOf is what each Subscription became when OLM v0 does not install it: its
+	// convertedTo is what each Subscription became when OLM v0 does not install it: its
 	// ClusterExtension (olmv1.go), or the operator's Deployments (plain.go); operands wait
 	// for them
-	installOf map[*manifest.Object][]*manifest.Object
+	convertedTo map[*manifest.Object][]*manifest.Object
 }
 
 // servedIndex is what serves each kind (schemas.go, templating.go): the bundles the
@@ -131,7 +131,7 @@ type installs struct {
 // kinds and namespaces the render installs.
 type servedIndex struct {
 	r                 *run
-	installed         []installedBundle
+	subscribed        []subscribedBundle
 	unknownInstalls   []unknownInstall
 	bundleState       map[manifest.Key]*manifest.Object
 	served            map[manifest.GroupKind]*servedKind
@@ -317,7 +317,7 @@ func newRoundState(in Inputs, opts Options, cache *renderCache, prev *carried) *
 			existingCache: map[listKey][]*manifest.Object{},
 			originOf:      map[*manifest.Object]cluster.Origin{},
 		},
-		installs: installs{
+		operatorObjects: operatorObjects{
 			made: map[manifest.Key]*manifest.Object{},
 		},
 		operandPass: &operandPass{

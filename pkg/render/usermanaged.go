@@ -27,7 +27,7 @@ func (sk *servedIndex) noteUserManaged() {
 			if b == nil {
 				continue
 			}
-			sk.installed = append(sk.installed, installedBundle{bundle: b, userManaged: fmt.Sprintf("%q (OperandRegistry %s)", e.Name, reg.key)})
+			sk.subscribed = append(sk.subscribed, subscribedBundle{bundle: b, userManaged: fmt.Sprintf("%q (OperandRegistry %s)", e.Name, reg.key)})
 			sk.addBundleCRDs(b)
 		}
 	}
