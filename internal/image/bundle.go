@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
+	"github.com/odlm-render/odlm-render/internal/layered"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
@@ -206,7 +207,7 @@ func (p *BundlePuller) read(ctx context.Context, img v1.Image, info *PullInfo, a
 		dir = v
 	}
 	dir = strings.Trim(path.Clean("/"+dir), "/")
-	sink := manifestsSink{files: catalog.NewLayeredFiles[[]byte]()}
+	sink := manifestsSink{files: layered.New[[]byte]()}
 	ir := &imageReader{ctx: ctx, source: info.Source, noun: "bundle image", rootRel: dir,
 		lim: p.Limits.or(DefaultBundleLimits), opts: p.Options, sink: sink, archive: archive}
 	err = ir.read(img)

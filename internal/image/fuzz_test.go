@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/layered"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
@@ -140,7 +141,7 @@ func (l memLayer) MediaType() (types.MediaType, error) { return types.DockerUnco
 
 // readFuzzLayers reads the layers as a bundle's, and gives the manifest files it kept.
 func readFuzzLayers(layers [][]byte) ([]catalog.ManifestFile, *imageReader, error) {
-	sink := manifestsSink{files: catalog.NewLayeredFiles[[]byte]()}
+	sink := manifestsSink{files: layered.New[[]byte]()}
 	ir := &imageReader{ctx: context.Background(), source: "fuzz", noun: "bundle image", rootRel: "manifests",
 		lim: fuzzLimits, opts: Options{Warn: func(string) {}}, sink: sink}
 	for _, l := range layers {

@@ -11,6 +11,7 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
+	"github.com/odlm-render/odlm-render/internal/layered"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
@@ -30,7 +31,7 @@ type layerSink interface {
 // counted as it is read, and the deadline is checked at every read, so that neither a
 // decompression bomb nor a slow local image outlasts them; nothing costs more than the
 // entries and bytes read (whiteouts go to the sink, which records them, see
-// catalog.LayeredFiles).
+// layered.Files).
 type imageReader struct {
 	ctx     context.Context
 	source  string // the image, for errors
@@ -230,7 +231,7 @@ func (treeSink) Wants(rel string) bool { return catalogFile(rel) || path.Base(re
 // manifestsSink collects a bundle's manifest files; they are held in memory (within the
 // limits) until every layer is read.
 type manifestsSink struct {
-	files *catalog.LayeredFiles[[]byte]
+	files *layered.Files[[]byte]
 }
 
 func (manifestsSink) Wants(rel string) bool { return catalogFile(rel) }
