@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/olmresolve"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
@@ -55,7 +56,7 @@ func TestPlanGoldenPathsAreOLMs(t *testing.T) {
 			require.NoError(t, json.Unmarshal(b, &plan))
 			var paths []string
 			for _, entry := range c.Catalogs {
-				_, path, err := catalog.SplitNamedPath(entry, render.DefaultGlobalCatalogNamespace)
+				_, path, err := inputs.SplitNamedPath(entry, render.DefaultGlobalCatalogNamespace)
 				require.NoError(t, err)
 				paths = append(paths, path)
 			}

@@ -1,11 +1,11 @@
-package catalog_test
+package inputs_test
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/internal/inputs"
 )
 
 func TestSplitNamedPath(t *testing.T) {
@@ -23,7 +23,7 @@ func TestSplitNamedPath(t *testing.T) {
 		{value: "redhat-operators=", err: `"redhat-operators=": no PATH after CatalogSource redhat-operators=`},
 	} {
 		t.Run(tc.value, func(t *testing.T) {
-			key, path, err := catalog.SplitNamedPath(tc.value, "openshift-marketplace")
+			key, path, err := inputs.SplitNamedPath(tc.value, "openshift-marketplace")
 			if tc.err != "" {
 				assert.EqualError(t, err, tc.err)
 				return
