@@ -11,12 +11,12 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
+	"github.com/odlm-render/odlm-render/internal/fbc"
 	"github.com/odlm-render/odlm-render/internal/layered"
-	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
 // layerSink receives the files under an image's folder (a catalog's root, a bundle's
-// manifests), layer by layer: a catalog.Tree, or a bundle's manifests.
+// manifests), layer by layer: a fbc.Tree, or a bundle's manifests.
 type layerSink interface {
 	// Wants tells whether the file is read (the others are skipped unread).
 	Wants(rel string) bool
@@ -223,8 +223,8 @@ func (ir *imageReader) above(p string) bool {
 	return p == "" || strings.HasPrefix(ir.rootRel+"/", p+"/")
 }
 
-// treeSink is a catalog.Tree: it wants catalog files and .indexignore files.
-type treeSink struct{ *catalog.Tree }
+// treeSink is a fbc.Tree: it wants catalog files and .indexignore files.
+type treeSink struct{ *fbc.Tree }
 
 func (treeSink) Wants(rel string) bool { return catalogFile(rel) || path.Base(rel) == ".indexignore" }
 
