@@ -7,7 +7,7 @@ BIN := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/odlm-render/odlm-render/internal/version.Version=$(VERSION)
 
-.PHONY: all help setup build cli install example test tools apiserver unit lint fuzz bench golden generated clean
+.PHONY: all help setup build cli install example test tools apiserver unit lint fuzz bench golden api generated clean
 
 all: build
 
@@ -64,6 +64,11 @@ lint: ## go vet, gofmt and golangci-lint
 # Regenerate golden files on purpose; read the diff before committing.
 golden: ## regenerate golden files (read the diff before committing)
 	$(GO) test ./pkg/render/ ./internal/cli/ ./fn/ -update
+
+# Record the public API (pkg/...) in api/pkg.txt, after changing it on purpose; the test
+# internal/apicheck (run by `make test` and `make unit`) fails while the record differs.
+api: ## record the public API of pkg/ in api/pkg.txt (read the diff before committing)
+	$(GO) test ./internal/apicheck/ -run TestPublicAPIIsRecorded -count=1 -update
 
 # Test data derived at test time instead of kept in git (internal/testfixture): the tests
 # write it on first use; this writes it into testdata/generated/ and prints the paths.

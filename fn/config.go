@@ -12,6 +12,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/api"
 	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/optionspec"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
@@ -23,7 +24,7 @@ const (
 
 // config is the function's configuration, from a RenderConfig's spec or a ConfigMap's data
 // (keys: the CLI's flag names, lists comma-separated): the function's own fields, then every
-// engine option under its JSON name (render.OptionList). docs/krm-function.md's reference table
+// engine option under its JSON name (internal/optionspec). docs/krm-function.md's reference table
 // is generated from this type (readme_test.go). A live cluster is a CLI-only choice: functions
 // stay hermetic.
 type config struct {
@@ -32,7 +33,7 @@ type config struct {
 	// generator gets no items), relative to the working directory.
 	Inputs    []string `json:"inputs,omitempty" yaml:"inputs,omitempty" help:"more inputs read from files or folders, relative to the working directory (a kustomize generator gets no items)"`
 	Snapshots []string `json:"snapshots,omitempty" yaml:"snapshots,omitempty" help:"objects exported from a cluster (kubectl get -o yaml), read by templates and never emitted: files or folders"`
-	// the engine's options, under their own JSON names (render.OptionList)
+	// the engine's options, under their own JSON names (internal/optionspec)
 	render.Options
 }
 
@@ -40,7 +41,7 @@ type config struct {
 // function's own, then every engine option under its JSON name and its flag's name.
 var knownFields = func() map[string]string {
 	m := map[string]string{"catalogs": "catalogs", "inputs": "inputs", "snapshots": "snapshots"}
-	for _, o := range render.OptionList() {
+	for _, o := range optionspec.Of[render.Options]() {
 		m[o.JSON] = o.Flag
 	}
 	return m
@@ -111,7 +112,7 @@ func dashedKeys() []string {
 // field.
 func (c config) check() error {
 	var msgs []string
-	for _, oe := range render.OptionErrors(c.Validate()) {
+	for _, oe := range optionspec.Errors(c.Validate()) {
 		msgs = append(msgs, fmt.Sprintf("functionConfig: %s: %s", oe.Option.JSON, oe.Msg))
 	}
 	if len(msgs) > 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/internal/golden"
+	"github.com/odlm-render/odlm-render/internal/optionspec"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
@@ -34,7 +35,7 @@ func TestREADMEConfigTable(t *testing.T) {
 		rows++
 	}
 	opts := reflect.TypeOf(render.Options{})
-	for _, o := range render.OptionList() {
+	for _, o := range optionspec.Of[render.Options]() {
 		f, ok := opts.FieldByName(o.Field)
 		require.True(t, ok)
 		value := "string"

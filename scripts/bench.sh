@@ -277,7 +277,7 @@ fi
 # --- 6. the catalog's own YAML writer and decoder against go.yaml.in/yaml/v3 ---------------
 if run lib; then
   echo "catalog YAML writer and decoder vs yaml.v3 (3 runs)…" >&2
-  go test ./pkg/catalog/ -run '^$' -bench 'BenchmarkSnapshotWrite|BenchmarkCatalogDecode' -benchmem -count 3 | tee "$work/lib.txt" >&2
+  go test ./internal/fbc/ -run '^$' -bench 'BenchmarkSnapshotWrite|BenchmarkCatalogDecode' -benchmem -count 3 | tee "$work/lib.txt" >&2
   median_runs "$work/lib.txt" > "$work/lib.median"
 fi
 

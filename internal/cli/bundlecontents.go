@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/odlm-render/odlm-render/internal/fbc"
 	"github.com/odlm-render/odlm-render/internal/image"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
@@ -38,7 +39,7 @@ func bundleContents(ctx context.Context, f extractFlags, cat *catalog.Catalog, r
 		}
 		return nil
 	}
-	missing := cat.HeadsWithoutContents()
+	missing := fbc.HeadsWithoutContents(cat)
 	switch {
 	case len(missing) == 0:
 		return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/odlm-render/odlm-render/internal/cli"
 	"github.com/odlm-render/odlm-render/internal/golden"
+	"github.com/odlm-render/odlm-render/internal/optionspec"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
@@ -48,7 +49,7 @@ func TestGoldenCasesThroughTheCLI(t *testing.T) {
 func optionFlags(opts render.Options) []string {
 	v := reflect.ValueOf(opts)
 	var args []string
-	for _, o := range render.OptionList() {
+	for _, o := range optionspec.Of[render.Options]() {
 		switch f := v.FieldByName(o.Field); f.Kind() {
 		case reflect.Bool:
 			if f.Bool() {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/odlm-render/odlm-render/internal/fbc"
 	"github.com/odlm-render/odlm-render/internal/image"
 	"github.com/odlm-render/odlm-render/internal/suggest"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
@@ -163,7 +164,7 @@ func runExtract(ctx context.Context, f extractFlags, stdin io.Reader, stdout, st
 	if err != nil {
 		return err
 	}
-	catalog.TuneGCForExtract()
+	fbc.TuneGCForExtract()
 	warn := func(msg string) { fmt.Fprintf(stderr, "odlm-render: warning: %s\n", msg) }
 	cats := make([]*catalog.Catalog, len(sources))
 	infos := make([]image.Info, len(sources))
@@ -209,11 +210,11 @@ func snapshotDocs(ctx context.Context, f extractFlags, sources []extractSource, 
 		if err := bundleContents(ctx, f, cat, rewrites, stderr, catWarn); err != nil {
 			return nil, err
 		}
-		meta := catalog.SnapshotMeta{Name: f.name, Source: infos[i].SnapshotSource()}
+		meta := fbc.SnapshotMeta{Name: f.name, Source: infos[i].SnapshotSource()}
 		if meta.Name == "" {
 			meta.Name = sources[i].name
 		}
-		docs = append(docs, func(w io.Writer) error { return cat.WriteSnapshot(w, meta) })
+		docs = append(docs, func(w io.Writer) error { return fbc.WriteSnapshot(cat, w, meta) })
 	}
 	return func(w io.Writer) error {
 		for i, doc := range docs {
@@ -257,7 +258,7 @@ func checkExtractFlags(f extractFlags) ([]image.Rewrite, error) {
 // loadSource reads one catalog, keeping the named packages (nil: all) and their bundles'
 // related images (the snapshot carries them), with a progress line when it takes long.
 func loadSource(ctx context.Context, f extractFlags, source string, packages []string, stderr io.Writer, warn func(string)) (*catalog.Catalog, image.Info, error) {
-	b := catalog.NewBuilder(catalog.LoadOptions{Packages: packages, RelatedImages: true})
+	b := fbc.NewBuilder(catalog.LoadOptions{Packages: packages, RelatedImages: true})
 	var layerBytes atomic.Int64
 	stop := startProgress(stderr, source, f.progress, func() string {
 		st := b.Stats()
@@ -280,7 +281,7 @@ func loadSource(ctx context.Context, f extractFlags, source string, packages []s
 	if err != nil {
 		return nil, info, err
 	}
-	if ignored := cat.IgnoredBlobs(); len(ignored) > 0 {
+	if ignored := fbc.IgnoredBlobs(cat); len(ignored) > 0 {
 		var list []string
 		for _, schema := range slices.Sorted(maps.Keys(ignored)) {
 			list = append(list, fmt.Sprintf("%s (%d)", schema, ignored[schema]))

@@ -19,6 +19,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/fileread"
 	"github.com/odlm-render/odlm-render/internal/inputs"
+	"github.com/odlm-render/odlm-render/internal/optionspec"
 	"github.com/odlm-render/odlm-render/internal/output"
 	"github.com/odlm-render/odlm-render/internal/textsafe"
 	"github.com/odlm-render/odlm-render/internal/version"
@@ -234,12 +235,12 @@ func runRender(f renderFlags, paths []string, stdin io.Reader, out output.Stream
 }
 
 // bindOptionFlags defines one flag per engine option, named, typed, defaulted and described
-// by render.Options itself (render.OptionList), so the CLI and the engine cannot disagree.
+// by render.Options itself (internal/optionspec), so the CLI and the engine cannot disagree.
 // A string option may be of a named string type (its values typed): the flag sets it through
 // a *string to the same field.
 func bindOptionFlags(fs *pflag.FlagSet, o *render.Options) {
 	v := reflect.ValueOf(o).Elem()
-	for _, opt := range render.OptionList() {
+	for _, opt := range optionspec.Of[render.Options]() {
 		field := v.FieldByName(opt.Field)
 		switch field.Kind() {
 		case reflect.Bool:
@@ -266,7 +267,7 @@ func flagErrors(err error) error {
 		return nil
 	}
 	var msgs []string
-	for _, oe := range render.OptionErrors(err) {
+	for _, oe := range optionspec.Errors(err) {
 		msgs = append(msgs, "--"+oe.Option.Flag+": "+oe.Msg)
 	}
 	return errors.New(strings.Join(msgs, "; "))

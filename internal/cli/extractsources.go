@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/odlm-render/odlm-render/internal/api"
+	"github.com/odlm-render/odlm-render/internal/fbc"
 	"github.com/odlm-render/odlm-render/internal/image"
 	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/manifest"
@@ -229,7 +230,7 @@ func assignPackages(w *wantSet, sources []extractSource, cats []*catalog.Catalog
 func without(cats []*catalog.Catalog, drop [][]string) []*catalog.Catalog {
 	out := make([]*catalog.Catalog, len(cats))
 	for i, c := range cats {
-		out[i] = c.Without(drop[i]...)
+		out[i] = fbc.Without(c, drop[i]...)
 	}
 	return out
 }

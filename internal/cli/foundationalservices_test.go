@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/odlm-render/odlm-render/internal/fbc"
 	"github.com/odlm-render/odlm-render/internal/golden"
 	"github.com/odlm-render/odlm-render/internal/testfixture"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
@@ -72,7 +73,7 @@ func TestExtractPullsFoundationalServicesContents(t *testing.T) {
 
 	c, err := catalog.Load(generated)
 	require.NoError(t, err)
-	assert.Empty(t, c.HeadsWithoutContents())
+	assert.Empty(t, fbc.HeadsWithoutContents(c))
 	for _, h := range testfixture.Heads {
 		b := findBundle(t, c, h.Bundle)
 		require.NotNil(t, b.Contents, h.Bundle)
@@ -104,7 +105,7 @@ func requireHeadsCovered(t *testing.T, fsCatalog string) {
 	c, err := catalog.Load(fsCatalog)
 	require.NoError(t, err)
 	var got, want []string
-	for _, b := range c.HeadsWithoutContents() {
+	for _, b := range fbc.HeadsWithoutContents(c) {
 		got = append(got, b.Name+" "+b.Image)
 	}
 	for _, h := range testfixture.Heads {

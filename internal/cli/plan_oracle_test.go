@@ -14,9 +14,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/inputs"
+	"github.com/odlm-render/odlm-render/internal/naming"
 	"github.com/odlm-render/odlm-render/internal/olmresolve"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
-	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
 // TestPlanGoldenPathsAreOLMs checks every plan golden case's hops against OLM v0's own
@@ -55,7 +56,7 @@ func TestPlanGoldenPathsAreOLMs(t *testing.T) {
 			require.NoError(t, json.Unmarshal(b, &plan))
 			var paths []string
 			for _, entry := range c.Catalogs {
-				_, path, err := catalog.SplitNamedPath(entry, render.DefaultGlobalCatalogNamespace)
+				_, path, err := inputs.SplitNamedPath(entry, naming.GlobalCatalogNamespace)
 				require.NoError(t, err)
 				paths = append(paths, path)
 			}

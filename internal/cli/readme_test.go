@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/internal/golden"
+	"github.com/odlm-render/odlm-render/internal/optionspec"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
@@ -35,7 +36,7 @@ var flagValueNames = map[string]string{
 func TestREADMEFlagTable(t *testing.T) {
 	t.Parallel()
 	enums := map[string][]string{}
-	for _, o := range render.OptionList() {
+	for _, o := range optionspec.Of[render.Options]() {
 		enums[o.Flag] = o.Enum
 	}
 	cmd := newRenderCmd(strings.NewReader(""), io.Discard, io.Discard, nil)

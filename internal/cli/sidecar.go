@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/odlm-render/odlm-render/internal/fileread"
-	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/internal/inputs"
 )
 
 // The sidecar's own environment: set by the administrator of the Argo CD repo-server, never by
@@ -188,14 +188,14 @@ func (p sidecarPolicy) confinePaths(getenv func(string) string, path string, val
 }
 
 // pathsOf are the paths an option's values read: a catalog "NAME=PATH" reads PATH
-// (catalog.SplitNamedPath, which splits whatever the global catalog namespace is).
+// (inputs.SplitNamedPath, which splits whatever the global catalog namespace is).
 func pathsOf(option string, values []string) []string {
 	if option != "catalog" {
 		return values
 	}
 	var out []string
 	for _, v := range values {
-		if _, path, err := catalog.SplitNamedPath(v, "global"); err == nil {
+		if _, path, err := inputs.SplitNamedPath(v, "global"); err == nil {
 			v = path
 		}
 		out = append(out, v)

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/odlm-render/odlm-render/internal/cli"
+	"github.com/odlm-render/odlm-render/internal/fbc"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/testtools"
@@ -57,7 +58,7 @@ func TestCatalogsAreValidFBC(t *testing.T) {
 		t.Run(filepath.Base(filepath.Dir(dir)), func(t *testing.T) {
 			t.Parallel()
 			c := load(t, dir)
-			assert.Empty(t, c.IgnoredBlobs(), "only the schemas a render reads")
+			assert.Empty(t, fbc.IgnoredBlobs(c), "only the schemas a render reads")
 			assert.Equal(t, slices.Sorted(maps.Keys(packages)), c.PackageNames())
 			for name, head := range packages {
 				p, ok := c.Package(name)

@@ -31,7 +31,6 @@ import (
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/testfixture"
-	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
@@ -215,10 +214,10 @@ func ResolveCatalogs(t testing.TB, catalogs []string) []string {
 }
 
 // cutSourceName splits "NAME=PATH" (a catalog that is the content of CatalogSource NAME,
-// catalog.SplitNamedPath) into "NAME=" and PATH; other entries are all PATH.
+// inputs.SplitNamedPath) into "NAME=" and PATH; other entries are all PATH.
 func cutSourceName(entry string) (string, string) {
 	if before, after, ok := strings.Cut(entry, "="); ok {
-		if _, named := catalog.ParseSourceName(before, "global"); named {
+		if _, named := inputs.ParseSourceName(before, "global"); named {
 			return before + "=", after
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
+	"github.com/odlm-render/odlm-render/internal/fbc"
+	"github.com/odlm-render/odlm-render/internal/layered"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
@@ -206,7 +208,7 @@ func (p *BundlePuller) read(ctx context.Context, img v1.Image, info *PullInfo, a
 		dir = v
 	}
 	dir = strings.Trim(path.Clean("/"+dir), "/")
-	sink := manifestsSink{files: catalog.NewLayeredFiles[[]byte]()}
+	sink := manifestsSink{files: layered.New[[]byte]()}
 	ir := &imageReader{ctx: ctx, source: info.Source, noun: "bundle image", rootRel: dir,
 		lim: p.Limits.or(DefaultBundleLimits), opts: p.Options, sink: sink, archive: archive}
 	err = ir.read(img)
@@ -218,11 +220,11 @@ func (p *BundlePuller) read(ctx context.Context, img v1.Image, info *PullInfo, a
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%s: no manifest file (.yaml, .yml, .json) under /%s (label %s)", info.Source, dir, ManifestsLabel)
 	}
-	list := make([]catalog.ManifestFile, 0, len(files))
+	list := make([]fbc.ManifestFile, 0, len(files))
 	for _, f := range files {
-		list = append(list, catalog.ManifestFile{Name: f.Path, Data: f.Value})
+		list = append(list, fbc.ManifestFile{Name: f.Path, Data: f.Value})
 	}
-	c, err := catalog.ContentsFromManifests(list)
+	c, err := fbc.ContentsFromManifests(list)
 	if err != nil {
 		return nil, fmt.Errorf("%s: /%s: %w", info.Source, dir, err)
 	}

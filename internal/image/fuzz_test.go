@@ -17,7 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/internal/fbc"
+	"github.com/odlm-render/odlm-render/internal/layered"
 )
 
 // The fuzzer's limits: small, so that "huge" files and many entries are cheap to build.
@@ -139,8 +140,8 @@ func (l memLayer) Size() (int64, error)                { return int64(len(l.data
 func (l memLayer) MediaType() (types.MediaType, error) { return types.DockerUncompressedLayer, nil }
 
 // readFuzzLayers reads the layers as a bundle's, and gives the manifest files it kept.
-func readFuzzLayers(layers [][]byte) ([]catalog.ManifestFile, *imageReader, error) {
-	sink := manifestsSink{files: catalog.NewLayeredFiles[[]byte]()}
+func readFuzzLayers(layers [][]byte) ([]fbc.ManifestFile, *imageReader, error) {
+	sink := manifestsSink{files: layered.New[[]byte]()}
 	ir := &imageReader{ctx: context.Background(), source: "fuzz", noun: "bundle image", rootRel: "manifests",
 		lim: fuzzLimits, opts: Options{Warn: func(string) {}}, sink: sink}
 	for _, l := range layers {
@@ -149,9 +150,9 @@ func readFuzzLayers(layers [][]byte) ([]catalog.ManifestFile, *imageReader, erro
 		}
 		sink.NextLayer()
 	}
-	var out []catalog.ManifestFile
+	var out []fbc.ManifestFile
 	for _, f := range sink.files.Files() {
-		out = append(out, catalog.ManifestFile{Name: f.Path, Data: f.Value})
+		out = append(out, fbc.ManifestFile{Name: f.Path, Data: f.Value})
 	}
 	return out, ir, nil
 }
@@ -160,7 +161,7 @@ func readFuzzLayers(layers [][]byte) ([]catalog.ManifestFile, *imageReader, erro
 // each layer's whiteouts remove files of the earlier layers (a path and what is below it, or
 // what is below a folder), its files replace earlier files and folders of their names, and
 // within a layer the last file of a name wins. It rescans everything, as the reader must not.
-func modelFiles(layers [][]fuzzEntry) []catalog.ManifestFile {
+func modelFiles(layers [][]fuzzEntry) []fbc.ManifestFile {
 	const root = "manifests"
 	under := func(p string) (string, bool) {
 		if p == root {
@@ -217,11 +218,11 @@ func modelFiles(layers [][]fuzzEntry) []catalog.ManifestFile {
 			files[p] = b
 		}
 	}
-	var out []catalog.ManifestFile
+	var out []fbc.ManifestFile
 	for p, b := range files {
-		out = append(out, catalog.ManifestFile{Name: p, Data: b})
+		out = append(out, fbc.ManifestFile{Name: p, Data: b})
 	}
-	slices.SortFunc(out, func(a, b catalog.ManifestFile) int { return walkOrderOf(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b fbc.ManifestFile) int { return walkOrderOf(a.Name, b.Name) })
 	return out
 }
 
@@ -289,8 +290,8 @@ func FuzzBundleLayers(f *testing.F) {
 		assert.LessOrEqual(t, read, fuzzLimits.MaxReadBytes)
 		assert.Equal(t, modelFiles(layers), files, "the OCI layer format's result")
 
-		c, err := catalog.ContentsFromManifests(files)
-		c2, err2 := catalog.ContentsFromManifests(files)
+		c, err := fbc.ContentsFromManifests(files)
+		c2, err2 := fbc.ContentsFromManifests(files)
 		require.Equal(t, errString(err), errString(err2), "deterministic")
 		j, _ := json.Marshal(c)
 		j2, _ := json.Marshal(c2)

@@ -7,7 +7,7 @@
 // operators.operatorframework.io.index.configs.v1 (default /configs). Its
 // layers are read in order, each once, as streams (never extracted to disk,
 // never held in memory): the catalog files under that folder go to a
-// catalog.Tree, which decodes them as they arrive, lets later layers replace
+// fbc.Tree, which decodes them as they arrive, lets later layers replace
 // or delete (whiteouts) earlier files, and adds what is left to the Builder.
 //
 // What it must not do: write to disk, pull anything but the one image asked
@@ -39,7 +39,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
-	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/internal/fbc"
 )
 
 // ConfigsLabel is the image label naming the folder of the FBC.
@@ -101,8 +101,8 @@ type Info struct {
 }
 
 // SnapshotSource is what a snapshot extracted from the source records.
-func (i Info) SnapshotSource() catalog.SnapshotSource {
-	return catalog.SnapshotSource{Type: string(i.Kind), Ref: i.Ref, Digest: i.Digest, ImageID: i.ImageID}
+func (i Info) SnapshotSource() fbc.SnapshotSource {
+	return fbc.SnapshotSource{Type: string(i.Kind), Ref: i.Ref, Digest: i.Digest, ImageID: i.ImageID}
 }
 
 // Detect tells what kind of source s is, and the path or reference it names
@@ -164,7 +164,7 @@ func isArchive(p string) bool {
 
 // Load reads the catalog of source into b (source as for Detect). Reading an image is
 // bounded by opts.Timeout and opts.Limits, a local image as much as a registry's.
-func Load(ctx context.Context, source string, b *catalog.Builder, opts Options) (Info, error) {
+func Load(ctx context.Context, source string, b *fbc.Builder, opts Options) (Info, error) {
 	kind, ref, err := Detect(source)
 	if err != nil {
 		return Info{}, err
@@ -183,7 +183,7 @@ func Load(ctx context.Context, source string, b *catalog.Builder, opts Options) 
 }
 
 // loadKind opens the image of a source of an image kind, and reads it.
-func loadKind(ctx context.Context, kind Kind, ref, source string, b *catalog.Builder, opts Options, info Info) (Info, error) {
+func loadKind(ctx context.Context, kind Kind, ref, source string, b *fbc.Builder, opts Options, info Info) (Info, error) {
 	lim := opts.Limits.or(DefaultCatalogLimits)
 	switch kind {
 	case KindOCILayout:
@@ -317,8 +317,8 @@ func checkDigest(img v1.Image, d v1.Hash) error {
 	return nil
 }
 
-// loadImage streams the image's layers into a catalog.Tree.
-func loadImage(ctx context.Context, img v1.Image, source string, b *catalog.Builder, opts Options, info Info, archive bool) (Info, error) {
+// loadImage streams the image's layers into a fbc.Tree.
+func loadImage(ctx context.Context, img v1.Image, source string, b *fbc.Builder, opts Options, info Info, archive bool) (Info, error) {
 	cfg, err := img.ConfigFile()
 	if err != nil {
 		return info, fmt.Errorf("%s: reading the image config: %w", source, err)

@@ -27,6 +27,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/fbc"
 	"github.com/odlm-render/odlm-render/internal/image"
 	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/testtools"
@@ -90,23 +91,23 @@ func catalogImage(t *testing.T) v1.Image {
 		entry{Name: "configs/stale/catalog.yaml", Body: "schema: [broken"},
 		entry{Name: "configs/older/catalog.json", Body: `{"schema":"olm.package","name":"older"}`},
 	)
-	fbc := layer(t, append(treeEntries(t, realCatalogs(t), "configs/"),
+	configs := layer(t, append(treeEntries(t, realCatalogs(t), "configs/"),
 		entry{Name: "configs/.wh.stale"},
 		entry{Name: "configs/older/.wh..wh..opq"},
 		entry{Name: "configs/README.md", Body: "not read"})...)
-	return build(t, map[string]string{image.ConfigsLabel: "/configs"}, base, fbc)
+	return build(t, map[string]string{image.ConfigsLabel: "/configs"}, base, configs)
 }
 
 func snapshot(t *testing.T, c *catalog.Catalog) string {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, c.WriteSnapshot(&buf, catalog.SnapshotMeta{Name: "x"}))
+	require.NoError(t, fbc.WriteSnapshot(c, &buf, fbc.SnapshotMeta{Name: "x"}))
 	return buf.String()
 }
 
 func load(t *testing.T, source string, opts image.Options) (*catalog.Catalog, image.Info, error) {
 	t.Helper()
-	b := catalog.NewBuilder(catalog.LoadOptions{})
+	b := fbc.NewBuilder(catalog.LoadOptions{})
 	info, err := image.Load(context.Background(), source, b, opts)
 	if err != nil {
 		return nil, info, err
@@ -119,9 +120,9 @@ func load(t *testing.T, source string, opts image.Options) (*catalog.Catalog, im
 // docker-archive (plain and gzipped) and from a registry gives the
 // snapshot of the FBC folder it was built from.
 func TestImageSources(t *testing.T) {
-	fbc, err := catalog.Load(realCatalogs(t))
+	cat, err := catalog.Load(realCatalogs(t))
 	require.NoError(t, err)
-	want := snapshot(t, fbc)
+	want := snapshot(t, cat)
 	img := catalogImage(t)
 	digest, err := img.Digest()
 	require.NoError(t, err)
@@ -184,7 +185,7 @@ func TestImageSources(t *testing.T) {
 		})
 	}
 	t.Run("filtered", func(t *testing.T) {
-		b := catalog.NewBuilder(catalog.LoadOptions{Packages: []string{"kube-green"}})
+		b := fbc.NewBuilder(catalog.LoadOptions{Packages: []string{"kube-green"}})
 		_, err := image.Load(context.Background(), archive, b, image.Options{})
 		require.NoError(t, err)
 		c, err := b.Catalog()

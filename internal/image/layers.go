@@ -11,11 +11,12 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
-	"github.com/odlm-render/odlm-render/pkg/catalog"
+	"github.com/odlm-render/odlm-render/internal/fbc"
+	"github.com/odlm-render/odlm-render/internal/layered"
 )
 
 // layerSink receives the files under an image's folder (a catalog's root, a bundle's
-// manifests), layer by layer: a catalog.Tree, or a bundle's manifests.
+// manifests), layer by layer: a fbc.Tree, or a bundle's manifests.
 type layerSink interface {
 	// Wants tells whether the file is read (the others are skipped unread).
 	Wants(rel string) bool
@@ -30,7 +31,7 @@ type layerSink interface {
 // counted as it is read, and the deadline is checked at every read, so that neither a
 // decompression bomb nor a slow local image outlasts them; nothing costs more than the
 // entries and bytes read (whiteouts go to the sink, which records them, see
-// catalog.LayeredFiles).
+// layered.Files).
 type imageReader struct {
 	ctx     context.Context
 	source  string // the image, for errors
@@ -222,15 +223,15 @@ func (ir *imageReader) above(p string) bool {
 	return p == "" || strings.HasPrefix(ir.rootRel+"/", p+"/")
 }
 
-// treeSink is a catalog.Tree: it wants catalog files and .indexignore files.
-type treeSink struct{ *catalog.Tree }
+// treeSink is a fbc.Tree: it wants catalog files and .indexignore files.
+type treeSink struct{ *fbc.Tree }
 
 func (treeSink) Wants(rel string) bool { return catalogFile(rel) || path.Base(rel) == ".indexignore" }
 
 // manifestsSink collects a bundle's manifest files; they are held in memory (within the
 // limits) until every layer is read.
 type manifestsSink struct {
-	files *catalog.LayeredFiles[[]byte]
+	files *layered.Files[[]byte]
 }
 
 func (manifestsSink) Wants(rel string) bool { return catalogFile(rel) }

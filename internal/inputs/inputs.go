@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/odlm-render/odlm-render/internal/cluster"
+	"github.com/odlm-render/odlm-render/internal/fbc"
 	"github.com/odlm-render/odlm-render/internal/fileread"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
@@ -69,7 +70,7 @@ func IsCatalogBlob(d *manifest.Object) bool {
 // kind CatalogSnapshot in odlm-render's API group, of any version (the catalog loader
 // reports a version it does not read, rather than the document being ignored as local).
 func IsCatalogSnapshot(d *manifest.Object) bool {
-	return d.Kind() == catalog.SnapshotKind && d.Group() == ConfigGroup
+	return d.Kind() == fbc.SnapshotKind && d.Group() == ConfigGroup
 }
 
 // IsLocal reports objects that are not resources: local-config ones, Kptfiles, kustomize's
@@ -198,7 +199,7 @@ func LoadCatalogWith(opts catalog.LoadOptions, paths []string, blobs []*manifest
 	if len(paths) == 0 && len(blobs) == 0 {
 		return nil, nil
 	}
-	b := catalog.NewBuilder(opts)
+	b := fbc.NewBuilder(opts)
 	// the same catalog given twice is one catalog: the same path (spelt differently, or a
 	// file inside a folder given too), a file with the same bytes as one already read, and
 	// blobs among the PATHs from a file that a --catalog path covers
@@ -268,7 +269,7 @@ func canonicalPath(p string) string {
 
 // addCatalogObject adds one decoded document to the catalog: a CatalogSnapshot (errors in
 // its packages point at the package's line) or an FBC blob.
-func addCatalogObject(b *catalog.Builder, obj *manifest.Object) error {
+func addCatalogObject(b *fbc.Builder, obj *manifest.Object) error {
 	src := catalog.Source{File: obj.Source.File, Index: obj.Source.Index, Line: obj.Source.Line}
 	if IsCatalogSnapshot(obj) {
 		return b.AddSnapshotObject(src, obj.Map, obj.Source.LineOf)

@@ -20,7 +20,7 @@ type Request struct {
 	Paths []string
 	Stdin io.Reader
 	// Catalogs are catalog files and folders, read with the catalog data among the documents;
-	// "NAME=PATH" is the content of one CatalogSource (catalog.SplitNamedPath: NAME is
+	// "NAME=PATH" is the content of one CatalogSource (SplitNamedPath: NAME is
 	// "namespace/name", or "name" in GlobalCatalogNamespace).
 	Catalogs []string
 	// GlobalCatalogNamespace is where a CatalogSource NAME without a namespace lives (OLM's
@@ -76,7 +76,7 @@ func LoadCatalogSet(opts catalog.LoadOptions, globalNamespace string, values []s
 	named := map[string][]string{}
 	var order []string
 	for _, v := range values {
-		key, path, err := catalog.SplitNamedPath(v, globalNamespace)
+		key, path, err := SplitNamedPath(v, globalNamespace)
 		if err != nil {
 			return catalog.Set{}, fmt.Errorf("--catalog %w", err)
 		}

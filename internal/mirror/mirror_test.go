@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/fbc"
 	"github.com/odlm-render/odlm-render/internal/mirror"
 	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
@@ -17,7 +18,7 @@ import (
 
 func load(t *testing.T, paths ...string) *catalog.Catalog {
 	t.Helper()
-	b := catalog.NewBuilder(catalog.LoadOptions{RelatedImages: true})
+	b := fbc.NewBuilder(catalog.LoadOptions{RelatedImages: true})
 	for _, p := range paths {
 		require.NoError(t, b.AddPath(p))
 	}

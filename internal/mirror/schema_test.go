@@ -19,8 +19,8 @@ import (
 	"github.com/odlm-render/odlm-render/internal/golden"
 	"github.com/odlm-render/odlm-render/internal/inputs"
 	"github.com/odlm-render/odlm-render/internal/mirror"
+	"github.com/odlm-render/odlm-render/internal/naming"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
-	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
 // The files mirror writes are read by programs whose Go types this module cannot import, so
@@ -298,7 +298,7 @@ func TestGoldenFilesDecodeAsTheirReadersDo(t *testing.T) {
 		t.Run(filepath.Base(c.Dir), func(t *testing.T) {
 			t.Parallel()
 			isc := decodeISC(t, c.expected(t, "imageset-config.yaml"))
-			set, err := inputs.LoadCatalogSet(catalog.LoadOptions{RelatedImages: true}, render.DefaultGlobalCatalogNamespace, c.catalogPaths(t), nil)
+			set, err := inputs.LoadCatalogSet(catalog.LoadOptions{RelatedImages: true}, naming.GlobalCatalogNamespace, c.catalogPaths(t), nil)
 			require.NoError(t, err)
 			var cats []*catalog.Catalog
 			if set.Plain != nil {

@@ -15,6 +15,9 @@ const (
 	// ClusterInstallNamespace is the namespace of operators installed for
 	// all namespaces on OpenShift.
 	ClusterInstallNamespace = "openshift-operators"
+	// GlobalCatalogNamespace is OLM's global catalog namespace on OpenShift, where ODLM
+	// runs: render.Options.GlobalCatalogNamespace when it is empty.
+	GlobalCatalogNamespace = "openshift-marketplace"
 	// OperatorGroupName is the name of the OperatorGroup ODLM creates.
 	OperatorGroupName = "operand-deployment-lifecycle-manager-operatorgroup"
 	// WatchedByODLMLabel marks objects (such as ConfigMaps and Secrets)

@@ -7,11 +7,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/fbc"
 	"github.com/odlm-render/odlm-render/internal/olmresolve"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
 
-// TestDependencyCandidatesAreOLMs: pkg/catalog's Catalog.Candidate, given a bundle's
+// TestDependencyCandidatesAreOLMs: internal/fbc's Catalog.Candidate, given a bundle's
 // requirement (Bundle.Requirements), picks the bundle and channel OLM v0's own resolver
 // installs for a dependency from one catalog (cases after OLM's resolver tests: two providers
 // of a GVK, default channels first, a version range below the head, a deprecated bundle).
@@ -78,7 +79,7 @@ func TestDependencyCandidatesAreOLMs(t *testing.T) {
 				`{schema: olm.channel, package: app, name: stable, entries: [{name: app.v1.0.0}]}`,
 				bundle("app", "1.0.0", tc.requires),
 			}, tc.docs...)
-			b := catalog.NewBuilder(catalog.LoadOptions{})
+			b := fbc.NewBuilder(catalog.LoadOptions{})
 			require.NoError(t, b.AddBytes("catalog.yaml", []byte(strings.Join(docs, "\n---\n"))))
 			cat, err := b.Catalog()
 			require.NoError(t, err)
@@ -92,9 +93,9 @@ func TestDependencyCandidatesAreOLMs(t *testing.T) {
 			require.True(t, ok)
 			assert.Equal(t, tc.want, got.Bundle.Name+" "+got.Channel)
 
-			fbc, err := olmresolve.FromCatalog(cat)
+			served, err := olmresolve.FromCatalog(cat)
 			require.NoError(t, err)
-			r := newResolver(t, olmresolve.Source{Name: "cs", Namespace: "olm", FBC: fbc})
+			r := newResolver(t, olmresolve.Source{Name: "cs", Namespace: "olm", FBC: served})
 			res, err := r.Resolve(subscribed("app", "cs"), ns)
 			require.NoError(t, err)
 			var olm []string

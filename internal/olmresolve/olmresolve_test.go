@@ -27,9 +27,9 @@ type bundle struct {
 	extra              []string // more properties, as JSON objects
 }
 
-// fbc writes a small file-based catalog: packages with their default channel, channels
+// catalogFS writes a small file-based catalog: packages with their default channel, channels
 // with their entries (JSON objects), bundles.
-func fbc(t *testing.T, packages map[string]string, channels map[string][]string, bundles []bundle) fstest.MapFS {
+func catalogFS(t *testing.T, packages map[string]string, channels map[string][]string, bundles []bundle) fstest.MapFS {
 	t.Helper()
 	var docs []string
 	for pkg, def := range packages {
@@ -118,7 +118,7 @@ func plans(w olmresolve.Walk) []string {
 // single-bundle channel), and the head's skipRange holds the cluster CSV's version: OLM
 // upgrades (OLM's resolver reads the installed version from the CSV's spec.version).
 func TestWalkReachesAPrunedCSVBySkipRange(t *testing.T) {
-	cat := fbc(t, map[string]string{"foo": "stable"},
+	cat := catalogFS(t, map[string]string{"foo": "stable"},
 		map[string][]string{"foo/stable": {`{"name":"foo.v2.0.0","skipRange":">=1.0.0 <2.0.0"}`}},
 		[]bundle{{pkg: "foo", name: "foo.v2.0.0", version: "2.0.0"}})
 	r := newResolver(t, olmresolve.Source{Name: "cs", Namespace: "olm", FBC: cat})
@@ -132,7 +132,7 @@ func TestWalkReachesAPrunedCSVBySkipRange(t *testing.T) {
 // TestWalkNeverChoosesADeprecatedBundle: v1.1.0 replaces the installed v1.0.0 but carries
 // olm.deprecated; v1.2.0 replaces v1.1.0 only: OLM does not move.
 func TestWalkNeverChoosesADeprecatedBundle(t *testing.T) {
-	cat := fbc(t, map[string]string{"foo": "stable"},
+	cat := catalogFS(t, map[string]string{"foo": "stable"},
 		map[string][]string{"foo/stable": {
 			`{"name":"foo.v1.0.0"}`,
 			`{"name":"foo.v1.1.0","replaces":"foo.v1.0.0"}`,
@@ -153,7 +153,7 @@ func TestWalkNeverChoosesADeprecatedBundle(t *testing.T) {
 // TestWalkFindsTheLoop: at the head v2.0.0, the older entry v1.0.0's skipRange holds 2.0.0,
 // so OLM moves back to v1.0.0, then v2.0.0 replaces it again: the walk reports the repeat.
 func TestWalkFindsTheLoop(t *testing.T) {
-	cat := fbc(t, map[string]string{"foo": "stable"},
+	cat := catalogFS(t, map[string]string{"foo": "stable"},
 		map[string][]string{"foo/stable": {
 			`{"name":"foo.v1.0.0","skipRange":">=2.0.0 <3.0.0"}`,
 			`{"name":"foo.v2.0.0","replaces":"foo.v1.0.0"}`,
@@ -170,7 +170,7 @@ func TestWalkFindsTheLoop(t *testing.T) {
 // TestResolveAddsADependency: bar requires package foo >=1.0.0; subscribing to bar alone,
 // OLM installs foo's default channel head too and creates a Subscription for it.
 func TestResolveAddsADependency(t *testing.T) {
-	cat := fbc(t, map[string]string{"foo": "stable", "bar": "stable"},
+	cat := catalogFS(t, map[string]string{"foo": "stable", "bar": "stable"},
 		map[string][]string{"foo/stable": {`{"name":"foo.v1.0.0"}`}, "bar/stable": {`{"name":"bar.v1.0.0"}`}},
 		[]bundle{
 			{pkg: "foo", name: "foo.v1.0.0", version: "1.0.0"},
@@ -190,7 +190,7 @@ func TestResolveAddsADependency(t *testing.T) {
 
 // TestResolveUnsatisfiable: bar requires a package no catalog has: OLM's error.
 func TestResolveUnsatisfiable(t *testing.T) {
-	cat := fbc(t, map[string]string{"bar": "stable"},
+	cat := catalogFS(t, map[string]string{"bar": "stable"},
 		map[string][]string{"bar/stable": {`{"name":"bar.v1.0.0"}`}},
 		[]bundle{{pkg: "bar", name: "bar.v1.0.0", version: "1.0.0", extra: []string{`{"type":"olm.package.required","value":{"packageName":"foo","versionRange":">=1.0.0"}}`}}})
 	r := newResolver(t, olmresolve.Source{Name: "cs", Namespace: "olm", FBC: cat})
@@ -203,7 +203,7 @@ func TestResolveUnsatisfiable(t *testing.T) {
 // TestRefusedCatalogServesNothing: a channel with two heads is refused by opm serve; the
 // source is reported and nothing resolves from it.
 func TestRefusedCatalogServesNothing(t *testing.T) {
-	cat := fbc(t, map[string]string{"foo": "stable"},
+	cat := catalogFS(t, map[string]string{"foo": "stable"},
 		map[string][]string{"foo/stable": {`{"name":"foo.v1.0.0"}`, `{"name":"foo.v2.0.0"}`}},
 		[]bundle{{pkg: "foo", name: "foo.v1.0.0", version: "1.0.0"}, {pkg: "foo", name: "foo.v2.0.0", version: "2.0.0"}})
 	r := newResolver(t, olmresolve.Source{Name: "cs", Namespace: "olm", FBC: cat})
@@ -218,13 +218,13 @@ func TestRefusedCatalogServesNothing(t *testing.T) {
 // dependent's own CatalogSource, ahead of any priority; failing that, the higher priority.
 func TestDependencyCatalogOrder(t *testing.T) {
 	fooCatalog := func(v string) fstest.MapFS {
-		return fbc(t, map[string]string{"foo": "stable"},
+		return catalogFS(t, map[string]string{"foo": "stable"},
 			map[string][]string{"foo/stable": {`{"name":"foo.v` + v + `"}`}},
 			[]bundle{{pkg: "foo", name: "foo.v" + v, version: v}})
 	}
 	requiresFoo := `{"type":"olm.package.required","value":{"packageName":"foo","versionRange":">=1.0.0"}}`
 	withBar := func(cat fstest.MapFS) fstest.MapFS {
-		bar := fbc(t, map[string]string{"bar": "stable"},
+		bar := catalogFS(t, map[string]string{"bar": "stable"},
 			map[string][]string{"bar/stable": {`{"name":"bar.v1.0.0"}`}},
 			[]bundle{{pkg: "bar", name: "bar.v1.0.0", version: "1.0.0", extra: []string{requiresFoo}}})
 		out := fstest.MapFS{}
@@ -234,7 +234,7 @@ func TestDependencyCatalogOrder(t *testing.T) {
 		out["catalog/bar.json"] = bar["catalog/catalog.json"]
 		return out
 	}
-	barOnly := fbc(t, map[string]string{"bar": "stable"},
+	barOnly := catalogFS(t, map[string]string{"bar": "stable"},
 		map[string][]string{"bar/stable": {`{"name":"bar.v1.0.0"}`}},
 		[]bundle{{pkg: "bar", name: "bar.v1.0.0", version: "1.0.0", extra: []string{requiresFoo}}})
 	tests := []struct {

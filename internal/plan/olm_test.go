@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/odlm-render/odlm-render/internal/fbc"
 	"github.com/odlm-render/odlm-render/internal/plan"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 	"github.com/odlm-render/odlm-render/pkg/render"
@@ -33,7 +34,7 @@ func appCatalog(t *testing.T, withDB bool) *catalog.Catalog {
 {schema: olm.bundle, package: db-operator, name: db-operator.v1.1.0, image: z, properties: [{type: olm.package, value: {packageName: db-operator, version: 1.1.0}}]}
 `
 	}
-	b := catalog.NewBuilder(catalog.LoadOptions{})
+	b := fbc.NewBuilder(catalog.LoadOptions{})
 	require.NoError(t, b.AddBytes("catalog.yaml", []byte(doc)))
 	c, err := b.Catalog()
 	require.NoError(t, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/registry"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
+	"github.com/odlm-render/odlm-render/internal/fbc"
 	"github.com/odlm-render/odlm-render/internal/image"
 	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
@@ -259,7 +260,7 @@ func CopyCatalogWithImages(src, dst string, images map[string]string) error {
 // dir: the whole catalog with its related images, every channel head that lacks contents
 // given the contents of its bundle image, the snapshot's source.ref the folder's name.
 func ExtractPulled(ctx context.Context, dir, snapshotName string, rewrites []image.Rewrite) ([]byte, error) {
-	b := catalog.NewBuilder(catalog.LoadOptions{RelatedImages: true})
+	b := fbc.NewBuilder(catalog.LoadOptions{RelatedImages: true})
 	info, err := image.Load(ctx, dir, b, image.Options{})
 	if err != nil {
 		return nil, err
@@ -269,7 +270,7 @@ func ExtractPulled(ctx context.Context, dir, snapshotName string, rewrites []ima
 		return nil, err
 	}
 	puller := &image.BundlePuller{Rewrites: rewrites}
-	for _, bundle := range cat.HeadsWithoutContents() {
+	for _, bundle := range fbc.HeadsWithoutContents(cat) {
 		c, _, err := puller.Pull(ctx, bundle.Image)
 		if err != nil {
 			return nil, fmt.Errorf("bundle %s (package %s): %w", bundle.Name, bundle.Package, err)
@@ -279,7 +280,7 @@ func ExtractPulled(ctx context.Context, dir, snapshotName string, rewrites []ima
 	source := info.SnapshotSource()
 	source.Ref = filepath.Base(dir)
 	var out bytes.Buffer
-	if err := cat.WriteSnapshot(&out, catalog.SnapshotMeta{Name: snapshotName, Source: source}); err != nil {
+	if err := fbc.WriteSnapshot(cat, &out, fbc.SnapshotMeta{Name: snapshotName, Source: source}); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil

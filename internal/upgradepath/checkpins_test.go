@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/fbc"
 	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/internal/upgradepath"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
@@ -34,7 +35,7 @@ func TestCheckPinsCases(t *testing.T) {
 
 func TestCheckPinsCasesThroughSkipsAndSkipRange(t *testing.T) {
 	t.Parallel()
-	b := catalog.NewBuilder(catalog.LoadOptions{})
+	b := fbc.NewBuilder(catalog.LoadOptions{})
 	require.NoError(t, b.AddBytes("c.yaml", []byte(`schema: olm.package
 name: p
 defaultChannel: s

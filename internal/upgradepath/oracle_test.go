@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/fbc"
 	"github.com/odlm-render/odlm-render/internal/olmresolve"
 	"github.com/odlm-render/odlm-render/internal/upgradepath"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
@@ -156,7 +157,7 @@ entries:
 
 func divergencesPackage(t *testing.T) *catalog.Package {
 	t.Helper()
-	b := catalog.NewBuilder(catalog.LoadOptions{})
+	b := fbc.NewBuilder(catalog.LoadOptions{})
 	doc := divergences
 	for _, v := range []string{"1.0.0", "1.1.0", "1.2.0", "2.0.0", "3.0.0"} {
 		extra := ""

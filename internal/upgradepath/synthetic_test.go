@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/fbc"
 	"github.com/odlm-render/odlm-render/internal/upgradepath"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
@@ -60,7 +61,7 @@ entries:
 
 func syntheticPackage(t *testing.T) *catalog.Package {
 	t.Helper()
-	b := catalog.NewBuilder(catalog.LoadOptions{})
+	b := fbc.NewBuilder(catalog.LoadOptions{})
 	doc := synthetic
 	for _, v := range []string{"1.0.0", "1.1.0", "1.2.0", "1.3.0"} {
 		doc += fmt.Sprintf("---\n{schema: olm.bundle, name: p.v%s, package: p, image: x, properties: [{type: olm.package, value: {packageName: p, version: %s}}]}\n", v, v)

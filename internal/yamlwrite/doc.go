@@ -2,7 +2,7 @@
 // indentation, sequences at their key's column, keys in byte order, empty collections in flow
 // style) and the one function that decides how each string is written (Choose: plain, single-
 // or double-quoted, or a literal block). Manifests (internal/manifest) and CatalogSnapshots
-// (pkg/catalog) are both written here.
+// (internal/fbc) are both written here.
 //
 // The bytes are the ones go.yaml.in/yaml/v3's encoder writes for the same value tree with the
 // project's settings (indent 2, compact sequences), except that strings YAML 1.1 readers

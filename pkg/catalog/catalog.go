@@ -1,214 +1,84 @@
 package catalog
 
-import (
-	"errors"
-	"maps"
-	"os"
-	"runtime/debug"
-	"slices"
-	"strings"
+import "github.com/odlm-render/odlm-render/internal/fbc"
+
+// The records of a loaded catalog, defined in internal/fbc.
+type (
+	// Catalog is a decoded, validated file-based catalog: its packages by name.
+	Catalog = fbc.Catalog
+	// Package is one operator package with its channels, bundles and deprecations.
+	Package = fbc.Package
+	// Channel is an upgrade graph of bundles.
+	Channel = fbc.Channel
+	// ChannelEntry is one bundle of a channel and its upgrade edges (replaces, skips,
+	// skipRange).
+	ChannelEntry = fbc.ChannelEntry
+	// Bundle is one installable version of an operator.
+	Bundle = fbc.Bundle
+	// GVK is an API group, version and kind (a bundle's olm.gvk and olm.gvk.required).
+	GVK = fbc.GVK
+	// PackageRequirement is an olm.package.required property.
+	PackageRequirement = fbc.PackageRequirement
+	// Property is a bundle property no Bundle field holds, kept as decoded.
+	Property = fbc.Property
+	// InstallMode is one entry of a CSV's spec.installModes (OLM's type).
+	InstallMode = fbc.InstallMode
+	// RelatedImage is an entry of a bundle's relatedImages (OLM's type).
+	RelatedImage = fbc.RelatedImage
+	// Requirement is one thing a bundle needs OLM v0 to install beside it
+	// (Bundle.Requirements): a test on bundles.
+	Requirement = fbc.Requirement
+	// Candidate is the bundle OLM v0 would install to satisfy a Requirement from one
+	// catalog, and the channel it would subscribe to (Catalog.Candidate).
+	Candidate = fbc.Candidate
+	// Contents is what a bundle installs besides its alm-examples: CRDs, the CSV's install
+	// strategy, the other manifests (Bundle.Contents; nil when unknown).
+	Contents = fbc.Contents
+	// CRDRef names a CRD a CSV owns or requires.
+	CRDRef = fbc.CRDRef
+	// ObjectRef names a manifest of a bundle.
+	ObjectRef = fbc.ObjectRef
+	// Install is the part of a ClusterServiceVersion OLM's install strategy turns into
+	// objects.
+	Install = fbc.Install
+	// InstallDeployment is one deployment of an install strategy.
+	InstallDeployment = fbc.InstallDeployment
+	// Deprecation is one entry of a package's olm.deprecations blob.
+	Deprecation = fbc.Deprecation
+	// DeprecationReference names what is deprecated: the package, a channel or a bundle.
+	DeprecationReference = fbc.DeprecationReference
+	// Source tells where a blob came from: file, document index, line.
+	Source = fbc.Source
+	// Error is the error about catalog data: where it came from, the package, channel or
+	// bundle concerned, and the bare cause.
+	Error = fbc.Error
+	// LoadOptions tunes LoadWith: the packages to keep, related images, the contents of
+	// every bundle, the folders files must stay in.
+	LoadOptions = fbc.LoadOptions
 )
 
-// Schema names of the blobs this package understands.
-const (
-	schemaPackage      = "olm.package"
-	schemaChannel      = "olm.channel"
-	schemaBundle       = "olm.bundle"
-	schemaDeprecations = "olm.deprecations"
+// Causes of errors about catalog data, for errors.Is.
+var (
+	// ErrNoChannelHead: no entry of a channel is its head (Channel.Head).
+	ErrNoChannelHead = fbc.ErrNoChannelHead
+	// ErrMultipleChannelHeads: more than one entry of a channel could be its head.
+	ErrMultipleChannelHeads = fbc.ErrMultipleChannelHeads
+	// ErrDuplicate: a package, channel, bundle or deprecations blob is defined twice.
+	ErrDuplicate = fbc.ErrDuplicate
 )
 
-// Catalog is a decoded, validated file-based catalog. It is not modified
-// after Builder.Catalog returns it, so concurrent readers are safe.
-type Catalog struct {
-	packages map[string]*Package
-	ignored  map[string]int
-	// contentless are the documents of blanks, comments or directives only (opm refuses them)
-	contentless []Source
-	refusals    refusals
-}
-
-// Package is one operator package with its channels and bundles.
-type Package struct {
-	Name           string
-	DefaultChannel string
-	Description    string
-	// Source is where the olm.package blob was found.
-	Source       Source
-	Channels     map[string]*Channel
-	Bundles      map[string]*Bundle
-	Deprecations []Deprecation
-}
-
-// LoadOptions tunes Load and the Builder.
-type LoadOptions struct {
-	// Packages, when non-empty, keeps only those packages: blobs of other
-	// packages are decoded one at a time and dropped, never all held in
-	// memory at once, and are not validated (so a package defined twice
-	// elsewhere in the tree is no error when it is not asked for).
-	Packages []string
-	// RelatedImages keeps each bundle's relatedImages (Bundle.RelatedImages
-	// and RelatedImagesKnown), from an FBC or a CatalogSnapshot, so that a
-	// snapshot written from the catalog carries them. Rendering does not
-	// need them, so they are dropped by default: they are a fifth of what a
-	// loaded catalog would otherwise hold. A snapshot's are checked either way.
-	RelatedImages bool
-	// AllContents keeps the contents (Bundle.Contents) of every bundle that carries them, not
-	// only of the channel heads: odlm-render plan checks the CRDs of each hop OLM takes.
-	// Rendering installs the heads only, and older versions' CRDs make a loaded catalog of
-	// the older shape many times larger, so they are dropped by default.
-	AllContents bool
-	// Within, when set, confines every file read to these folders: a file that resolves
-	// elsewhere (a symbolic link inside a folder given, pointing out) is an error naming it.
-	// The Argo CD plugin and the KRM function set it to what their caller may read.
-	Within []string
-}
-
-// ExtractGCPercent is the garbage collector setting catalog extraction runs with (see
-// TuneGCForExtract): a load is memory-bound, and collecting twice as often keeps its peak
-// about 15% lower for about 10% more time (scripts/bench-catalog.sh).
-const ExtractGCPercent = 50
-
-// TuneGCForExtract sets ExtractGCPercent, unless the user set GOGC. Front doors that extract
-// catalogs call it once.
-func TuneGCForExtract() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(ExtractGCPercent)
-	}
-}
-
-// Load reads files and folders (recursively). Several paths form one
-// catalog. A package defined twice (two olm.package blobs with the same name,
-// across paths or files) is an error naming both files.
-func Load(paths ...string) (*Catalog, error) {
-	return LoadWith(LoadOptions{}, paths...)
-}
+// Load reads catalog files and folders (recursively; .yaml, .yml and .json files, FBC blobs
+// or CatalogSnapshots, honouring .indexignore files). Several paths form one catalog. A
+// package defined twice (two olm.package blobs with the same name, across paths or files)
+// is an error naming both files.
+func Load(paths ...string) (*Catalog, error) { return fbc.Load(paths...) }
 
 // LoadWith is Load with options.
 func LoadWith(opts LoadOptions, paths ...string) (*Catalog, error) {
-	if len(paths) == 0 {
-		return nil, errors.New("catalog: no path given")
-	}
-	b := NewBuilder(opts)
-	for _, p := range paths {
-		if err := b.AddPath(p); err != nil {
-			return nil, err
-		}
-	}
-	return b.Catalog()
+	return fbc.LoadWith(opts, paths...)
 }
 
-// Package returns the named package.
-func (c *Catalog) Package(name string) (*Package, bool) {
-	if c == nil {
-		return nil, false
-	}
-	p, ok := c.packages[name]
-	return p, ok
-}
-
-// PackageNames returns the package names, sorted.
-func (c *Catalog) PackageNames() []string {
-	if c == nil {
-		return nil
-	}
-	return slices.Sorted(maps.Keys(c.packages))
-}
-
-// IgnoredBlobs counts, by schema, the blobs of schemas this package does not
-// interpret (they are valid FBC, so never an error).
-func (c *Catalog) IgnoredBlobs() map[string]int {
-	if c == nil {
-		return nil
-	}
-	return maps.Clone(c.ignored)
-}
-
-// ChannelNames returns the channel names, sorted.
-func (p *Package) ChannelNames() []string {
-	return slices.Sorted(maps.Keys(p.Channels))
-}
-
-// BundleNames returns the bundle names, sorted.
-func (p *Package) BundleNames() []string {
-	return slices.Sorted(maps.Keys(p.Bundles))
-}
-
-// BundleByCSV is the bundle whose ClusterServiceVersion is named csv (its CSVName, else its
-// name, by the FBC convention), nil when none is; bundles are looked at in name order.
-func (p *Package) BundleByCSV(csv string) *Bundle {
-	for _, name := range p.BundleNames() {
-		b := p.Bundles[name]
-		if b.CSVName == csv || (b.CSVName == "" && b.Name == csv) {
-			return b
-		}
-	}
-	return nil
-}
-
-// ChannelOrDefault is the channel OLM follows for a Subscription's channel: the package's
-// default channel when it is empty (a Subscription may leave spec.channel out).
-func (p *Package) ChannelOrDefault(channel string) string {
-	if channel == "" {
-		return p.DefaultChannel
-	}
-	return channel
-}
-
-// HeadBundle returns the bundle at the head of the channel; an empty channel is the
-// package's default channel. The error names the package, the channel and the file when the
-// channel, its head or the head's bundle is missing.
-func (p *Package) HeadBundle(channel string) (*Bundle, error) {
-	if channel == "" {
-		if p.DefaultChannel == "" {
-			return nil, errf(p.Source, p.Name, "", "", "the channel is empty and the package has no defaultChannel")
-		}
-		channel = p.DefaultChannel
-	}
-	ch, ok := p.Channels[channel]
-	if !ok {
-		return nil, errf(p.Source, p.Name, channel, "", "channel not found (channels: %s)", joinOrNone(p.ChannelNames()))
-	}
-	head, err := ch.Head()
-	if err != nil {
-		return nil, err
-	}
-	b, ok := p.Bundles[head]
-	if !ok {
-		return nil, errf(ch.Source, p.Name, channel, head, "the channel head has no olm.bundle blob")
-	}
-	return b, nil
-}
-
-func joinOrNone(names []string) string {
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, ", ")
-}
-
-// heads are the names of the bundles that head a channel.
-func (p *Package) heads() map[string]bool {
-	heads := map[string]bool{}
-	for _, ch := range p.Channels {
-		if h, err := ch.Head(); err == nil {
-			heads[h] = true
-		}
-	}
-	return heads
-}
-
-// HeadsWithoutContents returns the channel heads whose contents (CRDs, install strategy)
-// are unknown, by package and bundle name: the bundles whose images a pull would read.
-func (c *Catalog) HeadsWithoutContents() []*Bundle {
-	var out []*Bundle
-	for _, pn := range c.PackageNames() {
-		p := c.packages[pn]
-		heads := p.heads()
-		for _, bn := range p.BundleNames() {
-			if b := p.Bundles[bn]; heads[bn] && b.Contents == nil {
-				out = append(out, b)
-			}
-		}
-	}
-	return out
-}
+// ContentsFromFolder reads a bundle's manifests folder on disk (registry+v1: the
+// `manifests/` of an unpacked bundle image or of an operator repository's bundle): what it
+// installs, as Bundle.Contents holds it.
+func ContentsFromFolder(dir string) (*Contents, error) { return fbc.ContentsFromFolder(dir) }

@@ -1,39 +1,20 @@
-// Package catalog owns reading OLM file-based catalogs (FBC): it decodes the
-// olm.package, olm.channel, olm.bundle and olm.deprecations blobs of a catalog
-// tree, works out channel heads, and parses the alm-examples of a bundle. It
-// also reads and writes CatalogSnapshots, this project's compact copy of the
-// part of a catalog a render reads (snapshot.go).
+// Package catalog is the public API for OLM catalog data: it loads file-based catalogs (FBC)
+// and CatalogSnapshots (this project's compact copy of the part of a catalog a render
+// reads) from files and folders, and offers their typed records: a Catalog of Packages,
+// each with its Channels (entries and upgrade edges, heads) and Bundles (versions, install
+// modes, provided and required APIs, alm-examples, the contents a bundle installs:
+// CRDs, install strategy, other manifests), and the deprecations of olm.deprecations.
+// A Set is the catalog data of a cluster as a render sees it, by CatalogSource.
 //
-// It is a decoder of our own, written against the FBC schema documented by
-// operator-registry; of operator-registry it imports only alpha/model, whose own
-// validation says which catalogs `opm serve` refuses (opm.go, Catalog.OPMRefusals).
+//	cat, err := catalog.Load("catalog/")
+//	pkg, ok := cat.Package("my-operator")
+//	head, err := pkg.HeadBundle("") // the default channel's head
 //
-// How it reads (decode.go, split.go, prune.go, stream.go): a stream is cut
-// into documents without being parsed; a peek at each document's unindented
-// lines names its schema and package, so that blobs of packages not asked for
-// are dropped unparsed; the rest is parsed by workers, after the text of the
-// CSV metadata no Bundle field comes from (crdDescriptions, descriptions,
-// icons…) is cut out; items reach the Builder in document order. Shortcuts
-// never change a result: whatever they cannot read exactly is parsed in full
-// (FuzzStreamingMatchesReference checks it against a plain decoder).
-//
-// What it reads is written down once: records.go and records_snapshot.go define each blob
-// schema, property value and snapshot element as a Go struct with json tags, which one
-// decoder (tree_decode.go) fills from the parsed blob, whichever way it came (an FBC file,
-// a CatalogSnapshot, a caller's AddBlob).
-//
-// What it must not do:
-//   - import pkg/render or know anything about ODLM custom resources: it only
-//     answers questions about catalog data;
-//   - panic on any input (the decoders are fuzzed);
-//   - keep icons, descriptions, related images (unless asked:
-//     LoadOptions.RelatedImages, which catalog extract sets so that
-//     snapshots carry them) or whole blobs in memory after decoding, or hold more than a few documents of a
-//     stream at once: only the fields the renderer and a snapshot need are
-//     kept, so that a 33 MB catalog costs about 8 MB loaded;
-//   - follow symlinked folders (a loop would never end) or touch the network
-//     (images are internal/image's: it feeds their layers to a Tree).
-//
-// Every error names where the data came from (file, document index, line when
-// known) and the package, channel or bundle concerned; see Error.
+// The records are defined in internal/fbc, which reads and checks them (its doc comment
+// says how); this package names them. A loaded Catalog is not modified afterwards, so
+// concurrent readers are safe. Every error about catalog data is an *Error naming where the
+// data came from (file, document, line) and the package, channel or bundle concerned.
+// Loading never touches the network and never follows symlinked folders; catalog images
+// are read by the odlm-render command (odlm-render catalog extract writes a
+// CatalogSnapshot of one).
 package catalog

@@ -4,6 +4,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/cluster"
 	"github.com/odlm-render/odlm-render/internal/diag"
 	"github.com/odlm-render/odlm-render/internal/manifest"
+	"github.com/odlm-render/odlm-render/internal/template/secret"
 )
 
 // The public API of the engine is this package and pkg/catalog; the machinery lives under
@@ -25,6 +26,24 @@ type (
 	// Reader reads one object; Lister lists a kind (optional for a Source's Reader).
 	Reader = cluster.Reader
 	Lister = cluster.Lister
+	// Origin names a Source in explanations and results ("snapshot", "live"; OriginRendered
+	// for the objects the render emits).
+	Origin = cluster.Origin
+	// Kind is a kind a Source holds objects of (Sources.Kinds).
+	Kind = cluster.Kind
+	// ObjectRef names an object: apiVersion, kind, namespace, name (Object.Ref, Result.Object).
+	ObjectRef = manifest.Ref
+	// ObjectSource is where an Object was read from: file, document index, line
+	// (Object.Source).
+	ObjectSource = manifest.Source
+	// PathStep is one step of a field path: a map key or a list index.
+	PathStep = manifest.PathStep
+	// Anchor is the object and field a result is about, beside where it was found
+	// (Result.At).
+	Anchor = diag.Anchor
+	// SecretFields are the fields of an object that hold a value read from a Secret
+	// (Output.SecretFields).
+	SecretFields = secret.Fields
 )
 
 // NewObject wraps a value tree (map[string]any, []any, string, bool, nil, json.Number) as an

@@ -3,14 +3,13 @@ package render
 import (
 	"errors"
 	"fmt"
-	"reflect"
-	"slices"
 	"strings"
 
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 
 	"github.com/odlm-render/odlm-render/internal/cluster"
-	"github.com/odlm-render/odlm-render/internal/suggest"
+	"github.com/odlm-render/odlm-render/internal/naming"
+	"github.com/odlm-render/odlm-render/internal/optionspec"
 )
 
 // Options tune a render. It is the one contract of the engine: the front doors map their
@@ -169,54 +168,22 @@ const (
 	SecretsForbid SecretsMode = "forbid"
 )
 
-// Option describes one field of Options as the front doors name it.
-type Option struct {
-	Field string   // the Go field, e.g. BindInfoSecrets
-	JSON  string   // the functionConfig field, e.g. bindinfoSecrets
-	Flag  string   // the CLI flag without dashes, e.g. bindinfo-secrets
-	Enum  []string // the allowed values of a string option ("" always means the default)
-	// Default is the value "" stands for ("" when none); Help says what the option does
-	Default, Help string
-}
+// Option describes one field of Options as the front doors name it: its functionConfig
+// name, flag, allowed values, default and help (internal/optionspec reads them from the
+// field's tags).
+type Option = optionspec.Option
+
+// OptionError is an option value the engine refuses; Validate's error joins one per problem.
+type OptionError = optionspec.Error
 
 // OptionList lists the options the front doors set, in declaration order.
-func OptionList() []Option {
-	t := reflect.TypeOf(Options{})
-	var out []Option
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" || name == "" {
-			continue
-		}
-		o := Option{Field: f.Name, JSON: name, Flag: f.Tag.Get("flag"), Default: f.Tag.Get("default"), Help: f.Tag.Get("help")}
-		if e := f.Tag.Get("enum"); e != "" {
-			o.Enum = strings.Split(e, ",")
-		}
-		out = append(out, o)
-	}
-	return out
-}
+func OptionList() []Option { return optionspec.Of[Options]() }
 
-// OptionError is an option value the engine refuses.
-type OptionError struct {
-	Option Option
-	Value  string
-	Msg    string
-}
-
-func (e *OptionError) Error() string {
-	return fmt.Sprintf("option %s (--%s): %s", e.Option.JSON, e.Option.Flag, e.Msg)
-}
-
-// DefaultGlobalCatalogNamespace is OLM's global catalog namespace on OpenShift, where ODLM
-// runs: Options.GlobalCatalogNamespace when it is empty.
-const DefaultGlobalCatalogNamespace = "openshift-marketplace"
-
-// GlobalNamespace is GlobalCatalogNamespace, or its default.
+// GlobalNamespace is GlobalCatalogNamespace, or its default: OLM's global catalog namespace
+// on OpenShift, where ODLM runs (openshift-marketplace).
 func (o Options) GlobalNamespace() string {
 	if o.GlobalCatalogNamespace == "" {
-		return DefaultGlobalCatalogNamespace
+		return naming.GlobalCatalogNamespace
 	}
 	return o.GlobalCatalogNamespace
 }
@@ -225,22 +192,7 @@ func (o Options) GlobalNamespace() string {
 // bindinfoSecrets must never fall back to copying Secret data into the output), and
 // ManualApproval goes with Pin. The error joins one *OptionError per problem.
 func (o Options) Validate() error {
-	v := reflect.ValueOf(o)
-	var errs []error
-	for _, opt := range OptionList() {
-		if len(opt.Enum) == 0 {
-			continue
-		}
-		value := v.FieldByName(opt.Field).String()
-		if value == "" || slices.Contains(opt.Enum, value) {
-			continue
-		}
-		msg := fmt.Sprintf("%q is not one of %s", value, strings.Join(opt.Enum, ", "))
-		if near, ok := suggest.Closest(value, opt.Enum); ok {
-			msg += fmt.Sprintf(" (did you mean %q?)", near)
-		}
-		errs = append(errs, &OptionError{Option: opt, Value: value, Msg: msg})
-	}
+	errs := optionspec.CheckEnums(o, OptionList())
 	if o.ManualApproval && !o.Pin {
 		errs = append(errs, optionError("ManualApproval", "true", "goes with pin (--pin): it makes the pinned version a lock"))
 	}
@@ -283,27 +235,11 @@ func (o Options) Validate() error {
 
 // optionError is an *OptionError about the option of field.
 func optionError(field, value, msg string) error {
-	for _, opt := range OptionList() {
-		if opt.Field == field {
-			return &OptionError{Option: opt, Value: value, Msg: msg}
-		}
-	}
-	panic("render: no option has the field " + field) // a bug: the fields are this file's
+	return optionspec.ErrorOf(OptionList(), field, value, msg)
 }
 
 // OptionErrors returns the *OptionErrors an error from Validate joins.
-func OptionErrors(err error) []*OptionError {
-	var out []*OptionError
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		for _, e := range j.Unwrap() {
-			var oe *OptionError
-			if errors.As(e, &oe) {
-				out = append(out, oe)
-			}
-		}
-	}
-	return out
-}
+func OptionErrors(err error) []*OptionError { return optionspec.Errors(err) }
 
 // MirrorImage is image with the longest matching FROM of mirrors ("FROM=TO") replaced by its
 // TO: a FROM matches a whole registry or repository path prefix (followed by "/", ":", "@" or

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/odlm-render/odlm-render/bench/internal/report"
+	"github.com/odlm-render/odlm-render/internal/fbc"
 	"github.com/odlm-render/odlm-render/internal/image"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
 )
@@ -34,7 +35,7 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	catalog.TuneGCForExtract() // as odlm-render catalog extract does
+	fbc.TuneGCForExtract() // as odlm-render catalog extract does
 	var keep []string
 	if *pkgs != "" {
 		keep = strings.Split(*pkgs, ",")
@@ -43,7 +44,7 @@ func main() {
 	var cats []*catalog.Catalog
 	packages, bundles := 0, 0
 	for i, src := range flag.Args() {
-		b := catalog.NewBuilder(catalog.LoadOptions{Packages: keep})
+		b := fbc.NewBuilder(catalog.LoadOptions{Packages: keep})
 		info, err := image.Load(context.Background(), src, b, image.Options{})
 		if err != nil {
 			report.Fail(err)
@@ -60,7 +61,7 @@ func main() {
 		if err != nil {
 			report.Fail(err)
 		}
-		if err := c.WriteSnapshot(f, catalog.SnapshotMeta{Source: info.SnapshotSource()}); err != nil {
+		if err := fbc.WriteSnapshot(c, f, fbc.SnapshotMeta{Source: info.SnapshotSource()}); err != nil {
 			report.Fail(err)
 		}
 		if err := f.Close(); err != nil {
