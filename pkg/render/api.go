@@ -33,6 +33,11 @@ type (
 	Kind = cluster.Kind
 	// ObjectRef names an object: apiVersion, kind, namespace, name (Object.Ref, Result.Object).
 	ObjectRef = manifest.Ref
+	// ObjectKey identifies an object by group, kind, namespace and name, as an API server
+	// does (ObjectRef.Key): comparable, a map key.
+	ObjectKey = manifest.Key
+	// GroupKind names a kind in an API group (ObjectKey.GroupKind).
+	GroupKind = manifest.GroupKind
 	// ObjectSource is where an Object was read from: file, document index, line
 	// (Object.Source).
 	ObjectSource = manifest.Source
