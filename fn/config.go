@@ -35,6 +35,8 @@ type config struct {
 	Snapshots []string `json:"snapshots,omitempty" yaml:"snapshots,omitempty" help:"objects exported from a cluster (kubectl get -o yaml), read by templates and never emitted: files or folders"`
 	// the engine's options, under their own JSON names (internal/optionspec)
 	render.Options
+	// renamed say which former option names the functionConfig used
+	renamed []string
 }
 
 // knownFields are the RenderConfig spec fields and their ConfigMap data keys: the
@@ -47,10 +49,50 @@ var knownFields = func() map[string]string {
 	return m
 }()
 
+// formerFields are the names options had before (optionspec's FormerJSON and FormerFlag),
+// mapped to their JSON names now: a functionConfig that uses one still works.
+var formerFields = func() map[string]string {
+	m := map[string]string{}
+	for _, o := range optionspec.Of[render.Options]() {
+		if o.FormerJSON != "" {
+			m[o.FormerJSON] = o.JSON
+		}
+		if o.FormerFlag != "" {
+			m[o.FormerFlag] = o.JSON
+		}
+	}
+	return m
+}()
+
+// renameFormer replaces the former names of options among keys by their names now, and says
+// so (renamed); two names of one option are an error.
+func renameFormer[V any](m map[string]V, where string) (renamed []string, err error) {
+	for _, old := range manifest.SortedKeys(m) {
+		now, ok := formerFields[old]
+		if !ok {
+			continue
+		}
+		for _, name := range []string{now, knownFields[now]} {
+			if _, both := m[name]; both {
+				return nil, fmt.Errorf("functionConfig %s: %s and %s are one option (%s is its former name)", where, old, name, old)
+			}
+		}
+		m[now] = m[old]
+		delete(m, old)
+		renamed = append(renamed, fmt.Sprintf("functionConfig %s: %s is now %s (%s): the former name is still read", where, old, now, knownFields[now]))
+	}
+	return renamed, nil
+}
+
 // configFromData reads a ConfigMap's data: each key is a RenderConfig field under its
 // spec name or its dashed name (keep-inputs); lists are comma-separated, booleans parsed.
 func configFromData(data map[string]string) (config, error) {
 	var c config
+	renamed, err := renameFormer(data, "ConfigMap")
+	if err != nil {
+		return c, err
+	}
+	c.renamed = renamed
 	spec := map[string]any{}
 	fields := map[string]reflect.StructField{}
 	for _, f := range reflect.VisibleFields(reflect.TypeOf(c)) {
@@ -137,6 +179,11 @@ func parseConfig(fc *manifest.Object) (config, error) {
 			}
 			return c, nil
 		}
+		renamed, err := renameFormer(spec, ConfigKind)
+		if err != nil {
+			return c, err
+		}
+		c.renamed = renamed
 		for _, k := range manifest.SortedKeys(spec) {
 			if _, ok := knownFields[k]; !ok {
 				return c, fmt.Errorf("functionConfig %s: unknown field spec.%s (known: %s)", ConfigKind, k, strings.Join(manifest.SortedKeys(knownFields), ", "))

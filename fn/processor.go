@@ -99,6 +99,9 @@ func renderList(rl *krm.ResourceList, eng engine, within []string) (diag.Results
 	opts := cfg.Options
 	opts.Sources = sources
 	out := eng(in, opts)
+	for _, msg := range cfg.renamed {
+		out.Results = append(out.Results, diag.Warnf(nil, "", "%s", msg))
+	}
 	if out.Results.HasErrors() {
 		return out.Results, nil
 	}

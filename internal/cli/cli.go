@@ -109,11 +109,13 @@ type renderFlags struct {
 	catalogs  []string
 	snapshots []string
 	output    string
-	// opts holds the engine's options, one flag each (bindOptionFlags)
-	opts      render.Options
-	verbose   bool
-	failEmpty bool
-	live      liveFlags
+	// opts holds the engine's options, one flag each (bindOptionFlags); formerNames says
+	// which former names of them the command line used
+	opts        render.Options
+	formerNames func() []string
+	verbose     bool
+	failEmpty   bool
+	live        liveFlags
 	// refuseCredentialPlugins refuses a kubeconfig that runs exec or auth-provider plugins
 	// (the Argo CD plugin, unless its administrator allows them)
 	refuseCredentialPlugins bool
@@ -186,6 +188,14 @@ func (f *renderFlags) bindInputFlags(cmd *cobra.Command, help inputHelp) {
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "also print info results")
 	f.opts.KubeVersion = os.Getenv("KUBE_VERSION") // the flag's default
 	bindOptionFlags(fs, &f.opts)
+	f.formerNames = func() (notes []string) {
+		for _, o := range optionspec.Of[render.Options]() {
+			if o.FormerFlag != "" && fs.Changed(o.FormerFlag) {
+				notes = append(notes, fmt.Sprintf("--%s is now --%s: the former name is still read", o.FormerFlag, o.Flag))
+			}
+		}
+		return notes
+	}
 	f.live.bind(fs, liveHelp{live: help.live, deadline: "timeout of all --live requests together"})
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 }
@@ -200,7 +210,13 @@ func (f renderFlags) renderPaths(paths []string, stdin io.Reader, eng engine, ca
 	}
 	opts := f.opts
 	opts.Sources = sources
-	return in, sources, eng(in, opts), nil
+	out := eng(in, opts)
+	if f.formerNames != nil {
+		for _, note := range f.formerNames() {
+			out.Results = append(out.Results, diag.Warnf(nil, "", "%s", note))
+		}
+	}
+	return in, sources, out, nil
 }
 
 // check refuses flags that do not go together, as usage errors.
@@ -245,6 +261,11 @@ func bindOptionFlags(fs *pflag.FlagSet, o *render.Options) {
 		switch field.Kind() {
 		case reflect.Bool:
 			fs.BoolVar(field.Addr().Interface().(*bool), opt.Flag, false, opt.Help)
+			if opt.FormerFlag != "" {
+				// the name it had: still read, hidden (renderPaths adds a note naming the new one)
+				fs.BoolVar(field.Addr().Interface().(*bool), opt.FormerFlag, false, opt.Help)
+				_ = fs.MarkHidden(opt.FormerFlag)
+			}
 		case reflect.Slice:
 			fs.StringArrayVar(field.Addr().Interface().(*[]string), opt.Flag, nil, opt.Help)
 		case reflect.String:

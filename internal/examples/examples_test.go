@@ -258,7 +258,7 @@ var renders = []struct {
 	{"quickstart olm v1 watch namespace", []string{"quickstart/manifests"}, []string{"--olm", "v1", "--olm-v1-watch-namespace", "--olm-v1-service-account"}},
 	// fails alike: the catalogs carry CSV metadata, not the bundles' contents
 	{"quickstart olm none", []string{"quickstart/manifests"}, []string{"--olm", "none"}},
-	{"quickstart no-olm", []string{"quickstart/manifests"}, []string{"--no-olm"}},
+	{"quickstart no-olm", []string{"quickstart/manifests"}, []string{"--odlm-no-olm"}},
 	// examples/kustomize and kustomize-generator (render.yaml: ordering argocd)
 	{"kustomize", []string{"kustomize/registry.yaml", "kustomize/requests.yaml"}, []string{"--ordering", "argocd"}},
 	// examples/kpt (render.yaml: ordering kpt)

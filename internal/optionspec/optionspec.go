@@ -1,7 +1,7 @@
 // Package optionspec owns how the front doors name the engine's options: each field of
 // render.Options with its functionConfig name, CLI flag, allowed values, default and help,
 // read from the field's tags (`json`, `flag`, `enum`, `default`, `help`), and the errors that
-// name an option by those names. The CLI builds its flags from the list, the KRM function
+// name an option by those names; an option renamed keeps its former names (`formerly`). The CLI builds its flags from the list, the KRM function
 // its functionConfig fields, the docs their tables; render.Options.Validate reports with it.
 // It knows nothing of what the options do.
 package optionspec
@@ -24,6 +24,9 @@ type Option struct {
 	Enum  []string // the allowed values of a string option ("" always means the default)
 	// Default is the value "" stands for ("" when none); Help says what the option does
 	Default, Help string
+	// FormerJSON and FormerFlag are the names the option had before (tag `formerly:"json,flag"`):
+	// the front doors still accept them, saying the new name
+	FormerJSON, FormerFlag string
 }
 
 // Of lists the options of struct type T that the front doors set (the fields with a `json`
@@ -43,6 +46,7 @@ func List(t reflect.Type) []Option {
 		if e := f.Tag.Get("enum"); e != "" {
 			o.Enum = strings.Split(e, ",")
 		}
+		o.FormerJSON, o.FormerFlag, _ = strings.Cut(f.Tag.Get("formerly"), ",")
 		out = append(out, o)
 	}
 	return out

@@ -39,7 +39,7 @@ func TestCatalogSnapshotAmongInputsRendersLikeTheFBC(t *testing.T) {
 		{"no pin", func(o *render.Options) { o.Pin = false }},
 		{"manual approval", func(o *render.Options) { o.ManualApproval = true }},
 		{"keep inputs", func(o *render.Options) { o.KeepInputs = true }},
-		{"no OLM", func(o *render.Options) { o.NoOLM = true }},
+		{"no OLM", func(o *render.Options) { o.ODLMNoOLM = true }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -331,9 +331,9 @@ func (oi *olmInstall) mirrorCatalogImage(obj *manifest.Object) {
 		return
 	}
 	if image := obj.String("spec", "image"); image != "" {
-		manifest.EnsureMap(obj.Map, "spec")["image"] = MirrorImage(image, mirrors)
+		manifest.EnsureMap(obj.Map, "spec")["image"] = mirrorImage(image, mirrors)
 	}
 	if tmpl := obj.Annotations()[catalogImageTemplateAnnotation]; tmpl != "" {
-		obj.SetMetadataString("annotations", catalogImageTemplateAnnotation, MirrorImage(tmpl, mirrors))
+		obj.SetMetadataString("annotations", catalogImageTemplateAnnotation, mirrorImage(tmpl, mirrors))
 	}
 }

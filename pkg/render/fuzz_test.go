@@ -63,11 +63,11 @@ func fuzzOptions(bits uint16) (render.Options, bool) {
 	opts.CheckPins = bits&(1<<5) != 0
 	opts.ManualApproval = opts.Pin && bits&(1<<6) != 0
 	opts.Ordering = []render.OrderingMode{"", render.OrderingArgoCD, render.OrderingKpt, ""}[bits>>7&3]
-	opts.NoOLM = bits&(1<<9) != 0
+	opts.ODLMNoOLM = bits&(1<<9) != 0
 	opts.EmitCatalogSources = bits&(1<<10) != 0
 	opts.KeepInputs = bits&(1<<11) != 0
 	opts.Explain = bits&(1<<12) != 0
-	if bits&(1<<15) != 0 && !opts.NoOLM {
+	if bits&(1<<15) != 0 && !opts.ODLMNoOLM {
 		// OLM v1, its installer RBAC, watchNamespace and SelfCertified updates (with the CRD
 		// checks' defaults)
 		opts.OLM, opts.OLMv1ServiceAccount, opts.OLMv1WatchNamespace, opts.OLMv1SelfCertified = render.OLMv1, true, true, true

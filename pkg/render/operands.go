@@ -90,7 +90,7 @@ func (ops *operandsStep) renderWant(w *want, doneServices map[string]bool) {
 			return
 		}
 		// no-OLM: no InstallPlan, CSV or channel to check (docs/semantics.md, The no-OLM variant)
-		if !ops.r.opts.NoOLM && (!ops.checkInstallStatus(w, sub) || !ops.channelGate(w, sub)) {
+		if !ops.r.opts.ODLMNoOLM && (!ops.checkInstallStatus(w, sub) || !ops.channelGate(w, sub)) {
 			return
 		}
 	}
@@ -124,7 +124,7 @@ func (ops *operandsStep) renderWant(w *want, doneServices map[string]bool) {
 	if e.UserManaged || len(svc.Spec) == 0 {
 		return
 	}
-	if ops.r.opts.NoOLM {
+	if ops.r.opts.ODLMNoOLM {
 		if bundle := ops.r.trackers.operatorDeployment(w); bundle != nil {
 			ops.configCRs(cfg, svc, si, bundle)
 		}

@@ -59,9 +59,11 @@ type Options struct {
 	KubeVersion string `json:"kubeVersion,omitempty" flag:"kube-version" help:"the cluster's Kubernetes version (1.28.3): resolves olm.catalogImageTemplate, and bundles whose minKubeVersion is above it are warned of"`
 	// Ordering is "" (none), OrderingArgoCD or OrderingKpt.
 	Ordering OrderingMode `json:"ordering,omitempty" flag:"ordering" enum:"argocd,kpt" help:"ordering annotations on rendered objects: argocd (sync waves, SkipDryRunOnMissingResource) or kpt (depends-on); none by default"`
-	// NoOLM renders what ODLM's no-OLM controller creates: tracking ConfigMaps instead of
-	// Subscriptions and OperatorGroups, alm-examples from the operator Deployment.
-	NoOLM bool `json:"noOLM,omitempty" flag:"no-olm" help:"render what ODLM's no-OLM controller creates: tracking ConfigMaps instead of Subscriptions and OperatorGroups, alm-examples from the operator Deployment (inputs or a snapshot)"`
+	// ODLMNoOLM renders what ODLM deployed in its own no-OLM mode (NO_OLM=true) creates:
+	// tracking ConfigMaps instead of Subscriptions and OperatorGroups, alm-examples from the
+	// operator Deployment. The operators are deployed by other means; OLM: none is the render
+	// deploying them itself. It was NoOLM (noOLM, --no-olm).
+	ODLMNoOLM bool `json:"odlmNoOLM,omitempty" flag:"odlm-no-olm" formerly:"noOLM,no-olm" help:"render what ODLM in its no-OLM mode (NO_OLM=true) creates for operators deployed by other means: tracking ConfigMaps instead of Subscriptions and OperatorGroups, alm-examples from the operator Deployment (inputs or a snapshot); not --olm none, which deploys the operators"`
 	// CRDDefaults writes the defaults of their CRDs into the custom resources the render
 	// emits, as the API server stores them; without it the server applies them.
 	CRDDefaults bool `json:"crdDefaults,omitempty" flag:"crd-defaults" help:"write the defaults of their CRDs into the custom resources the render emits, as the API server stores them (by default the server applies them)"`
@@ -168,16 +170,9 @@ const (
 	SecretsForbid SecretsMode = "forbid"
 )
 
-// Option describes one field of Options as the front doors name it: its functionConfig
-// name, flag, allowed values, default and help (internal/optionspec reads them from the
-// field's tags).
-type Option = optionspec.Option
-
-// OptionError is an option value the engine refuses; Validate's error joins one per problem.
-type OptionError = optionspec.Error
-
-// OptionList lists the options the front doors set, in declaration order.
-func OptionList() []Option { return optionspec.Of[Options]() }
+// optionList lists the options the front doors set, in declaration order (internal/optionspec
+// reads each field's functionConfig name, flag, allowed values, default and help from its tags).
+func optionList() []optionspec.Option { return optionspec.Of[Options]() }
 
 // GlobalNamespace is GlobalCatalogNamespace, or its default: OLM's global catalog namespace
 // on OpenShift, where ODLM runs (openshift-marketplace).
@@ -190,9 +185,10 @@ func (o Options) GlobalNamespace() string {
 
 // Validate checks the options: every enumerated option holds one of its values (a misspelt
 // bindinfoSecrets must never fall back to copying Secret data into the output), and
-// ManualApproval goes with Pin. The error joins one *OptionError per problem.
+// ManualApproval goes with Pin. The error joins one problem per option (internal/optionspec's
+// Error: the option's functionConfig name and flag, the value, why).
 func (o Options) Validate() error {
-	errs := optionspec.CheckEnums(o, OptionList())
+	errs := optionspec.CheckEnums(o, optionList())
 	if o.ManualApproval && !o.Pin {
 		errs = append(errs, optionError("ManualApproval", "true", "goes with pin (--pin): it makes the pinned version a lock"))
 	}
@@ -204,14 +200,14 @@ func (o Options) Validate() error {
 			errs = append(errs, optionError(f.field, "true", "goes with olm v1 (--olm v1): it configures ClusterExtensions"))
 		}
 	}
-	if o.Dependencies == DependenciesSubscriptions && (o.OLM == OLMv1 || o.OLM == OLMNone || o.NoOLM) {
+	if o.Dependencies == DependenciesSubscriptions && (o.OLM == OLMv1 || o.OLM == OLMNone || o.ODLMNoOLM) {
 		errs = append(errs, optionError("Dependencies", string(o.Dependencies), "goes with olm v0: OLM v1 and installs without OLM resolve no dependencies"))
 	}
 	if o.WebhookCerts != "" && o.OLM != OLMNone {
 		errs = append(errs, optionError("WebhookCerts", string(o.WebhookCerts), "goes with olm none (--olm none): it configures the webhooks of operators the render installs"))
 	}
-	if (o.OLM == OLMv1 || o.OLM == OLMNone) && o.NoOLM {
-		errs = append(errs, optionError("OLM", string(o.OLM), "does not go with no-olm (--no-olm): no-olm renders what ODLM's no-OLM controller creates for operators deployed by other means"))
+	if (o.OLM == OLMv1 || o.OLM == OLMNone) && o.ODLMNoOLM {
+		errs = append(errs, optionError("OLM", string(o.OLM), "does not go with odlmNoOLM (--odlm-no-olm): that renders what ODLM in its no-OLM mode creates for operators deployed by other means"))
 	}
 	if ns := o.GlobalCatalogNamespace; ns != "" && len(apivalidation.ValidateNamespaceName(ns, false)) > 0 {
 		errs = append(errs, optionError("GlobalCatalogNamespace", ns, "is not a namespace name"))
@@ -233,18 +229,15 @@ func (o Options) Validate() error {
 	return errors.Join(errs...)
 }
 
-// optionError is an *OptionError about the option of field.
+// optionError is the problem of the option of field.
 func optionError(field, value, msg string) error {
-	return optionspec.ErrorOf(OptionList(), field, value, msg)
+	return optionspec.ErrorOf(optionList(), field, value, msg)
 }
 
-// OptionErrors returns the *OptionErrors an error from Validate joins.
-func OptionErrors(err error) []*OptionError { return optionspec.Errors(err) }
-
-// MirrorImage is image with the longest matching FROM of mirrors ("FROM=TO") replaced by its
+// mirrorImage is image with the longest matching FROM of mirrors ("FROM=TO") replaced by its
 // TO: a FROM matches a whole registry or repository path prefix (followed by "/", ":", "@" or
 // the end), never part of a name.
-func MirrorImage(image string, mirrors []string) string {
+func mirrorImage(image string, mirrors []string) string {
 	best, bestTo := "", ""
 	for _, m := range mirrors {
 		from, to, ok := strings.Cut(m, "=")

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/optionspec"
 	"github.com/odlm-render/odlm-render/pkg/render"
 )
 
@@ -30,8 +31,8 @@ func TestOptionsAreValidatedByTheEngine(t *testing.T) {
 		{"olm v1 options without olm v1", render.Options{OLMv1ServiceAccount: true, OLMv1WatchNamespace: true}, []string{
 			`option olmV1ServiceAccount (--olm-v1-service-account): goes with olm v1 (--olm v1): it configures ClusterExtensions`,
 			`option olmV1WatchNamespace (--olm-v1-watch-namespace): goes with olm v1 (--olm v1): it configures ClusterExtensions`}},
-		{"olm v1 with no-olm", render.Options{OLM: "v1", NoOLM: true}, []string{`option olm (--olm): does not go with no-olm (--no-olm): no-olm renders what ODLM's no-OLM controller creates for operators deployed by other means`}},
-		{"olm none with no-olm", render.Options{OLM: "none", NoOLM: true}, []string{`option olm (--olm): does not go with no-olm (--no-olm): no-olm renders what ODLM's no-OLM controller creates for operators deployed by other means`}},
+		{"olm v1 with odlm-no-olm", render.Options{OLM: "v1", ODLMNoOLM: true}, []string{`option olm (--olm): does not go with odlmNoOLM (--odlm-no-olm): that renders what ODLM in its no-OLM mode creates for operators deployed by other means`}},
+		{"olm none with odlm-no-olm", render.Options{OLM: "none", ODLMNoOLM: true}, []string{`option olm (--olm): does not go with odlmNoOLM (--odlm-no-olm): that renders what ODLM in its no-OLM mode creates for operators deployed by other means`}},
 		{"webhook certs without olm none", render.Options{WebhookCerts: "cert-manager"}, []string{`option webhookCerts (--webhook-certs): goes with olm none (--olm none): it configures the webhooks of operators the render installs`}},
 		{"webhook certs typo", render.Options{OLM: "none", WebhookCerts: "certmanager"}, []string{`option webhookCerts (--webhook-certs): "certmanager" is not one of cert-manager, service-ca, none (did you mean "cert-manager"?)`}},
 		{"a namespace that leaves the folder", render.Options{DefaultNamespace: "../../etc"}, []string{`option namespace (--namespace): "../../etc" is not a namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`}},
@@ -48,7 +49,7 @@ func TestOptionsAreValidatedByTheEngine(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.opts.Validate()
 			var got []string
-			for _, oe := range render.OptionErrors(err) {
+			for _, oe := range optionspec.Errors(err) {
 				got = append(got, oe.Error())
 			}
 			assert.Equal(t, tc.want, got)
@@ -66,28 +67,11 @@ func TestOptionsAreValidatedByTheEngine(t *testing.T) {
 // TestOptionListNamesEveryOption: every option a front door sets has a functionConfig name,
 // a flag and a description.
 func TestOptionListNamesEveryOption(t *testing.T) {
-	list := render.OptionList()
+	list := optionspec.Of[render.Options]()
 	require.Len(t, list, 23)
 	for _, o := range list {
 		assert.NotEmpty(t, o.JSON, o.Field)
 		assert.NotEmpty(t, o.Flag, o.Field)
 		assert.NotEmpty(t, o.Help, o.Field)
-	}
-}
-
-func TestMirrorImage(t *testing.T) {
-	t.Parallel()
-	mirrors := []string{"quay.io=mirror.local:5000/quay", "quay.io/org/index=mirror.local:5000/index", "registry.redhat.io/redhat=mirror.local/rh"}
-	for _, tc := range []struct{ in, want string }{
-		{"quay.io/org/other:v1", "mirror.local:5000/quay/org/other:v1"},
-		{"quay.io/org/index:v4.16", "mirror.local:5000/index:v4.16"},
-		{"quay.io/org/index@sha256:abc", "mirror.local:5000/index@sha256:abc"},
-		{"quay.io/org/indexer:v1", "mirror.local:5000/quay/org/indexer:v1"},
-		{"registry.redhat.io/redhat/redhat-operator-index:v4.16", "mirror.local/rh/redhat-operator-index:v4.16"},
-		{"registry.redhat.io/redhatx/index:1", "registry.redhat.io/redhatx/index:1"},
-		{"quay.iox/a:1", "quay.iox/a:1"},
-		{"docker.io/library/busybox", "docker.io/library/busybox"},
-	} {
-		assert.Equal(t, tc.want, render.MirrorImage(tc.in, mirrors), tc.in)
 	}
 }

@@ -42,7 +42,7 @@ func (r *run) output() Output {
 		}
 	}
 	switch {
-	case r.opts.NoOLM:
+	case r.opts.ODLMNoOLM:
 	case r.opts.OLM == OLMv1:
 		generated, r.convertedTo = r.olmV1().toOLMv1(generated)
 	case r.opts.OLM == OLMNone:

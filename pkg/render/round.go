@@ -11,6 +11,7 @@ import (
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/merge"
 	"github.com/odlm-render/odlm-render/internal/naming"
+	"github.com/odlm-render/odlm-render/internal/optionspec"
 )
 
 // Rounds (docs/semantics.md, Decided deviations: emitted ODLM objects are reconciled; one look-up order). ODLM's controllers converge by reconciling again whenever
@@ -68,7 +69,7 @@ func isReconciledODLM(o *manifest.Object) bool {
 func Render(in Inputs, opts Options) Output {
 	if err := opts.Validate(); err != nil {
 		var out Output
-		for _, oe := range OptionErrors(err) {
+		for _, oe := range optionspec.Errors(err) {
 			out.Results = append(out.Results, diag.Errorf(nil, "", "%v", oe))
 		}
 		return out
@@ -148,7 +149,7 @@ type installer interface {
 }
 
 func (r *run) installer() installer {
-	if r.opts.NoOLM {
+	if r.opts.ODLMNoOLM {
 		return r.trackers
 	}
 	return r.olm

@@ -111,7 +111,7 @@ const crdsElsewhere = "give its CRDs among the inputs or in a --snapshot folder,
 func (sk *servedIndex) noteInstalledBundles() {
 	sk.subscribed, sk.unknownInstalls = nil, nil
 	sk.bundleState = map[manifest.Key]*manifest.Object{}
-	if sk.r.opts.NoOLM {
+	if sk.r.opts.ODLMNoOLM {
 		for _, t := range sk.r.subscriptions {
 			if len(t.contributions) > 0 {
 				pkg := t.contributions[0].entry.PackageName
