@@ -25,6 +25,8 @@ type bindInfoStep struct {
 	r *run
 	// grantRoles are the Roles the external-secrets mode writes, by key
 	grantRoles map[manifest.Key]*manifest.Object
+	// found are the results of the step, which renderBindInfos returns
+	found diag.Results
 }
 
 var bindingKeyRe = regexp.MustCompile(`^(public|private|protected)`)
@@ -40,8 +42,8 @@ type operandBindInfo struct {
 
 // renderBindInfos renders the copies ODLM makes for every OperandBindInfo (docs/semantics.md, OperandBindInfo): into
 // the namespace of every OperandRequest that names the bind info's operand under its
-// registry, from the registry namespace.
-func (bs *bindInfoStep) renderBindInfos() {
+// registry, from the registry namespace. It returns what it found (a round runs it once).
+func (bs *bindInfoStep) renderBindInfos() diag.Results {
 	for _, o := range bs.r.odlmInputs(api.KindOperandBindInfo) {
 		bi := &operandBindInfo{obj: o, key: key{o.Namespace(), o.Name()}}
 		if !bs.r.decodeSpec(o, &bi.spec) {
@@ -49,14 +51,18 @@ func (bs *bindInfoStep) renderBindInfos() {
 		}
 		bs.renderBindInfo(bi)
 	}
+	return bs.found
 }
+
+// add notes a result of the step.
+func (bs *bindInfoStep) add(res diag.Result) { bs.found = append(bs.found, res) }
 
 func (bs *bindInfoStep) renderBindInfo(bi *operandBindInfo) {
 	o := bi.obj
 	if bi.spec.Operand == "" || bi.spec.Registry == "" {
 		for _, f := range [][2]string{{"operand", bi.spec.Operand}, {"registry", bi.spec.Registry}} {
 			if f[1] == "" {
-				bs.r.add(diag.Errorf(o, "spec."+f[0], "is required"))
+				bs.add(diag.Errorf(o, "spec."+f[0], "is required"))
 			}
 		}
 		return
@@ -67,19 +73,19 @@ func (bs *bindInfoStep) renderBindInfo(bi *operandBindInfo) {
 	}
 	reg, present := bs.r.registryAt(key{regNs, bi.spec.Registry})
 	if !present {
-		bs.r.add(diag.Errorf(o, "spec.registry", "OperandRegistry %s/%s not found %s%s%s", regNs, bi.spec.Registry, bs.r.lookedIn(), suggest.DidYouMean(bi.spec.Registry, bs.r.registryNames(regNs)), bs.r.registryHint(bi.spec.Registry, regNs)))
+		bs.add(diag.Errorf(o, "spec.registry", "OperandRegistry %s/%s not found %s%s%s", regNs, bi.spec.Registry, bs.r.lookedIn(), suggest.DidYouMean(bi.spec.Registry, bs.r.registryNames(regNs)), bs.r.registryHint(bi.spec.Registry, regNs)))
 	}
 	if reg == nil {
 		return
 	}
 	if _, ok := reg.byName[bi.spec.Operand]; !ok {
-		bs.r.add(diag.Errorf(o, "spec.operand", "operator %q is not in OperandRegistry %s%s%s", bi.spec.Operand, reg.key, bs.r.fromCluster(reg.obj), suggest.DidYouMean(bi.spec.Operand, reg.names())))
+		bs.add(diag.Errorf(o, "spec.operand", "operator %q is not in OperandRegistry %s%s%s", bi.spec.Operand, reg.key, bs.r.fromCluster(reg.obj), suggest.DidYouMean(bi.spec.Operand, reg.names())))
 		return
 	}
 	keys := manifest.SortedKeys(bi.spec.Bindings)
 	for _, k := range keys {
 		if !bindingKeyRe.MatchString(k) {
-			bs.r.add(diag.Warnf(o, manifest.Field("spec.bindings", k), "ignored: ODLM only copies bindings whose key starts with public, private or protected"))
+			bs.add(diag.Warnf(o, manifest.Field("spec.bindings", k), "ignored: ODLM only copies bindings whose key starts with public, private or protected"))
 		}
 	}
 	for _, req := range bs.r.requestsOf(reg.key, bi.spec.Operand) {
@@ -197,7 +203,7 @@ type binding struct {
 func (bs *bindInfoStep) copyObject(b binding, target key) {
 	src, _, found, err := bs.r.lookup("v1", b.source.Kind, b.source.Namespace, b.source.Name)
 	if err != nil {
-		bs.r.add(diag.Errorf(b.bi.obj, b.field, "reading %s %s/%s: %v", b.source.Kind, b.source.Namespace, b.source.Name, err))
+		bs.add(diag.Errorf(b.bi.obj, b.field, "reading %s %s/%s: %v", b.source.Kind, b.source.Namespace, b.source.Name, err))
 		return
 	}
 	if !found {
@@ -209,7 +215,7 @@ func (bs *bindInfoStep) copyObject(b binding, target key) {
 	if isSecret {
 		switch bs.r.opts.BindInfoSecrets {
 		case BindInfoSkip:
-			bs.r.add(diag.Infof(b.bi.obj, b.field, "Secret %s/%s is not copied to %s/%s (--bindinfo-secrets skip)", b.source.Namespace, b.source.Name, target.Namespace, target.Name))
+			bs.add(diag.Infof(b.bi.obj, b.field, "Secret %s/%s is not copied to %s/%s (--bindinfo-secrets skip)", b.source.Namespace, b.source.Name, target.Namespace, target.Name))
 			return
 		case BindInfoExternalSecrets:
 			bs.externalSecret(b, src, target)
@@ -259,7 +265,7 @@ func (bs *bindInfoStep) emitCopy(bi *operandBindInfo, field string, obj *manifes
 	k := obj.Ref().Key()
 	if prev, ok := bs.r.rendered[k]; ok {
 		if !merge.Equal(prev.Map, obj.Map) {
-			bs.r.add(diag.Warnf(bi.obj, field, "%s is also rendered from another source; the first one is kept", obj.Ref()))
+			bs.add(diag.Warnf(bi.obj, field, "%s is also rendered from another source; the first one is kept", obj.Ref()))
 		}
 		return
 	}
@@ -277,7 +283,7 @@ func (bs *bindInfoStep) emitCopy(bi *operandBindInfo, field string, obj *manifes
 func (bs *bindInfoStep) fieldConfigMap(b binding, data map[string]string) {
 	src, _, found, err := bs.r.lookup(b.source.APIVersion, b.source.Kind, b.source.Namespace, b.source.Name)
 	if err != nil {
-		bs.r.add(diag.Errorf(b.bi.obj, b.field, "reading %s %s/%s: %v", b.source.Kind, b.source.Namespace, b.source.Name, err))
+		bs.add(diag.Errorf(b.bi.obj, b.field, "reading %s %s/%s: %v", b.source.Kind, b.source.Namespace, b.source.Name, err))
 		return
 	}
 	if !found {
@@ -301,7 +307,7 @@ func (bs *bindInfoStep) fieldConfigMap(b binding, data map[string]string) {
 			}
 		}
 		if err != nil {
-			bs.r.add(diag.Errorf(b.bi.obj, manifest.Field(b.field+".data", k), "%s %s/%s: %v", b.source.Kind, b.source.Namespace, b.source.Name, err))
+			bs.add(diag.Errorf(b.bi.obj, manifest.Field(b.field+".data", k), "%s %s/%s: %v", b.source.Kind, b.source.Namespace, b.source.Name, err))
 			return
 		}
 		out[k] = v
@@ -450,7 +456,7 @@ func (bs *bindInfoStep) grantSecretRead(bi *operandBindInfo, sourceNs, targetNs,
 				if p, ok := bs.r.facts.producerOf(taken); ok {
 					by = fmt.Sprintf("OperandConfig %s/%s %s", p.config.Namespace(), p.config.Name(), p.field)
 				}
-				bs.r.add(diag.Errorf(bi.obj, "spec.bindings", "--bindinfo-secrets external-secrets needs %s for reading the copied Secrets, but %s already defines it: rename that object", role, by))
+				bs.add(diag.Errorf(bi.obj, "spec.bindings", "--bindinfo-secrets external-secrets needs %s for reading the copied Secrets, but %s already defines it: rename that object", role, by))
 				return
 			}
 		}

@@ -35,7 +35,7 @@ func (bs *bindInfoStep) reportMissingSources(bi *operandBindInfo) {
 		return
 	case 1:
 		m := bi.missing[0]
-		bs.r.add(diag.Warnf(bi.obj, m.field, "%s", m.msg))
+		bs.add(diag.Warnf(bi.obj, m.field, "%s", m.msg))
 		return
 	}
 	var sources, requests []string
@@ -50,7 +50,7 @@ func (bs *bindInfoStep) reportMissingSources(bi *operandBindInfo) {
 	}
 	slices.Sort(sources)
 	slices.Sort(requests)
-	bs.r.add(diag.Warnf(bi.obj, "spec.bindings", "%s not found (inputs, snapshot or cluster): %s, so ODLM copies nothing from them for %s %s (bindings %s); render again with --snapshot or --live once they exist",
+	bs.add(diag.Warnf(bi.obj, "spec.bindings", "%s not found (inputs, snapshot or cluster): %s, so ODLM copies nothing from them for %s %s (bindings %s); render again with --snapshot or --live once they exist",
 		countNoun(len(sources), "source"), firstFew(sources), plural(len(requests), "OperandRequest"), firstFew(requests), firstFew(bindingKeys(bi.missing))))
 }
 

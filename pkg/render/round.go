@@ -127,7 +127,7 @@ func (r *run) renderRound() {
 	r.subscriptions = inst.plan()
 	inst.build()
 	r.operandPass = r.operands.settle(r.operandPass)
-	r.bind.renderBindInfos()
+	r.results = append(r.results, r.bind.renderBindInfos()...)
 	inst.afterOperands()
 	r.templates.markReferenced()
 	labelEmittedODLM(r.renderedList)
