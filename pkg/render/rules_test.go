@@ -182,3 +182,82 @@ spec:
 		})
 	}
 }
+
+// TestBindInfoCopies: which Secret an OperandBindInfo copies into a requester's namespace,
+// under which name (docs/semantics.md, OperandBindInfo): public keys copy to
+// <bind info>-<source> unless the request names a target; private keys only to a request in
+// the registry's namespace, protected ones only under a name the request gives; a key that
+// starts with none of the three is ignored with a warning.
+func TestBindInfoCopies(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, key, requestNamespace, requestBindings string
+		copied                                       string // the copy's namespace/name, "" for none
+		says                                         string
+	}{
+		{name: "public, default name", key: "public", requestNamespace: "apps", copied: "apps/db-bindinfo-db-credentials"},
+		{name: "public, the request's name", key: "public", requestNamespace: "apps", requestBindings: "{public: {secret: my-db}}", copied: "apps/my-db"},
+		{name: "private, another namespace", key: "private", requestNamespace: "apps", requestBindings: "{private: {secret: my-db}}"},
+		{name: "private, the registry's namespace", key: "private", requestNamespace: "cs", requestBindings: "{private: {secret: my-db}}", copied: "cs/my-db"},
+		{name: "protected without a name", key: "protected", requestNamespace: "apps"},
+		{name: "protected, the request's name", key: "protected", requestNamespace: "apps", requestBindings: "{protected: {secret: my-db}}", copied: "apps/my-db"},
+		{name: "another key", key: "secret", requestNamespace: "apps", says: "ignored: ODLM only copies bindings whose key starts with public, private or protected"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			bindings := ""
+			if tc.requestBindings != "" {
+				bindings = "\n      bindings: " + tc.requestBindings
+			}
+			out := renderInline(t, `apiVersion: operator.ibm.com/v1alpha1
+kind: OperandRegistry
+metadata: {name: common-service, namespace: cs}
+spec:
+  operators:
+  - {name: db, packageName: db-operator, channel: stable, scope: public, sourceName: cat, sourceNamespace: olm}
+---
+apiVersion: operator.ibm.com/v1alpha1
+kind: OperandBindInfo
+metadata: {name: db-bindinfo, namespace: cs}
+spec:
+  operand: db
+  registry: common-service
+  bindings:
+    `+tc.key+`: {secret: db-credentials}
+---
+apiVersion: operator.ibm.com/v1alpha1
+kind: OperandRequest
+metadata: {name: app, namespace: `+tc.requestNamespace+`}
+spec:
+  requests:
+  - registry: common-service
+    registryNamespace: cs
+    operands:
+    - name: db`+bindings+`
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: db-credentials, namespace: cs, labels: {app: db}}
+data: {password: czNjcjN0}
+`, render.Options{})
+			require.False(t, out.Results.HasErrors(), messages(out))
+			var copies []string
+			for _, o := range out.Objects {
+				if o.Kind() == "Secret" && out.Generated[o] {
+					copies = append(copies, o.Namespace()+"/"+o.Name())
+					assert.Equal(t, "copy", o.Labels()["operator.ibm.com/managedBy-opbi"])
+					assert.Equal(t, "db", o.Labels()["app"], "the source's labels")
+					assert.Equal(t, "czNjcjN0", o.String("data", "password"))
+				}
+			}
+			if tc.copied == "" {
+				assert.Empty(t, copies, messages(out))
+			} else {
+				assert.Equal(t, []string{tc.copied}, copies, messages(out))
+			}
+			if tc.says != "" {
+				assert.Contains(t, messages(out), tc.says)
+			}
+		})
+	}
+}
