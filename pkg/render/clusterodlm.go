@@ -156,7 +156,7 @@ func (in *roundInputs) warnIfClusterDiffers(o *manifest.Object) {
 	if !differs {
 		return
 	}
-	in.r.add(diag.Warnf(o, path, "the %s of this name in the %s differs, first at this field: the render uses this input, while ODLM in the cluster reads the cluster's", o.Kind(), placeName(in.r.originOf[c])))
+	in.add(diag.Warnf(o, path, "the %s of this name in the %s differs, first at this field: the render uses this input, while ODLM in the cluster reads the cluster's", o.Kind(), placeName(in.r.originOf[c])))
 }
 
 // decidingFields is what decides the render in an ODLM object: its spec, and a registry's

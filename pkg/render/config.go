@@ -38,7 +38,7 @@ func (in *roundInputs) loadConfigs() {
 	}
 	for _, k := range sortedKeys(in.configs) {
 		if _, present := in.registryAt(k); !present {
-			in.r.add(diag.Warnf(in.configs[k].obj, "metadata.name", "no OperandRegistry %s %s: ODLM only reads an OperandConfig with the same name and namespace as its registry", k, in.lookedIn()))
+			in.add(diag.Warnf(in.configs[k].obj, "metadata.name", "no OperandRegistry %s %s: ODLM only reads an OperandConfig with the same name and namespace as its registry", k, in.lookedIn()))
 		}
 	}
 }
@@ -56,12 +56,12 @@ func (in *roundInputs) decodeConfig(o *manifest.Object) *operandConfig {
 			c.byName[s.Name] = i
 		}
 		if s.Name == "" {
-			in.r.add(diag.Errorf(o, manifest.Field("spec.services", i, "name"), "is required"))
+			in.add(diag.Errorf(o, manifest.Field("spec.services", i, "name"), "is required"))
 		}
 		for j, res := range s.Resources {
 			for _, f := range [][2]string{{"name", res.Name}, {"kind", res.Kind}, {"apiVersion", res.APIVersion}} {
 				if f[1] == "" {
-					in.r.add(diag.Errorf(o, manifest.Field("spec.services", i, "resources", j, f[0]), "is required"))
+					in.add(diag.Errorf(o, manifest.Field("spec.services", i, "resources", j, f[0]), "is required"))
 				}
 			}
 		}

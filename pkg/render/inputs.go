@@ -25,6 +25,9 @@ func (k key) String() string { return k.Namespace + "/" + k.Name }
 
 func (r *run) add(res diag.Result) { r.results = append(r.results, res) }
 
+// add notes a result of the inputs step.
+func (in *roundInputs) add(res diag.Result) { in.found = append(in.found, res) }
+
 func isODLM(o *manifest.Object) bool { return o.Group() == api.Group }
 
 // classify checks metadata of every input and indexes them.
@@ -57,7 +60,7 @@ func (in *roundInputs) classify() {
 		in.checkKindTypo(o)
 		k := o.Ref().Key()
 		if prev, dup := in.byRef[k]; dup {
-			in.r.add(diag.Warnf(o, "metadata.name", "the same object is also defined in %s; both are passed through", where(prev)))
+			in.add(diag.Warnf(o, "metadata.name", "the same object is also defined in %s; both are passed through", where(prev)))
 			continue
 		}
 		in.byRef[k] = o
@@ -92,15 +95,15 @@ func (in *roundInputs) odlmInputs(kind string) []*manifest.Object {
 			continue // an OperandConfig resource updates this input: its rendered form counts
 		}
 		if o.APIVersion() != api.APIVersion {
-			in.r.add(diag.Errorf(o, "apiVersion", "%s is not served by ODLM (want %s)", o.APIVersion(), api.APIVersion))
+			in.add(diag.Errorf(o, "apiVersion", "%s is not served by ODLM (want %s)", o.APIVersion(), api.APIVersion))
 			continue
 		}
 		if o.Name() == "" {
-			in.r.add(diag.Errorf(o, "metadata.name", "is required"))
+			in.add(diag.Errorf(o, "metadata.name", "is required"))
 			continue
 		}
 		if o.Namespace() == "" {
-			in.r.add(diag.Errorf(o, "metadata.namespace", "is required: %s is namespaced (or give a default namespace)", kind))
+			in.add(diag.Errorf(o, "metadata.namespace", "is required: %s is namespaced (or give a default namespace)", kind))
 			continue
 		}
 		// a local-config input (kpt keeps ODLM inputs that way) is never removed: in
@@ -275,14 +278,14 @@ func (in *roundInputs) checkKindTypo(o *manifest.Object) {
 			return
 		}
 		if near, ok := suggest.Closest(kind, odlmKinds); ok {
-			in.r.add(diag.Errorf(o, "kind", "%s is not a kind of ODLM's API (did you mean %q?): ODLM would never read this object", kind, near))
+			in.add(diag.Errorf(o, "kind", "%s is not a kind of ODLM's API (did you mean %q?): ODLM would never read this object", kind, near))
 		}
 		return
 	}
 	for _, k := range odlmKinds {
 		if strings.EqualFold(k, kind) {
 			if _, ok := suggest.Closest(group, []string{api.Group}); ok {
-				in.r.add(diag.Errorf(o, "apiVersion", "%s is not ODLM's API group (did you mean %q?): ODLM would never read this %s", o.APIVersion(), api.APIVersion, kind))
+				in.add(diag.Errorf(o, "apiVersion", "%s is not ODLM's API group (did you mean %q?): ODLM would never read this %s", o.APIVersion(), api.APIVersion, kind))
 			}
 			return
 		}

@@ -68,7 +68,7 @@ func (in *roundInputs) decodeRegistry(o *manifest.Object) *registry {
 			continue
 		}
 		if first, dup := reg.byName[e.Name]; dup {
-			in.r.add(diag.Errorf(o, e.field("name"), "duplicate operator name %q (also spec.operators[%d]); ODLM would silently use the first", e.Name, first.index))
+			in.add(diag.Errorf(o, e.field("name"), "duplicate operator name %q (also spec.operators[%d]); ODLM would silently use the first", e.Name, first.index))
 			continue
 		}
 		applyEntryDefaults(e, reg.key.Namespace)
@@ -102,7 +102,7 @@ func (in *roundInputs) checkEntry(e *entry) bool {
 	ok := true
 	for _, f := range [][2]string{{"name", e.Name}, {"packageName", e.PackageName}} {
 		if f[1] == "" {
-			in.r.add(diag.Errorf(o, e.field(f[0]), "is required"))
+			in.add(diag.Errorf(o, e.field(f[0]), "is required"))
 			ok = false
 		}
 	}
@@ -119,7 +119,7 @@ func (in *roundInputs) checkEntry(e *entry) bool {
 						break
 					}
 				}
-				in.r.add(diag.Errorf(o, e.field("channel"), "is required (%s)", hint))
+				in.add(diag.Errorf(o, e.field("channel"), "is required (%s)", hint))
 				ok = false
 			}
 		}
@@ -127,22 +127,22 @@ func (in *roundInputs) checkEntry(e *entry) bool {
 	switch e.Scope {
 	case "", api.ScopePublic, api.ScopePrivate:
 	default:
-		in.r.add(diag.Errorf(o, e.field("scope"), "must be public or private, not %q", e.Scope))
+		in.add(diag.Errorf(o, e.field("scope"), "must be public or private, not %q", e.Scope))
 		ok = false
 	}
 	switch e.InstallMode {
 	case "", api.InstallModeNamespace, api.InstallModeCluster, api.InstallModeNoOp:
 	default:
-		in.r.add(diag.Warnf(o, e.field("installMode"), "unknown installMode %q: ODLM treats it as %q", e.InstallMode, api.InstallModeNamespace))
+		in.add(diag.Warnf(o, e.field("installMode"), "unknown installMode %q: ODLM treats it as %q", e.InstallMode, api.InstallModeNamespace))
 	}
 	switch e.InstallPlanApproval {
 	case "", "Automatic", "Manual":
 	default:
-		in.r.add(diag.Errorf(o, e.field("installPlanApproval"), "must be Automatic or Manual, not %q (OLM rejects the Subscription)", e.InstallPlanApproval))
+		in.add(diag.Errorf(o, e.field("installPlanApproval"), "must be Automatic or Manual, not %q (OLM rejects the Subscription)", e.InstallPlanApproval))
 		ok = false
 	}
 	if e.UserManaged && e.SubscriptionConfig != nil {
-		in.r.add(diag.Warnf(o, e.field("subscriptionConfig"), "has no effect: the operator is userManaged, ODLM creates no Subscription"))
+		in.add(diag.Warnf(o, e.field("subscriptionConfig"), "has no effect: the operator is userManaged, ODLM creates no Subscription"))
 	}
 	return ok
 }

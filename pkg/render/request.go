@@ -52,7 +52,7 @@ func (in *roundInputs) loadRequests() {
 		in.requests = append(in.requests, req)
 		spec, _ := o.Map["spec"].(map[string]any)
 		if _, present := spec["requests"]; !present {
-			in.r.add(diag.Errorf(o, "spec.requests", "is required"))
+			in.add(diag.Errorf(o, "spec.requests", "is required"))
 			req.failed = true
 			continue
 		}
@@ -71,17 +71,17 @@ func (in *roundInputs) loadRequests() {
 // nothing. (One the render emits stays in the output anyway.)
 func (in *roundInputs) noteEmptyRequest(o *manifest.Object) {
 	if !in.consumed[o] {
-		in.r.add(diag.Infof(o, "spec.requests", "is empty: ODLM creates nothing for this OperandRequest; it stays in the output"))
+		in.add(diag.Infof(o, "spec.requests", "is empty: ODLM creates nothing for this OperandRequest; it stays in the output"))
 		return
 	}
-	in.r.add(diag.Infof(o, "spec.requests", "is empty: ODLM creates nothing for this OperandRequest, and the render leaves it out of the output like every ODLM input it reads; give --keep-inputs when something in the cluster reads OperandRequests (an empty one used as a marker, operators that wait for a request's status)"))
+	in.add(diag.Infof(o, "spec.requests", "is empty: ODLM creates nothing for this OperandRequest, and the render leaves it out of the output like every ODLM input it reads; give --keep-inputs when something in the cluster reads OperandRequests (an empty one used as a marker, operators that wait for a request's status)"))
 }
 
 func (in *roundInputs) loadBlock(req *operandRequest, bi int, block api.Request) {
 	o := req.obj
 	blockField := manifest.Field("spec.requests", bi)
 	if block.Registry == "" {
-		in.r.add(diag.Errorf(o, blockField+".registry", "is required"))
+		in.add(diag.Errorf(o, blockField+".registry", "is required"))
 		req.failed = true
 		return
 	}
@@ -91,7 +91,7 @@ func (in *roundInputs) loadBlock(req *operandRequest, bi int, block api.Request)
 	}
 	reg, present := in.registryAt(key{regNs, block.Registry})
 	if !present {
-		in.r.add(diag.Errorf(o, blockField+".registry", "OperandRegistry %s/%s not found %s%s; ODLM renders no operands for this request%s", regNs, block.Registry, in.lookedIn(), suggest.DidYouMean(block.Registry, in.registryNames(regNs)), in.registryHint(block.Registry, regNs)))
+		in.add(diag.Errorf(o, blockField+".registry", "OperandRegistry %s/%s not found %s%s; ODLM renders no operands for this request%s", regNs, block.Registry, in.lookedIn(), suggest.DidYouMean(block.Registry, in.registryNames(regNs)), in.registryHint(block.Registry, regNs)))
 	}
 	if reg == nil {
 		req.failed = true
@@ -103,20 +103,20 @@ func (in *roundInputs) loadBlock(req *operandRequest, bi int, block api.Request)
 	for oi, op := range block.Operands {
 		w := &want{request: req, block: bi, index: oi, operand: op, registry: reg}
 		if op.Name == "" {
-			in.r.add(diag.Errorf(o, w.field("name"), "is required"))
+			in.add(diag.Errorf(o, w.field("name"), "is required"))
 			req.failed = true
 			continue
 		}
 		e, ok := reg.byName[op.Name]
 		if !ok {
-			in.r.add(diag.Errorf(o, w.field("name"), "operator %q is not in OperandRegistry %s%s%s", op.Name, reg.key, in.r.fromCluster(reg.obj), suggest.DidYouMean(op.Name, reg.names())))
+			in.add(diag.Errorf(o, w.field("name"), "operator %q is not in OperandRegistry %s%s%s", op.Name, reg.key, in.r.fromCluster(reg.obj), suggest.DidYouMean(op.Name, reg.names())))
 			req.failed = true
 			continue
 		}
 		w.entry = e
 		w.inScope = e.Scope != api.ScopePrivate || req.key.Namespace == reg.key.Namespace
 		if !w.inScope {
-			in.r.add(diag.Warnf(o, w.field("name"), "operator %q is private to namespace %s: ODLM creates no Subscription for a request from namespace %s", e.Name, reg.key.Namespace, req.key.Namespace))
+			in.add(diag.Warnf(o, w.field("name"), "operator %q is private to namespace %s: ODLM creates no Subscription for a request from namespace %s", e.Name, reg.key.Namespace, req.key.Namespace))
 		}
 		in.checkOperand(w)
 		req.wants = append(req.wants, w)
@@ -130,30 +130,30 @@ func (in *roundInputs) checkOperand(w *want) {
 	if op.Kind == "" {
 		for _, f := range []struct{ name, value string }{{"apiVersion", op.APIVersion}, {"instanceName", op.InstanceName}} {
 			if f.value != "" {
-				in.r.add(diag.Warnf(o, w.field(f.name), "has no effect without kind"))
+				in.add(diag.Warnf(o, w.field(f.name), "has no effect without kind"))
 			}
 		}
 		if op.Spec.Present {
-			in.r.add(diag.Warnf(o, w.field("spec"), "has no effect without kind: the operand's CRs come from the OperandConfig"))
+			in.add(diag.Warnf(o, w.field("spec"), "has no effect without kind: the operand's CRs come from the OperandConfig"))
 		}
 		return
 	}
 	if w.entry.UserManaged {
-		in.r.add(diag.Errorf(o, w.field("kind"), "operator %q is userManaged: ODLM cannot create CRs from a request for it (the controller crashes on this input)", w.entry.Name))
+		in.add(diag.Errorf(o, w.field("kind"), "operator %q is userManaged: ODLM cannot create CRs from a request for it (the controller crashes on this input)", w.entry.Name))
 		w.request.failed = true
 		return
 	}
 	if op.APIVersion == "" {
-		in.r.add(diag.Errorf(o, w.field("apiVersion"), "is required when kind is set"))
+		in.add(diag.Errorf(o, w.field("apiVersion"), "is required when kind is set"))
 		w.request.failed = true
 	}
 	if op.Spec.IsNull() {
-		in.r.add(diag.Errorf(o, w.field("spec"), "kind is set but spec is missing (the controller crashes on this input); write spec: {} for an empty spec"))
+		in.add(diag.Errorf(o, w.field("spec"), "kind is set but spec is missing (the controller crashes on this input); write spec: {} for an empty spec"))
 		w.request.failed = true
 		return
 	}
 	if _, ok := op.Spec.Value.(map[string]any); !ok {
-		in.r.add(diag.Errorf(o, w.field("spec"), "must be a mapping"))
+		in.add(diag.Errorf(o, w.field("spec"), "must be a mapping"))
 		w.request.failed = true
 	}
 }

@@ -131,6 +131,7 @@ func (r *run) renderRound() {
 	inst.afterOperands()
 	r.templates.markReferenced()
 	labelEmittedODLM(r.renderedList)
+	r.results = append(r.results, r.roundInputs.found...)
 	if r.carried != nil {
 		r.results = placeResultsOfCarried(r.results, r.carried.producers)
 	}
