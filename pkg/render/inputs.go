@@ -26,7 +26,7 @@ func (k key) String() string { return k.Namespace + "/" + k.Name }
 func (r *run) add(res diag.Result) { r.results = append(r.results, res) }
 
 // add notes a result of the inputs step.
-func (in *roundInputs) add(res diag.Result) { in.found = append(in.found, res) }
+func (in *roundInputs) add(res diag.Result) { in.inputResults = append(in.inputResults, res) }
 
 func isODLM(o *manifest.Object) bool { return o.Group() == api.Group }
 

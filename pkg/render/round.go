@@ -131,7 +131,7 @@ func (r *run) renderRound() {
 	inst.afterOperands()
 	r.templates.markReferenced()
 	labelEmittedODLM(r.renderedList)
-	r.results = append(r.results, r.roundInputs.found...)
+	r.results = append(r.results, r.inputResults...)
 	if r.carried != nil {
 		r.results = placeResultsOfCarried(r.results, r.carried.producers)
 	}

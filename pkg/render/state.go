@@ -96,9 +96,9 @@ type roundInputs struct {
 	undecodable        map[*manifest.Object]bool
 	// brokenInputs are the input registries and configs whose spec does not decode
 	brokenInputs map[manifest.Key]bool
-	// found are the step's results: what the inputs say, whenever they are read (a registry
-	// or config read from a cluster is read on first use); the round takes them once
-	found diag.Results
+	// inputResults are the step's results: what the inputs say, whenever they are read (a
+	// registry or config read from a cluster is read on first use); the round takes them once
+	inputResults diag.Results
 }
 
 // lookups are the look-up layers of a round (reader.go): what the previous round emitted,
