@@ -263,7 +263,7 @@ func (bs *bindInfoStep) copyMarks(bi *operandBindInfo, req *operandRequest) secr
 func (bs *bindInfoStep) emitCopy(bi *operandBindInfo, field string, obj *manifest.Object) {
 	bs.r.facts.of(obj).roles |= bindInfoCopy
 	k := obj.Ref().Key()
-	if prev, ok := bs.r.rendered[k]; ok {
+	if prev, ok := bs.r.pass.rendered[k]; ok {
 		if !merge.Equal(prev.Map, obj.Map) {
 			bs.add(diag.Warnf(bi.obj, field, "%s is also rendered from another source; the first one is kept", obj.Ref()))
 		}
@@ -271,8 +271,8 @@ func (bs *bindInfoStep) emitCopy(bi *operandBindInfo, field string, obj *manifes
 	}
 	if in, ok := bs.r.byRef[k]; ok {
 		obj.Source = in.Source
-		bs.r.replaced[in] = obj
-		bs.r.rendered[k] = obj
+		bs.r.pass.replaced[in] = obj
+		bs.r.pass.rendered[k] = obj
 		return
 	}
 	bs.r.emit(obj)
@@ -450,7 +450,7 @@ func (bs *bindInfoStep) grantSecretRead(bi *operandBindInfo, sourceNs, targetNs,
 	if !ok {
 		// the name is the render's: another object under it would be merged into or hidden
 		// behind the Role that lets the ExternalSecret read the source
-		for _, taken := range []*manifest.Object{bs.r.rendered[role.Key()], bs.r.byRef[role.Key()]} {
+		for _, taken := range []*manifest.Object{bs.r.pass.rendered[role.Key()], bs.r.byRef[role.Key()]} {
 			if taken != nil {
 				by := where(taken)
 				if p, ok := bs.r.facts.producerOf(taken); ok {

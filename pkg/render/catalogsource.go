@@ -300,7 +300,7 @@ func (oi *olmInstall) emitCatalogSources() {
 		oi.r.madeAsController(obj)
 		if cs.input != nil {
 			obj.Source = cs.input.Source
-			oi.r.replaced[cs.input] = obj
+			oi.r.pass.replaced[cs.input] = obj
 			continue
 		}
 		oi.r.emit(obj)

@@ -23,7 +23,7 @@ type key struct{ Namespace, Name string }
 
 func (k key) String() string { return k.Namespace + "/" + k.Name }
 
-func (r *run) add(res diag.Result) { r.results = append(r.results, res) }
+func (r *run) add(res diag.Result) { r.pass.results = append(r.pass.results, res) }
 
 // add notes a result of the inputs step.
 func (in *roundInputs) add(res diag.Result) { in.inputResults = append(in.inputResults, res) }
@@ -198,7 +198,7 @@ func (r *run) updatedCopy(existing *manifest.Object) *manifest.Object {
 // in the output; an object already in a cluster is emitted (the render owns it now).
 func (r *run) updated(existing, obj *manifest.Object) {
 	if r.isInput(existing) {
-		r.replaced[existing] = obj
+		r.pass.replaced[existing] = obj
 		return
 	}
 	r.updatedElsewhere = append(r.updatedElsewhere, obj)

@@ -33,19 +33,19 @@ func (ops *operandsStep) settle(base *operandPass) *operandPass {
 	// every pass starts from the state the step began with (reads of an earlier pass are
 	// superseded by the next pass's, reader.go; results given once are given once per pass)
 	for pass := 1; ; pass++ {
-		ops.r.operandPass = base.startPass(ops.r.rendered)
+		ops.r.pass = base.startPass(ops.r.pass.rendered)
 		ops.renderOperandsOnce()
-		if !ops.r.readPassOutput() {
+		if !ops.r.pass.readPassOutput() {
 			// no read of this pass looked for an object a pass renders: the next pass would
 			// read the same answers and render the same objects
 			break
 		}
-		objs := make([]*manifest.Object, 0, len(ops.r.rendered))
-		for _, o := range ops.r.rendered {
+		objs := make([]*manifest.Object, 0, len(ops.r.pass.rendered))
+		for _, o := range ops.r.pass.rendered {
 			objs = append(objs, o)
 		}
 		fp := renderedFingerprint(objs)
-		for _, p := range ops.r.pending {
+		for _, p := range ops.r.pass.pending {
 			fp += "\npending " + p.site.field + p.err.Error()
 		}
 		if fp == last {
@@ -60,7 +60,7 @@ func (ops *operandsStep) settle(base *operandPass) *operandPass {
 	// the API server's checks, on what the passes settled on (schemas.go)
 	ops.r.kinds.checkEmitted()
 	ops.r.templates.reportPending()
-	return ops.r.operandPass
+	return ops.r.pass
 }
 
 // renderOperandsOnce is one pass over every request's operands.
@@ -96,7 +96,7 @@ func (ops *operandsStep) renderWant(w *want, doneServices map[string]bool) {
 	}
 	// what this operand renders waits for its operator (ordering annotations)
 	if sub != nil {
-		defer ops.attributeTo(sub, len(ops.r.renderedList))
+		defer ops.attributeTo(sub, len(ops.r.pass.renderedList))
 	}
 	if w.operand.Kind != "" {
 		ops.requestCR(w)
@@ -377,7 +377,7 @@ func (w *wrapped) Error() string { return "merging into " + w.what + ": " + w.er
 // existingOperand returns the object the render already produced for ref, or the input
 // with ODLM's label (which then takes the input's place in the output).
 func (ops *operandsStep) existingOperand(ref manifest.Ref) *manifest.Object {
-	if o, ok := ops.r.rendered[ref.Key()]; ok {
+	if o, ok := ops.r.pass.rendered[ref.Key()]; ok {
 		return o
 	}
 	in, ok := ops.r.byRef[ref.Key()]
@@ -389,8 +389,8 @@ func (ops *operandsStep) existingOperand(ref manifest.Ref) *manifest.Object {
 	}
 	cp := manifest.New(merge.DeepCopy(in.Map).(map[string]any))
 	cp.Source = in.Source
-	ops.r.replaced[in] = cp
-	ops.r.rendered[ref.Key()] = cp
+	ops.r.pass.replaced[in] = cp
+	ops.r.pass.rendered[ref.Key()] = cp
 	return cp
 }
 
@@ -415,17 +415,17 @@ func (ops *operandsStep) unlabelledInput(ref manifest.Ref, about *manifest.Objec
 // emit adds a rendered object.
 func (r *run) emit(o *manifest.Object) {
 	k := o.Ref().Key()
-	if _, dup := r.rendered[k]; dup {
+	if _, dup := r.pass.rendered[k]; dup {
 		return
 	}
 	r.templates.markCarriedReference(o)
-	r.rendered[k] = o
-	r.renderedList = append(r.renderedList, o)
+	r.pass.rendered[k] = o
+	r.pass.renderedList = append(r.pass.renderedList, o)
 }
 
 // attributeTo records the objects emitted since the from-th as operands of sub's operator.
 func (ops *operandsStep) attributeTo(sub *subscriptionPlan, from int) {
-	for _, o := range ops.r.renderedList[from:] {
+	for _, o := range ops.r.pass.renderedList[from:] {
 		ops.r.facts.of(o).operator = sub
 	}
 }

@@ -13,7 +13,7 @@ func (r *run) output() Output {
 		if r.consumed[o] {
 			continue
 		}
-		if repl, ok := r.replaced[o]; ok {
+		if repl, ok := r.pass.replaced[o]; ok {
 			if repl != nil {
 				out.Objects = append(out.Objects, repl)
 				out.Generated[repl] = true
@@ -36,7 +36,7 @@ func (r *run) output() Output {
 		updated[o.Ref().Key()] = true
 		generated = append(generated, o)
 	}
-	for _, o := range r.renderedList {
+	for _, o := range r.pass.renderedList {
 		if !updated[o.Ref().Key()] {
 			generated = append(generated, o)
 		}
@@ -54,7 +54,7 @@ func (r *run) output() Output {
 	out.Objects = append(out.Objects, generated...)
 	r.kinds.checkNames(out.Objects)
 	manifest.Sort(out.Objects)
-	out.Results = r.results.Sort()
+	out.Results = r.pass.results.Sort()
 	return out
 }
 

@@ -61,10 +61,10 @@ func (rr readRecord) key() readKey {
 
 // record notes an answer (the last answer to a question counts).
 func (r *run) record(rr readRecord) {
-	if r.reads == nil {
-		r.reads = map[readKey]readRecord{}
+	if r.pass.reads == nil {
+		r.pass.reads = map[readKey]readRecord{}
 	}
-	r.reads[rr.key()] = rr
+	r.pass.reads[rr.key()] = rr
 }
 
 // fingerprint identifies an answer's content.
@@ -89,12 +89,12 @@ func fingerprint(objs ...map[string]any) string {
 // a cluster-scoped object of that name (API clients ignore the namespace of cluster-scoped
 // kinds).
 func (r *run) lookup(apiVersion, kind, namespace, name string) (map[string]any, cluster.Origin, bool, error) {
-	if r.readKeys == nil {
-		r.readKeys = map[manifest.Key]bool{}
+	if r.pass.readKeys == nil {
+		r.pass.readKeys = map[manifest.Key]bool{}
 	}
 	// the identities desired looks at: a rendered object answers under either
-	r.readKeys[sourceKey(apiVersion, kind, namespace, name)] = true
-	r.readKeys[sourceKey(apiVersion, kind, "", name)] = true
+	r.pass.readKeys[sourceKey(apiVersion, kind, namespace, name)] = true
+	r.pass.readKeys[sourceKey(apiVersion, kind, "", name)] = true
 	obj, origin, found, err := r.lookupUnrecorded(apiVersion, kind, namespace, name)
 	if err == nil {
 		var answer map[string]any
@@ -159,10 +159,10 @@ type onceKey struct {
 
 // warnOnce adds a result once per key and round.
 func (r *run) warnOnce(key onceKey, res diag.Result) {
-	if r.warned[key] {
+	if r.pass.warned[key] {
 		return
 	}
-	r.warned[key] = true
+	r.pass.warned[key] = true
 	r.add(res)
 }
 
@@ -172,10 +172,10 @@ func (r *run) warnOnce(key onceKey, res diag.Result) {
 func (r *run) desired(apiVersion, kind, namespace, name string) (map[string]any, cluster.Origin) {
 	for _, ns := range []string{namespace, ""} {
 		k := sourceKey(apiVersion, kind, ns, name)
-		if o, ok := r.rendered[k]; ok {
+		if o, ok := r.pass.rendered[k]; ok {
 			return o.Map, OriginRendered
 		}
-		if o, ok := r.previous[k]; ok {
+		if o, ok := r.pass.previous[k]; ok {
 			return o.Map, OriginRendered
 		}
 		if o, ok := r.made[k]; ok {
@@ -190,7 +190,7 @@ func (r *run) desired(apiVersion, kind, namespace, name string) (map[string]any,
 			}
 		}
 		if o, ok := r.byRef[k]; ok {
-			if repl, replaced := r.replaced[o]; replaced && repl != nil {
+			if repl, replaced := r.pass.replaced[o]; replaced && repl != nil {
 				return repl.Map, OriginRendered
 			}
 			return o.Map, cluster.OriginInputs
@@ -337,14 +337,14 @@ func (r *run) clusterObject(ref manifest.Ref, about *manifest.Object, field stri
 // staleReads re-asks every recorded question against the round's final state (final: what
 // the round emitted) and describes the answers that changed since they were read.
 func (r *run) staleReads(final *carried) []string {
-	reads := r.reads
+	reads := r.pass.reads
 	// the round as the next one reads it: what it emitted stands for everything the render
 	// wrote; inputs, bundles and sources are the same
 	view := *r
 	view.lookups = lookups{carried: final, existingCache: map[listKey][]*manifest.Object{}, originOf: r.originOf}
 	view.made = nil
-	view.operandPass = &operandPass{results: r.results, warned: r.warned, replaced: r.replaced, rendered: map[manifest.Key]*manifest.Object{}}
-	defer func() { r.results = view.results }()
+	view.pass = &operandPass{results: r.pass.results, warned: r.pass.warned, replaced: r.pass.replaced, rendered: map[manifest.Key]*manifest.Object{}}
+	defer func() { r.pass.results = view.pass.results }()
 	return view.staleAnswers(reads)
 }
 

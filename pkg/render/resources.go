@@ -35,7 +35,7 @@ func (rs *resourcesStep) renderResource(cfg *operandConfig, res *api.ConfigResou
 		return
 	}
 	rs.r.operands.replaceRequestCR(in.ref, schemaAnchor{about: cfg.obj, field: field, data: true}) // samename.go
-	if _, dup := rs.r.rendered[in.ref.Key()]; dup {
+	if _, dup := rs.r.pass.rendered[in.ref.Key()]; dup {
 		rs.r.add(diag.Warnf(cfg.obj, field, "%s is already rendered from another OperandConfig resource; the first one wins", in.ref))
 		return
 	}
@@ -278,8 +278,8 @@ func (rs *resourcesStep) updateResource(cr configResource, in *manifest.Object, 
 		return nil
 	}
 	rs.r.facts.of(obj).producer = &producer{config: cfg.obj, field: field, data: true}
-	rs.r.replaced[in] = obj
-	rs.r.rendered[in.Ref().Key()] = obj
+	rs.r.pass.replaced[in] = obj
+	rs.r.pass.rendered[in.Ref().Key()] = obj
 	return obj
 }
 

@@ -96,7 +96,7 @@ func Render(in Inputs, opts Options) Output {
 		if round == maxRounds {
 			msg, about, field := describeUnsettled(seen, next, stale)
 			r.add(diag.Errorf(about, field, "the render did not settle after %d rounds: %s", maxRounds, msg))
-			out.Results = r.results.Sort()
+			out.Results = r.pass.results.Sort()
 			return r.finish(meta, out)
 		}
 		prev = next
@@ -126,14 +126,14 @@ func (r *run) renderRound() {
 	inst := r.installer()
 	r.subscriptions = inst.plan()
 	inst.build()
-	r.operandPass = r.operands.settle(r.operandPass)
-	r.results = append(r.results, r.bind.renderBindInfos()...)
+	r.pass = r.operands.settle(r.pass)
+	r.pass.results = append(r.pass.results, r.bind.renderBindInfos()...)
 	inst.afterOperands()
 	r.templates.markReferenced()
-	labelEmittedODLM(r.renderedList)
-	r.results = append(r.results, r.inputResults...)
+	labelEmittedODLM(r.pass.renderedList)
+	r.pass.results = append(r.pass.results, r.inputResults...)
 	if r.carried != nil {
-		r.results = placeResultsOfCarried(r.results, r.carried.producers)
+		r.pass.results = placeResultsOfCarried(r.pass.results, r.carried.producers)
 	}
 }
 
@@ -158,7 +158,7 @@ func (r *run) installer() installer {
 
 // carry records what a round emitted for the next round.
 func (r *run) carry(out Output) *carried {
-	c := &carried{byKey: map[manifest.Key]*manifest.Object{}, controller: map[manifest.Key]bool{}, producers: map[manifest.Key]producer{}, references: r.references, odlmSet: map[*manifest.Object]bool{}}
+	c := &carried{byKey: map[manifest.Key]*manifest.Object{}, controller: map[manifest.Key]bool{}, producers: map[manifest.Key]producer{}, references: r.pass.references, odlmSet: map[*manifest.Object]bool{}}
 	for _, o := range out.Objects {
 		if !out.Generated[o] || r.plainInstalled(o) {
 			continue

@@ -29,7 +29,7 @@ func (ops *operandsStep) placeOf(a schemaAnchor) string {
 // renderedFrom returns the object this pass rendered under ref and where it comes from,
 // when kind (OperandRequest or OperandConfig) made it.
 func (ops *operandsStep) renderedFrom(ref manifest.Ref, kind string) (*manifest.Object, schemaAnchor, bool) {
-	o, ok := ops.r.rendered[ref.Key()]
+	o, ok := ops.r.pass.rendered[ref.Key()]
 	if !ok {
 		return nil, schemaAnchor{}, false
 	}
@@ -59,9 +59,9 @@ func (ops *operandsStep) replaceRequestCR(ref manifest.Ref, cfg schemaAnchor) {
 		return
 	}
 	ops.warnSameName(ref, req, cfg)
-	delete(ops.r.rendered, ref.Key())
+	delete(ops.r.pass.rendered, ref.Key())
 	ops.r.facts.forget(o)
-	ops.r.renderedList = slices.DeleteFunc(ops.r.renderedList, func(x *manifest.Object) bool { return x == o })
+	ops.r.pass.renderedList = slices.DeleteFunc(ops.r.pass.renderedList, func(x *manifest.Object) bool { return x == o })
 }
 
 // warnSameName is the one result about a collision, at the request's operand (the CR left

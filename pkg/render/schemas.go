@@ -449,7 +449,7 @@ func (a schemaAnchor) at(path string) string {
 // a warning; values the CRD refuses are errors. Scope: a cluster-scoped object has no
 // namespace.
 func (sk *servedIndex) checkEmitted() {
-	for _, o := range sk.r.renderedList {
+	for _, o := range sk.r.pass.renderedList {
 		a, ok := sk.r.facts.anchorOf(o)
 		if !ok {
 			continue
@@ -515,7 +515,7 @@ func (sk *servedIndex) checkEmitted() {
 func (sk *servedIndex) refusedCRD(o *manifest.Object, a schemaAnchor, s *servedKind, refused *crd.RulesRefusedError) {
 	what := fmt.Sprintf("%s cannot be created: the API server refuses CRD %s (%s), version %s", o.Ref(), s.def.Name, s.where, refused.Version)
 	key := onceKey{topic: "crd-refused", name: s.def.Name, detail: refused.Version}
-	if sk.r.warned[key] {
+	if sk.r.pass.warned[key] {
 		sk.r.add(diag.Errorf(a.about, a.field, "%s (its reasons are given with the first object of it)", what))
 		return
 	}

@@ -24,7 +24,7 @@ func markedRun(t *testing.T, opts Options) (*run, *operandConfig) {
 		"metadata": map[string]any{"name": "from-secret", "namespace": "cs"},
 		"data":     map[string]any{"size": plantedValue, "plain": "visible"},
 	})
-	r.rendered[cm.Ref().Key()] = cm
+	r.pass.rendered[cm.Ref().Key()] = cm
 	var f secret.Fields
 	f.Add(manifest.SplitPath("data.size"))
 	r.markSecret(cm, f)
@@ -67,10 +67,10 @@ func TestAReadOfAMarkedFieldIsAReadOfASecret(t *testing.T) {
 			out, marks, ok := r.templates.resolve(s, readOf(tc.key))
 			assert.Equal(t, tc.wantOK, ok)
 			assert.Equal(t, tc.wantMarked, marks.Overlaps(manifest.SplitPath("data.v")), "the field written is marked in turn")
-			require.Len(t, r.results, 1)
-			assert.Equal(t, tc.wantResult, r.results[0].Message)
-			assert.Equal(t, "spec.services[0].resources[1].data.data.v", r.results[0].Field)
-			assert.NotContains(t, fmt.Sprint(r.results), plantedValue)
+			require.Len(t, r.pass.results, 1)
+			assert.Equal(t, tc.wantResult, r.pass.results[0].Message)
+			assert.Equal(t, "spec.services[0].resources[1].data.data.v", r.pass.results[0].Field)
+			assert.NotContains(t, fmt.Sprint(r.pass.results), plantedValue)
 			if ok {
 				assert.Equal(t, map[string]any{"v": map[string]any{"size": plantedValue, "plain": "visible"}[tc.key]}, out.(map[string]any)["data"])
 			}

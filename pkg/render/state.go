@@ -61,7 +61,8 @@ type run struct {
 	lookups
 	operatorObjects
 	kinds *servedIndex
-	*operandPass
+	// pass is the operand pass being written (the last one once settled)
+	pass *operandPass
 	// facts are what the round knows of each object it emits
 	facts factBook
 
@@ -322,7 +323,7 @@ func newRoundState(in Inputs, opts Options, cache *renderCache, prev *carried) *
 		operatorObjects: operatorObjects{
 			made: map[manifest.Key]*manifest.Object{},
 		},
-		operandPass: &operandPass{
+		pass: &operandPass{
 			warned:   map[onceKey]bool{},
 			replaced: map[*manifest.Object]*manifest.Object{},
 			rendered: map[manifest.Key]*manifest.Object{},

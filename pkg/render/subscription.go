@@ -220,10 +220,10 @@ func (oi *olmInstall) userManagedExisting(w *want, existing *manifest.Object) {
 	if _, odlm := labels[naming.ControlLabel]; !odlm || labels[naming.DoNotUninstallLabel] == "true" {
 		return
 	}
-	if _, done := oi.r.replaced[existing]; done {
+	if _, done := oi.r.pass.replaced[existing]; done {
 		return
 	}
-	oi.r.replaced[existing] = nil
+	oi.r.pass.replaced[existing] = nil
 	oi.r.add(diag.Warnf(existing, "metadata.labels", "operator %q is userManaged in OperandRegistry %s: ODLM deletes this Subscription it once created, so it is left out of the output", w.entry.Name, w.registry.key))
 }
 

@@ -116,7 +116,7 @@ func (tp *templating) resolve(s site, value any) (out any, marks secret.Fields, 
 func (tp *templating) templateFailed(s site, err error) {
 	var te *template.Error
 	if errors.As(err, &te) && te.Required && te.Ref != nil {
-		tp.r.pending = append(tp.r.pending, pendingValue{site: s, err: te})
+		tp.r.pass.pending = append(tp.r.pass.pending, pendingValue{site: s, err: te})
 		return
 	}
 	field := s.field
@@ -197,11 +197,11 @@ func containsTemplate(v any) bool {
 // --pending error.
 func (tp *templating) reportPending() {
 	if cycle := tp.pendingCycle(); cycle != "" {
-		p := tp.r.pending[0]
+		p := tp.r.pass.pending[0]
 		tp.r.add(diag.Errorf(p.site.config.obj, p.site.field, "templatingValueFrom reference cycle: %s", cycle))
 		return
 	}
-	for _, p := range tp.r.pending {
+	for _, p := range tp.r.pass.pending {
 		field := joinField(p.site.field, p.err.Path)
 		ref := p.err.Ref.String()
 		switch {
@@ -222,10 +222,10 @@ func (tp *templating) reportPending() {
 func (tp *templating) producedAtRuntime(p pendingValue) bool {
 	src := p.err.Ref
 	k := sourceKey(src.APIVersion, src.Kind, src.Namespace, src.Name)
-	if _, ok := tp.r.rendered[k]; ok {
+	if _, ok := tp.r.pass.rendered[k]; ok {
 		return true
 	}
-	for _, q := range tp.r.pending {
+	for _, q := range tp.r.pass.pending {
 		for _, out := range q.site.outputs {
 			if out.Key() == k {
 				return true
@@ -249,9 +249,9 @@ func (tp *templating) producedAtRuntime(p pendingValue) bool {
 // pendingCycle finds pending sites that wait for each other and describes the cycle.
 func (tp *templating) pendingCycle() string {
 	waitsFor := map[int][]int{}
-	for i, p := range tp.r.pending {
+	for i, p := range tp.r.pass.pending {
 		k := sourceKey(p.err.Ref.APIVersion, p.err.Ref.Kind, p.err.Ref.Namespace, p.err.Ref.Name)
-		for j, q := range tp.r.pending {
+		for j, q := range tp.r.pass.pending {
 			for _, out := range q.site.outputs {
 				if out.Key() == k {
 					waitsFor[i] = append(waitsFor[i], j)
@@ -259,7 +259,7 @@ func (tp *templating) pendingCycle() string {
 			}
 		}
 	}
-	state := make([]int, len(tp.r.pending)) // 0 new, 1 on stack, 2 done
+	state := make([]int, len(tp.r.pass.pending)) // 0 new, 1 on stack, 2 done
 	var stack []int
 	var cycle []int
 	var visit func(i int) bool
@@ -284,7 +284,7 @@ func (tp *templating) pendingCycle() string {
 		state[i] = 2
 		return false
 	}
-	for i := range tp.r.pending {
+	for i := range tp.r.pass.pending {
 		if state[i] == 0 && visit(i) {
 			break
 		}
@@ -294,7 +294,7 @@ func (tp *templating) pendingCycle() string {
 	}
 	var parts []string
 	for _, i := range append(cycle, cycle[0]) {
-		p := tp.r.pending[i]
+		p := tp.r.pass.pending[i]
 		parts = append(parts, fmt.Sprintf("%s (%s)", p.site.what, joinField(p.site.field, p.err.Path)))
 	}
 	return strings.Join(parts, " waits for ")
@@ -319,24 +319,24 @@ func (tp *templating) noteReferences(cfg *operandConfig, u template.Use) {
 		if !src.Found || (src.Ref != "configMapKeyRef" && src.Ref != "secretKeyRef") {
 			continue
 		}
-		if tp.r.references == nil {
-			tp.r.references = map[manifest.Key]string{}
+		if tp.r.pass.references == nil {
+			tp.r.pass.references = map[manifest.Key]string{}
 		}
-		tp.r.references[sourceKey(src.APIVersion, src.Kind, src.Namespace, src.Name)] = "OperandConfig." + cfg.key.Namespace + "." + cfg.key.Name
+		tp.r.pass.references[sourceKey(src.APIVersion, src.Kind, src.Namespace, src.Name)] = "OperandConfig." + cfg.key.Namespace + "." + cfg.key.Name
 	}
 }
 
 // markReferenced writes ODLM's marks on the emitted ConfigMaps and Secrets templates read.
 func (tp *templating) markReferenced() {
-	keys := slices.Collect(maps.Keys(tp.r.references))
+	keys := slices.Collect(maps.Keys(tp.r.pass.references))
 	slices.SortFunc(keys, manifest.Key.Compare)
 	for _, k := range keys {
-		o, ok := tp.r.rendered[k]
+		o, ok := tp.r.pass.rendered[k]
 		if !ok {
 			o, ok = tp.r.made[k]
 		}
 		if ok {
-			markReference(o, tp.r.references[k])
+			markReference(o, tp.r.pass.references[k])
 		}
 	}
 }
