@@ -44,7 +44,7 @@ type operandBindInfo struct {
 // the namespace of every OperandRequest that names the bind info's operand under its
 // registry, from the registry namespace. It returns what it found (a round runs it once).
 func (bs *bindInfoStep) renderBindInfos() diag.Results {
-	for _, o := range bs.r.odlmInputs(api.KindOperandBindInfo) {
+	for _, o := range bs.r.inputs.odlmInputs(api.KindOperandBindInfo) {
 		bi := &operandBindInfo{obj: o, key: key{o.Namespace(), o.Name()}}
 		if !bs.r.decodeSpec(o, &bi.spec) {
 			continue
@@ -71,9 +71,9 @@ func (bs *bindInfoStep) renderBindInfo(bi *operandBindInfo) {
 	if regNs == "" {
 		regNs = bi.key.Namespace
 	}
-	reg, present := bs.r.registryAt(key{regNs, bi.spec.Registry})
+	reg, present := bs.r.inputs.registryAt(key{regNs, bi.spec.Registry})
 	if !present {
-		bs.add(diag.Errorf(o, "spec.registry", "OperandRegistry %s/%s not found %s%s%s", regNs, bi.spec.Registry, bs.r.lookedIn(), suggest.DidYouMean(bi.spec.Registry, bs.r.registryNames(regNs)), bs.r.registryHint(bi.spec.Registry, regNs)))
+		bs.add(diag.Errorf(o, "spec.registry", "OperandRegistry %s/%s not found %s%s%s", regNs, bi.spec.Registry, bs.r.inputs.lookedIn(), suggest.DidYouMean(bi.spec.Registry, bs.r.inputs.registryNames(regNs)), bs.r.inputs.registryHint(bi.spec.Registry, regNs)))
 	}
 	if reg == nil {
 		return
@@ -88,7 +88,7 @@ func (bs *bindInfoStep) renderBindInfo(bi *operandBindInfo) {
 			bs.add(diag.Warnf(o, manifest.Field("spec.bindings", k), "ignored: ODLM only copies bindings whose key starts with public, private or protected"))
 		}
 	}
-	for _, req := range bs.r.requestsOf(reg.key, bi.spec.Operand) {
+	for _, req := range bs.r.inputs.requestsOf(reg.key, bi.spec.Operand) {
 		for _, k := range keys {
 			if bindingKeyRe.MatchString(k) {
 				bs.copyBinding(bi, reg, req, k)
@@ -269,7 +269,7 @@ func (bs *bindInfoStep) emitCopy(bi *operandBindInfo, field string, obj *manifes
 		}
 		return
 	}
-	if in, ok := bs.r.byRef[k]; ok {
+	if in, ok := bs.r.inputs.byRef[k]; ok {
 		obj.Source = in.Source
 		bs.r.pass.replaced[in] = obj
 		bs.r.pass.rendered[k] = obj
@@ -450,7 +450,7 @@ func (bs *bindInfoStep) grantSecretRead(bi *operandBindInfo, sourceNs, targetNs,
 	if !ok {
 		// the name is the render's: another object under it would be merged into or hidden
 		// behind the Role that lets the ExternalSecret read the source
-		for _, taken := range []*manifest.Object{bs.r.pass.rendered[role.Key()], bs.r.byRef[role.Key()]} {
+		for _, taken := range []*manifest.Object{bs.r.pass.rendered[role.Key()], bs.r.inputs.byRef[role.Key()]} {
 			if taken != nil {
 				by := where(taken)
 				if p, ok := bs.r.facts.producerOf(taken); ok {

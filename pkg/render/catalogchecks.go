@@ -147,7 +147,7 @@ func (oi *olmInstall) installModeOf(namespace string) (string, string) {
 		return olm.AllNamespaces, "installing into " + clusterInstallNamespace
 	}
 	var og *manifest.Object
-	for _, o := range append(append([]*manifest.Object{}, oi.r.operatorGroups...), oi.r.objects...) {
+	for _, o := range append(append([]*manifest.Object{}, oi.r.operatorGroups...), oi.r.inputs.objects...) {
 		if o.Kind() == "OperatorGroup" && o.Group() == olmGroup && o.Namespace() == namespace {
 			og = o
 			break

@@ -138,7 +138,7 @@ func (r *run) finishMeta(m *metaRun, out Output) Output {
 	found := r.metaSubscriptions(m, metaRequest)
 	r.metaOperatorGroups(metaRequest)
 	// a real OperandRequest cannot use a converted registry: ODLM never reads Meta CRs
-	for _, req := range r.requests {
+	for _, req := range r.inputs.requests {
 		if m.conv.Produced(req.obj) {
 			continue
 		}

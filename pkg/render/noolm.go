@@ -55,7 +55,7 @@ func (tk *trackerInstaller) findTracker(w *want) (*manifest.Object, bool) {
 // and install namespace, for every in-scope want that is not no-op or userManaged.
 func (tk *trackerInstaller) planTrackers() []*subscriptionPlan {
 	plans := &subscriptionPlans{byKey: map[key]*subscriptionPlan{}}
-	for _, w := range tk.r.allWants() {
+	for _, w := range tk.r.inputs.allWants() {
 		if !w.inScope || w.entry == nil || w.entry.UserManaged || w.entry.InstallMode == api.InstallModeNoOp {
 			continue
 		}

@@ -28,7 +28,7 @@ type operandsStep struct{ r *run }
 // before the operands; the pass the output settled on is returned.
 func (ops *operandsStep) settle(base *operandPass) *operandPass {
 	ops.r.kinds.noteInstalledBundles()
-	ops.r.kinds.providedKinds, ops.r.kinds.installNamespaces = installTargets(ops.r.subscriptions, ops.r.kinds.subscribed, ops.r.configs)
+	ops.r.kinds.providedKinds, ops.r.kinds.installNamespaces = installTargets(ops.r.subscriptions, ops.r.kinds.subscribed, ops.r.inputs.configs)
 	last := ""
 	// every pass starts from the state the step began with (reads of an earlier pass are
 	// superseded by the next pass's, reader.go; results given once are given once per pass)
@@ -66,7 +66,7 @@ func (ops *operandsStep) settle(base *operandPass) *operandPass {
 // renderOperandsOnce is one pass over every request's operands.
 func (ops *operandsStep) renderOperandsOnce() {
 	doneServices := map[string]bool{}
-	for _, req := range ops.r.requests {
+	for _, req := range ops.r.inputs.requests {
 		if req.failed {
 			if len(req.wants) > 0 {
 				ops.r.add(diag.Errorf(req.obj, "spec.requests", "no operands are rendered for this OperandRequest: ODLM stops before its operands when any of its operators fails (see the other errors)"))
@@ -102,7 +102,7 @@ func (ops *operandsStep) renderWant(w *want, doneServices map[string]bool) {
 		ops.requestCR(w)
 		return
 	}
-	cfg := ops.r.configAt(w.registry.key)
+	cfg := ops.r.inputs.configAt(w.registry.key)
 	if cfg == nil {
 		return
 	}
@@ -380,7 +380,7 @@ func (ops *operandsStep) existingOperand(ref manifest.Ref) *manifest.Object {
 	if o, ok := ops.r.pass.rendered[ref.Key()]; ok {
 		return o
 	}
-	in, ok := ops.r.byRef[ref.Key()]
+	in, ok := ops.r.inputs.byRef[ref.Key()]
 	if !ok {
 		return nil
 	}
@@ -399,7 +399,7 @@ func (ops *operandsStep) existingOperand(ref manifest.Ref) *manifest.Object {
 // the live cluster. A labelled one there is what this render emitted before: it is rendered
 // again as the render owns it.
 func (ops *operandsStep) unlabelledInput(ref manifest.Ref, about *manifest.Object, field string) bool {
-	if in, ok := ops.r.byRef[ref.Key()]; ok {
+	if in, ok := ops.r.inputs.byRef[ref.Key()]; ok {
 		ops.r.add(diag.Infof(in, "metadata.labels", "exists without ODLM's %s label: ODLM leaves it unchanged", naming.ControlLabel))
 		return true
 	}

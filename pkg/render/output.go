@@ -9,8 +9,8 @@ import (
 // output assembles pass-through inputs and rendered objects, sorted.
 func (r *run) output() Output {
 	out := Output{Generated: map[*manifest.Object]bool{}}
-	for _, o := range r.objects {
-		if r.consumed[o] {
+	for _, o := range r.inputs.objects {
+		if r.inputs.consumed[o] {
 			continue
 		}
 		if repl, ok := r.pass.replaced[o]; ok {

@@ -189,7 +189,7 @@ func (r *run) desired(apiVersion, kind, namespace, name string) (map[string]any,
 				return o.Map, OriginRendered
 			}
 		}
-		if o, ok := r.byRef[k]; ok {
+		if o, ok := r.inputs.byRef[k]; ok {
 			if repl, replaced := r.pass.replaced[o]; replaced && repl != nil {
 				return repl.Map, OriginRendered
 			}
@@ -223,7 +223,7 @@ func (r *run) existingOr(apiVersion, kind, namespace string, failed func(origin 
 		return objs
 	}
 	l := &listing{group: group, kind: kind, namespace: namespace, seen: map[manifest.Key]bool{}, originOf: r.originOf}
-	l.addMatching(r.ofKind(group, kind), cluster.OriginInputs, nil)
+	l.addMatching(r.inputs.ofKind(group, kind), cluster.OriginInputs, nil)
 	if r.carried != nil {
 		l.addMatching(r.carried.ofKind(group, kind), OriginRendered, r.carried.controller)
 	}

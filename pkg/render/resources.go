@@ -30,7 +30,7 @@ func (rs *resourcesStep) renderResource(cfg *operandConfig, res *api.ConfigResou
 	if len(res.OwnerReferences) > 0 {
 		rs.r.add(diag.Infof(cfg.obj, field+".ownerReferences", "not rendered: an owner reference needs the owner's uid, which exists only in a cluster; GitOps tools track ownership themselves"))
 	}
-	if existing, exists := rs.r.byRef[in.ref.Key()]; exists {
+	if existing, exists := rs.r.inputs.byRef[in.ref.Key()]; exists {
 		rs.r.markSecret(rs.updateResource(configResource{cfg, res, field}, existing, in), in.marks)
 		return
 	}

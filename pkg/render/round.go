@@ -122,7 +122,7 @@ func (r *run) finish(meta *metaRun, out Output) Output {
 // renderRound is one round of the pipeline: inputs, install objects, operands (passes to a
 // fixed point), bind info, then what marks the round's output.
 func (r *run) renderRound() {
-	r.readInputs()
+	r.inputs.readInputs()
 	inst := r.installer()
 	r.subscriptions = inst.plan()
 	inst.build()
@@ -131,7 +131,7 @@ func (r *run) renderRound() {
 	inst.afterOperands()
 	r.templates.markReferenced()
 	labelEmittedODLM(r.pass.renderedList)
-	r.pass.results = append(r.pass.results, r.inputResults...)
+	r.pass.results = append(r.pass.results, r.inputs.inputResults...)
 	if r.carried != nil {
 		r.pass.results = placeResultsOfCarried(r.pass.results, r.carried.producers)
 	}

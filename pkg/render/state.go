@@ -43,12 +43,12 @@ func newRenderCache(sources cluster.Chain) *renderCache {
 }
 
 // run is one round. It holds the round's data by lifetime (the render's cache, the inputs
-// step's values, the look-up layers, the install objects, the served kinds, the operand pass
-// being written, where emitted objects come from) and the steps, each a value with its own
-// state that reads the others through it:
+// step's values, the look-up layers, the operator objects, the served kinds, the operand pass
+// being written, the facts of emitted objects) and the steps, each a value with its own
+// state that reads the others through it (renderRound, round.go, composes them):
 //
-//	inputs (roundInputs) → install (olm or trackers, the installer interface) →
-//	operands (passes to a fixed point; resources, templates) → bind info → marks
+//	inputs (r.inputs) → installer plan and build (olm or trackers) →
+//	operands settle (r.pass; resources, templates) → bind info → marks
 //
 // What is left as methods of run are the services every step uses: results (add,
 // warnOnce), the one look-up order (reader.go), emitting and replacing objects (emit,
@@ -57,7 +57,8 @@ type run struct {
 	opts     Options
 	catalogs catalog.Set
 	*renderCache
-	*roundInputs
+	// inputs are the inputs step's values: the inputs classified, registries, configs, requests
+	inputs *roundInputs
 	lookups
 	operatorObjects
 	kinds *servedIndex
@@ -289,7 +290,7 @@ func newRun(in Inputs, opts Options, cache *renderCache, prev *carried) *run {
 	r := newRoundState(in, opts, cache, prev)
 	r.olm.r = r
 	r.trackers = &trackerInstaller{r: r}
-	inputs := r.roundInputs
+	inputs := r.inputs
 	inputs.r = r
 	r.kinds = &servedIndex{r: r}
 	r.operands = &operandsStep{r: r}
@@ -308,7 +309,7 @@ func newRoundState(in Inputs, opts Options, cache *renderCache, prev *carried) *
 		opts:        opts,
 		catalogs:    in.Catalogs(),
 		renderCache: cache,
-		roundInputs: &roundInputs{
+		inputs: &roundInputs{
 			objects:    objs,
 			consumed:   make(map[*manifest.Object]bool, len(objs)),
 			byRef:      make(map[manifest.Key]*manifest.Object, len(objs)),

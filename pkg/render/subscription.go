@@ -146,7 +146,7 @@ func (r *run) findOne(w *want, apiVersion, kind, what string, match func(*manife
 func (oi *olmInstall) planSubscriptions() []*subscriptionPlan {
 	plans := &subscriptionPlans{byKey: map[key]*subscriptionPlan{}}
 	var noops []*want
-	for _, w := range oi.r.allWants() {
+	for _, w := range oi.r.inputs.allWants() {
 		if w.inScope && w.entry != nil && oi.planWant(plans, w) {
 			noops = append(noops, w)
 		}

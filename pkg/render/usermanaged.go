@@ -15,8 +15,8 @@ import (
 // unknown. Where it is installed is the user's business, so no CSV is made readable.
 func (sk *servedIndex) noteUserManaged() {
 	seen := map[string]bool{}
-	for _, k := range sortedKeys(sk.r.registries) {
-		reg := sk.r.registries[k]
+	for _, k := range sortedKeys(sk.r.inputs.registries) {
+		reg := sk.r.inputs.registries[k]
 		for _, e := range reg.entries {
 			if !e.UserManaged || seen[e.PackageName] {
 				continue
