@@ -25,7 +25,7 @@ type namespaceSubscription struct {
 func (oi *olmInstall) checkSharedManualApproval() {
 	byNamespace := map[string][]namespaceSubscription{}
 	seen := map[key]bool{}
-	for _, p := range oi.r.subscriptions {
+	for _, p := range oi.r.operators.subscriptions {
 		o, plan := p.obj, p
 		if o == nil {
 			o, plan = p.existing, nil

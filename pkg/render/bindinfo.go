@@ -79,7 +79,7 @@ func (bs *bindInfoStep) renderBindInfo(bi *operandBindInfo) {
 		return
 	}
 	if _, ok := reg.byName[bi.spec.Operand]; !ok {
-		bs.add(diag.Errorf(o, "spec.operand", "operator %q is not in OperandRegistry %s%s%s", bi.spec.Operand, reg.key, bs.r.fromCluster(reg.obj), suggest.DidYouMean(bi.spec.Operand, reg.names())))
+		bs.add(diag.Errorf(o, "spec.operand", "operator %q is not in OperandRegistry %s%s%s", bi.spec.Operand, reg.key, bs.r.lookups.fromCluster(reg.obj), suggest.DidYouMean(bi.spec.Operand, reg.names())))
 		return
 	}
 	keys := manifest.SortedKeys(bi.spec.Bindings)
@@ -242,8 +242,8 @@ func (bs *bindInfoStep) copyObject(b binding, target key) {
 	}
 	// the copy's fields are at the source's paths: its marks are the source's
 	marks := bs.copyMarks(b.bi, b.req)
-	marks.AddAll(bs.r.secretFieldsOf(manifest.New(src)))
-	bs.r.markSecret(obj, marks)
+	marks.AddAll(bs.r.cache.secretFieldsOf(manifest.New(src)))
+	bs.r.cache.markSecret(obj, marks)
 	bs.emitCopy(b.bi, b.field, obj)
 }
 
@@ -252,7 +252,7 @@ func (bs *bindInfoStep) copyObject(b binding, target key) {
 // since their fields name the copies and what goes into them.
 func (bs *bindInfoStep) copyMarks(bi *operandBindInfo, req *operandRequest) secret.Fields {
 	var marks secret.Fields
-	if !bs.r.secretFieldsOf(bi.obj).Empty() || !bs.r.secretFieldsOf(req.obj).Empty() {
+	if !bs.r.cache.secretFieldsOf(bi.obj).Empty() || !bs.r.cache.secretFieldsOf(req.obj).Empty() {
 		marks.Add(nil)
 	}
 	return marks
@@ -292,7 +292,7 @@ func (bs *bindInfoStep) fieldConfigMap(b binding, data map[string]string) {
 		return
 	}
 	out := map[string]any{}
-	srcMarks := bs.r.secretFieldsOf(manifest.New(src))
+	srcMarks := bs.r.cache.secretFieldsOf(manifest.New(src))
 	marks := bs.copyMarks(b.bi, b.req)
 	marks.AddAll(srcMarks.Under(labelsPath).Prefixed(labelsPath))
 	for _, k := range manifest.SortedKeys(data) {
@@ -325,7 +325,7 @@ func (bs *bindInfoStep) fieldConfigMap(b binding, data map[string]string) {
 		},
 		"data": out,
 	})
-	bs.r.markSecret(obj, marks)
+	bs.r.cache.markSecret(obj, marks)
 	bs.emitCopy(b.bi, b.field, obj)
 }
 
@@ -409,7 +409,7 @@ func (bs *bindInfoStep) externalSecret(b binding, src map[string]any, target key
 	})
 	marks := bs.copyMarks(b.bi, b.req)
 	marks.Add([]manifest.PathStep{{Key: "spec"}, {Key: "target"}, {Key: "template"}})
-	bs.r.markSecret(es, marks)
+	bs.r.cache.markSecret(es, marks)
 	bs.emitCopy(b.bi, "", es)
 	bs.emitBindInfoObject(manifest.New(map[string]any{
 		"apiVersion": "external-secrets.io/v1",

@@ -25,7 +25,7 @@ func (oi *olmInstall) catalogChecks() {
 	}
 	oi.refusedCatalogs()
 	cluster := oi.clusterVersionOf()
-	for _, p := range oi.r.subscriptions {
+	for _, p := range oi.r.operators.subscriptions {
 		if p.obj == nil {
 			continue
 		}
@@ -147,7 +147,7 @@ func (oi *olmInstall) installModeOf(namespace string) (string, string) {
 		return olm.AllNamespaces, "installing into " + clusterInstallNamespace
 	}
 	var og *manifest.Object
-	for _, o := range append(append([]*manifest.Object{}, oi.r.operatorGroups...), oi.r.inputs.objects...) {
+	for _, o := range append(append([]*manifest.Object{}, oi.r.operators.operatorGroups...), oi.r.inputs.objects...) {
 		if o.Kind() == "OperatorGroup" && o.Group() == olmGroup && o.Namespace() == namespace {
 			og = o
 			break
@@ -223,7 +223,7 @@ func (oi *olmInstall) refusedCatalogs() {
 		return
 	}
 	warned := map[string]bool{}
-	for _, p := range oi.r.subscriptions {
+	for _, p := range oi.r.operators.subscriptions {
 		if p.obj == nil {
 			continue
 		}
@@ -239,7 +239,7 @@ func (oi *olmInstall) refusedCatalogs() {
 			continue
 		}
 		var users []string
-		for _, q := range oi.r.subscriptions {
+		for _, q := range oi.r.operators.subscriptions {
 			if q.obj != nil && q.obj.String("spec", "sourceNamespace") == ns && q.obj.String("spec", "source") == name {
 				users = append(users, q.namespace+"/"+q.name)
 			}

@@ -61,7 +61,7 @@ func (oi *olmInstall) catalogSources() []*catalogSource {
 	}
 	for _, o := range oi.r.existing(catalogSourceAPIVersion, "CatalogSource", "") {
 		in := o
-		if !oi.r.isInput(o) {
+		if !oi.r.lookups.isInput(o) {
 			in = nil
 		}
 		add(o.Map, in)
@@ -261,7 +261,7 @@ func (oi *olmInstall) emitCatalogSources() {
 	}
 	used := map[string]*subscriptionPlan{}
 	var order []string
-	for _, p := range oi.r.subscriptions {
+	for _, p := range oi.r.operators.subscriptions {
 		if p.obj == nil {
 			continue
 		}

@@ -87,7 +87,7 @@ func (in *roundInputs) clusterODLM(kind string, k key) *manifest.Object {
 	if len(in.r.opts.Sources) == 0 {
 		return nil
 	}
-	c := in.r.sourceRead(api.APIVersion, kind, k.Namespace, k.Name)
+	c := in.r.cache.sourceRead(api.APIVersion, kind, k.Namespace, k.Name)
 	switch {
 	case c.err != nil && !errors.Is(c.err, cluster.ErrNotServed):
 		in.r.warnOnce(onceKey{topic: "read-odlm", name: kind}, diag.Warnf(nil, "", "reading %s %s from the cluster failed, so no %s is read from there (an %s the inputs lack is then missing): %v", kind, k, kind, kind, c.err))
@@ -96,7 +96,7 @@ func (in *roundInputs) clusterODLM(kind string, k key) *manifest.Object {
 		return nil
 	}
 	o := manifest.New(c.obj)
-	in.r.originOf[o] = c.origin
+	in.r.lookups.originOf[o] = c.origin
 	in.clusterODLMObjects[ck] = o
 	return o
 }
@@ -144,7 +144,7 @@ func placeName(o cluster.Origin) string {
 // cluster's copy of it differ: the render uses the input, while ODLM in the cluster reads
 // the cluster's. Only field paths are named, never values.
 func (in *roundInputs) warnIfClusterDiffers(o *manifest.Object) {
-	if len(in.r.opts.Sources) == 0 || in.r.fedFromCarried(o) || !in.r.isInput(o) {
+	if len(in.r.opts.Sources) == 0 || in.r.lookups.fedFromCarried(o) || !in.r.lookups.isInput(o) {
 		return
 	}
 	c := in.clusterODLM(o.Kind(), key{o.Namespace(), o.Name()})
@@ -156,7 +156,7 @@ func (in *roundInputs) warnIfClusterDiffers(o *manifest.Object) {
 	if !differs {
 		return
 	}
-	in.add(diag.Warnf(o, path, "the %s of this name in the %s differs, first at this field: the render uses this input, while ODLM in the cluster reads the cluster's", o.Kind(), placeName(in.r.originOf[c])))
+	in.add(diag.Warnf(o, path, "the %s of this name in the %s differs, first at this field: the render uses this input, while ODLM in the cluster reads the cluster's", o.Kind(), placeName(in.r.lookups.originOf[c])))
 }
 
 // decidingFields is what decides the render in an ODLM object: its spec, and a registry's

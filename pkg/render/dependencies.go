@@ -165,7 +165,7 @@ func (oi *olmInstall) emitDependencySubscriptions() {
 // there installs (the head of its channel), a Subscription the cluster has there (its
 // installed CSV, else the head of its channel), or a CSV the cluster has there.
 func (oi *olmInstall) namespaceSatisfies(p *subscriptionPlan, match func(*catalog.Bundle) bool) bool {
-	for _, q := range oi.r.subscriptions {
+	for _, q := range oi.r.operators.subscriptions {
 		if q == p || q.obj == nil || q.namespace != p.namespace {
 			continue
 		}
@@ -174,10 +174,10 @@ func (oi *olmInstall) namespaceSatisfies(p *subscriptionPlan, match func(*catalo
 		}
 	}
 	for _, sub := range oi.r.existing(subscriptionAPIVersion, "Subscription", p.namespace) {
-		if origin, known := oi.r.originOf[sub]; known && origin != cluster.OriginSnapshot && origin != cluster.OriginLive {
+		if origin, known := oi.r.lookups.originOf[sub]; known && origin != cluster.OriginSnapshot && origin != cluster.OriginLive {
 			continue // the render's own (a dependency Subscription of an earlier round)
 		}
-		if slices.ContainsFunc(oi.r.subscriptions, func(q *subscriptionPlan) bool { return q.existing == sub && (q == p || q.obj != nil) }) {
+		if slices.ContainsFunc(oi.r.operators.subscriptions, func(q *subscriptionPlan) bool { return q.existing == sub && (q == p || q.obj != nil) }) {
 			continue // p itself, or counted above
 		}
 		if b := oi.installedBy(sub); b != nil && match(b) {

@@ -82,7 +82,7 @@ func where(o *manifest.Object) string {
 // namespace.
 func (in *roundInputs) odlmInputs(kind string) []*manifest.Object {
 	var out []*manifest.Object
-	fed := in.r.fedODLM(kind)
+	fed := in.r.lookups.fedODLM(kind)
 	fedKeys := map[manifest.Key]bool{}
 	for _, o := range fed {
 		fedKeys[o.Ref().Key()] = true
@@ -128,13 +128,13 @@ type decoded struct {
 // decodeSpec decodes an ODLM input's spec, turning unknown fields into warnings. The decoded
 // value is shared with later rounds: callers copy what they change.
 func (r *run) decodeSpec(o *manifest.Object, out any) bool {
-	d, ok := r.decodeCache[o]
+	d, ok := r.cache.decodeCache[o]
 	if !ok || d.value.Type() != reflect.TypeOf(out).Elem() {
 		d = decoded{}
 		d.issues, d.err = api.DecodeSpec(o, out)
 		d.value = reflect.ValueOf(out).Elem()
-		if r.decodeCache != nil {
-			r.decodeCache[o] = d
+		if r.cache.decodeCache != nil {
+			r.cache.decodeCache[o] = d
 		}
 	} else {
 		reflect.ValueOf(out).Elem().Set(d.value)
@@ -186,7 +186,7 @@ func sortedKeys[V any](m map[key]V) []key {
 // of an object read from a cluster, without what the cluster added (status, uid…).
 func (r *run) updatedCopy(existing *manifest.Object) *manifest.Object {
 	m := merge.DeepCopy(existing.Map).(map[string]any)
-	if !r.isInput(existing) {
+	if !r.lookups.isInput(existing) {
 		m = cleanClusterFields(m)
 	}
 	obj := manifest.New(m)
@@ -197,17 +197,17 @@ func (r *run) updatedCopy(existing *manifest.Object) *manifest.Object {
 // updated records that obj is what ODLM makes of an existing object: an input is replaced
 // in the output; an object already in a cluster is emitted (the render owns it now).
 func (r *run) updated(existing, obj *manifest.Object) {
-	if r.isInput(existing) {
+	if r.lookups.isInput(existing) {
 		r.pass.replaced[existing] = obj
 		return
 	}
-	r.updatedElsewhere = append(r.updatedElsewhere, obj)
+	r.operators.updatedElsewhere = append(r.operators.updatedElsewhere, obj)
 }
 
 // madeAsController records an object the render makes as ODLM's controller (a Subscription,
 // an OperatorGroup, a tracking ConfigMap, a CatalogSource), which templates read.
 func (r *run) madeAsController(o *manifest.Object) *manifest.Object {
-	r.made[o.Ref().Key()] = o
+	r.operators.made[o.Ref().Key()] = o
 	r.facts.of(o).roles |= madeAsController
 	r.markIfMadeFromSecrets(o)
 	return o
@@ -217,7 +217,7 @@ func (r *run) madeAsController(o *manifest.Object) *manifest.Object {
 // is made from may hold a Secret's value (secrets.go).
 func (r *run) markIfMadeFromSecrets(o *manifest.Object) {
 	if r.odlmCarriesSecrets() {
-		r.markSecretWhole(o)
+		r.cache.markSecretWhole(o)
 	}
 }
 
@@ -225,8 +225,8 @@ func (r *run) markIfMadeFromSecrets(o *manifest.Object) {
 // updates an object an OperandConfig resource or alm-example emits (that one stays the
 // resource's: the next round finds it again as existing).
 func (r *run) madeByController(p *subscriptionPlan, obj *manifest.Object) *manifest.Object {
-	if p.existing != nil && r.originOf[p.existing] == OriginRendered {
-		r.made[obj.Ref().Key()] = obj
+	if p.existing != nil && r.lookups.originOf[p.existing] == OriginRendered {
+		r.operators.made[obj.Ref().Key()] = obj
 		r.markIfMadeFromSecrets(obj)
 		return obj
 	}
@@ -245,16 +245,16 @@ type hashes struct{ data, route string }
 // cachedResourceHashes is resourceHashes, computed once per render for the untemplated
 // resources of input OperandConfigs.
 func (r *run) cachedResourceHashes(cfg *operandConfig, res *api.ConfigResource, data map[string]any, field string, templated bool) (string, string, bool) {
-	cacheable := !templated && r.hashCache != nil && r.isInput(cfg.obj) && !r.fedFromCarried(cfg.obj)
+	cacheable := !templated && r.cache.hashCache != nil && r.lookups.isInput(cfg.obj) && !r.lookups.fedFromCarried(cfg.obj)
 	k := hashKey{cfg.obj, field}
 	if cacheable {
-		if h, ok := r.hashCache[k]; ok {
+		if h, ok := r.cache.hashCache[k]; ok {
 			return h.data, h.route, true
 		}
 	}
 	hash, route, ok := r.resources.resourceHashes(cfg, res, data, field)
 	if ok && cacheable {
-		r.hashCache[k] = hashes{hash, route}
+		r.cache.hashCache[k] = hashes{hash, route}
 	}
 	return hash, route, ok
 }

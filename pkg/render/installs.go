@@ -78,7 +78,7 @@ func (r *run) catalogImages() map[string]string {
 func (r *run) installList() []Install {
 	images := r.catalogImages()
 	var out []Install
-	for _, p := range r.subscriptions {
+	for _, p := range r.operators.subscriptions {
 		if p.obj == nil {
 			continue
 		}

@@ -179,7 +179,7 @@ func (r *run) finishMeta(m *metaRun, out Output) Output {
 // metaSubscriptions relabels the Subscriptions only Meta Sets reconcile and removes the
 // annotations ODLM writes for the converted objects; it returns what it found.
 func (r *run) metaSubscriptions(m *metaRun, metaRequest func(*want) bool) (found diag.Results) {
-	for _, p := range r.subscriptions {
+	for _, p := range r.operators.subscriptions {
 		if p.obj == nil || p.obj.Kind() != "Subscription" {
 			continue // no-OLM trackers stay ODLM's: the Meta Operator had no such mode
 		}
@@ -233,7 +233,7 @@ func (r *run) metaSubscriptions(m *metaRun, metaRequest func(*want) bool) (found
 // metaOperatorGroups relabels the OperatorGroups created only for Meta Subscriptions.
 func (r *run) metaOperatorGroups(metaRequest func(*want) bool) {
 	meta, odlm := map[string]bool{}, map[string]bool{}
-	for _, p := range r.subscriptions {
+	for _, p := range r.operators.subscriptions {
 		if p.existing != nil || p.obj == nil {
 			continue
 		}
@@ -245,7 +245,7 @@ func (r *run) metaOperatorGroups(metaRequest func(*want) bool) {
 			}
 		}
 	}
-	for _, og := range r.operatorGroups {
+	for _, og := range r.operators.operatorGroups {
 		if ns := og.Namespace(); meta[ns] && !odlm[ns] {
 			labels := manifest.EnsureMap(manifest.EnsureMap(og.Map, "metadata"), "labels")
 			delete(labels, naming.ControlLabel)

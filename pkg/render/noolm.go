@@ -76,7 +76,7 @@ func (tk *trackerInstaller) planTrackers() []*subscriptionPlan {
 // buildTrackers writes the tracking ConfigMaps: ODLM's labels, the Subscription-like
 // annotations of every request (the registry channel, no channel logic), and the package.
 func (tk *trackerInstaller) buildTrackers() {
-	for _, p := range tk.r.subscriptions {
+	for _, p := range tk.r.operators.subscriptions {
 		var obj *manifest.Object
 		if p.existing != nil {
 			obj = tk.r.updatedCopy(p.existing)

@@ -38,7 +38,7 @@ type olmV1 struct {
 
 func (r *run) olmV1() *olmV1 {
 	return &olmV1{
-		opts: r.opts, deps: r.olm, hasCatalog: !r.catalogs.Empty(), subscriptions: r.subscriptions, operatorGroups: r.operatorGroups,
+		opts: r.opts, deps: r.olm, hasCatalog: !r.catalogs.Empty(), subscriptions: r.operators.subscriptions, operatorGroups: r.operators.operatorGroups,
 		subscribed: r.kinds.subscribed, facts: r.facts, servedKindOf: r.kinds.servedKindOf, add: r.add, catalogs: r.catalogs,
 		lookup: func(apiVersion, kind, namespace, name string) (map[string]any, bool, error) {
 			obj, _, found, err := r.lookup(apiVersion, kind, namespace, name)

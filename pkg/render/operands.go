@@ -28,7 +28,7 @@ type operandsStep struct{ r *run }
 // before the operands; the pass the output settled on is returned.
 func (ops *operandsStep) settle(base *operandPass) *operandPass {
 	ops.r.kinds.noteInstalledBundles()
-	ops.r.kinds.providedKinds, ops.r.kinds.installNamespaces = installTargets(ops.r.subscriptions, ops.r.kinds.subscribed, ops.r.inputs.configs)
+	ops.r.kinds.providedKinds, ops.r.kinds.installNamespaces = installTargets(ops.r.operators.subscriptions, ops.r.kinds.subscribed, ops.r.inputs.configs)
 	last := ""
 	// every pass starts from the state the step began with (reads of an earlier pass are
 	// superseded by the next pass's, reader.go; results given once are given once per pass)
@@ -195,7 +195,7 @@ func (ops *operandsStep) headBundle(w *want, sub *subscriptionPlan) *catalog.Bun
 
 // configCRs renders the CRs of one OperandConfig service from the CSV's alm-examples (docs/semantics.md, Operand custom resources).
 func (ops *operandsStep) configCRs(cfg *operandConfig, svc *api.ConfigService, si int, b *catalog.Bundle) {
-	examples, err := ops.r.examples(b)
+	examples, err := ops.r.cache.examples(b)
 	if err != nil {
 		ops.r.add(diag.Errorf(cfg.obj, manifest.Field("spec.services", si, "spec"), "%v", err))
 		return
@@ -344,7 +344,7 @@ func (ops *operandsStep) configCR(svc serviceSpec, specKey string, ex map[string
 			return
 		}
 		prev.Map["spec"] = base
-		ops.r.markSecret(prev, marks)
+		ops.r.cache.markSecret(prev, marks)
 		return
 	}
 	if ops.unlabelledInput(ref, cfg.obj, field) {
@@ -359,7 +359,7 @@ func (ops *operandsStep) configCR(svc serviceSpec, specKey string, ex map[string
 	ops.r.facts.of(obj).producer = &producer{config: cfg.obj, field: field}
 	kind, _ := ex["kind"].(string)
 	ops.r.facts.of(obj).anchor = &schemaAnchor{about: cfg.obj, field: field, example: &almExample{bundle: b.Name, kind: kind, fragment: fragment}}
-	ops.r.markSecret(obj, marks)
+	ops.r.cache.markSecret(obj, marks)
 	ops.r.emit(obj)
 }
 
@@ -405,7 +405,7 @@ func (ops *operandsStep) unlabelledInput(ref manifest.Ref, about *manifest.Objec
 	}
 	if o := ops.r.clusterObject(ref, about, field); o != nil {
 		if _, odlm := o.Labels()[naming.ControlLabel]; !odlm {
-			ops.r.add(diag.Infof(about, field, "%s exists in the %s without ODLM's %s label: ODLM leaves it unchanged, so it is not rendered", ref, ops.r.originOf[o], naming.ControlLabel))
+			ops.r.add(diag.Infof(about, field, "%s exists in the %s without ODLM's %s label: ODLM leaves it unchanged, so it is not rendered", ref, ops.r.lookups.originOf[o], naming.ControlLabel))
 			return true
 		}
 	}
@@ -452,7 +452,7 @@ func (ops *operandsStep) requestCR(w *want) {
 		return
 	}
 	// an OperandRequest the previous round emitted may hold a Secret's value in the spec
-	marks := ops.r.secretFieldsUnder(req.obj, w.field("spec")).Prefixed(specStep)
+	marks := ops.r.cache.secretFieldsUnder(req.obj, w.field("spec")).Prefixed(specStep)
 	if prev := ops.existingOperand(ref); prev != nil {
 		spec, err := merge.Merge(prev.Map["spec"], op.Spec.Value)
 		if err != nil {
@@ -460,7 +460,7 @@ func (ops *operandsStep) requestCR(w *want) {
 			return
 		}
 		prev.Map["spec"] = spec
-		ops.r.markSecret(prev, marks)
+		ops.r.cache.markSecret(prev, marks)
 		return
 	}
 	if ops.unlabelledInput(ref, req.obj, w.field("kind")) {
@@ -468,7 +468,7 @@ func (ops *operandsStep) requestCR(w *want) {
 	}
 	obj.Map["spec"] = merge.DeepCopy(op.Spec.Value)
 	ops.r.facts.of(obj).anchor = &schemaAnchor{about: req.obj, field: w.field("spec")}
-	ops.r.markSecret(obj, marks)
+	ops.r.cache.markSecret(obj, marks)
 	ops.r.emit(obj)
 }
 

@@ -43,7 +43,7 @@ func (r *run) orderer() *orderer {
 	return &orderer{
 		style:         r.opts.Ordering,
 		facts:         r.facts,
-		convertedTo:   r.convertedTo,
+		convertedTo:   r.operators.convertedTo,
 		providedKinds: r.kinds.providedKinds,
 		servedKindOf:  r.kinds.servedKindOf,
 	}

@@ -23,16 +23,16 @@ func (r *run) output() Output {
 		out.Objects = append(out.Objects, o)
 	}
 	var generated []*manifest.Object
-	for _, p := range r.subscriptions {
+	for _, p := range r.operators.subscriptions {
 		if p.obj != nil && p.existing == nil {
 			generated = append(generated, p.obj)
 		}
 	}
-	generated = append(generated, r.operatorGroups...)
+	generated = append(generated, r.operators.operatorGroups...)
 	// objects ODLM updates outside the inputs win over what a resource renders under the
 	// same name (an OperandConfig resource that is itself a Subscription ODLM reconciles)
 	updated := map[manifest.Key]bool{}
-	for _, o := range r.updatedElsewhere {
+	for _, o := range r.operators.updatedElsewhere {
 		updated[o.Ref().Key()] = true
 		generated = append(generated, o)
 	}
@@ -44,9 +44,9 @@ func (r *run) output() Output {
 	switch {
 	case r.opts.ODLMNoOLM:
 	case r.opts.OLM == OLMv1:
-		generated, r.convertedTo = r.olmV1().toOLMv1(generated)
+		generated, r.operators.convertedTo = r.olmV1().toOLMv1(generated)
 	case r.opts.OLM == OLMNone:
-		generated, r.convertedTo = r.plainInstall().toPlain(generated)
+		generated, r.operators.convertedTo = r.plainInstall().toPlain(generated)
 	}
 	for _, o := range generated {
 		out.Generated[o] = true

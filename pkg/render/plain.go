@@ -33,7 +33,7 @@ type plainInstall struct {
 
 func (r *run) plainInstall() *plainInstall {
 	return &plainInstall{
-		opts: r.opts, deps: r.olm, subscriptions: r.subscriptions, operatorGroups: r.operatorGroups, subscribed: r.kinds.subscribed,
+		opts: r.opts, deps: r.olm, subscriptions: r.operators.subscriptions, operatorGroups: r.operators.operatorGroups, subscribed: r.kinds.subscribed,
 		existing: r.existing, servedKindOf: r.kinds.servedKindOf, facts: r.facts, add: r.add,
 	}
 }

@@ -114,7 +114,7 @@ func (r *run) lookupUnrecorded(apiVersion, kind, namespace, name string) (map[st
 	if len(r.opts.Sources) == 0 {
 		return desired, origin, desired != nil, nil
 	}
-	c := r.sourceRead(apiVersion, kind, namespace, name)
+	c := r.cache.sourceRead(apiVersion, kind, namespace, name)
 	switch {
 	case desired == nil:
 		if errors.Is(c.err, cluster.ErrNotServed) {
@@ -178,14 +178,14 @@ func (r *run) desired(apiVersion, kind, namespace, name string) (map[string]any,
 		if o, ok := r.pass.previous[k]; ok {
 			return o.Map, OriginRendered
 		}
-		if o, ok := r.made[k]; ok {
+		if o, ok := r.operators.made[k]; ok {
 			return o.Map, OriginRendered
 		}
 		if o, ok := r.kinds.bundleState[k]; ok {
 			return o.Map, originBundle
 		}
-		if r.carried != nil {
-			if o, ok := r.carried.byKey[k]; ok {
+		if r.lookups.carried != nil {
+			if o, ok := r.lookups.carried.byKey[k]; ok {
 				return o.Map, OriginRendered
 			}
 		}
@@ -205,7 +205,7 @@ func (r *run) desired(apiVersion, kind, namespace, name string) (map[string]any,
 // existing lists the objects of a kind already there in a namespace ("" for all): inputs,
 // what the previous round emitted from resources and alm-examples, the snapshot, the live
 // cluster; the first layer that has an object wins. Objects that are not inputs are new
-// *manifest.Object values whose origin r.originOf says. A failed list is an error result (ODLM
+// *manifest.Object values whose origin r.lookups.originOf says. A failed list is an error result (ODLM
 // cannot search either), and the answer is then what the other layers hold.
 func (r *run) existing(apiVersion, kind, namespace string) []*manifest.Object {
 	return r.existingOr(apiVersion, kind, namespace, nil)
@@ -219,16 +219,16 @@ func (r *run) existingOr(apiVersion, kind, namespace string, failed func(origin 
 		group = ""
 	}
 	cacheKey := listKey{group: group, kind: kind, namespace: namespace}
-	if objs, ok := r.existingCache[cacheKey]; ok {
+	if objs, ok := r.lookups.existingCache[cacheKey]; ok {
 		return objs
 	}
-	l := &listing{group: group, kind: kind, namespace: namespace, seen: map[manifest.Key]bool{}, originOf: r.originOf}
+	l := &listing{group: group, kind: kind, namespace: namespace, seen: map[manifest.Key]bool{}, originOf: r.lookups.originOf}
 	l.addMatching(r.inputs.ofKind(group, kind), cluster.OriginInputs, nil)
-	if r.carried != nil {
-		l.addMatching(r.carried.ofKind(group, kind), OriginRendered, r.carried.controller)
+	if r.lookups.carried != nil {
+		l.addMatching(r.lookups.carried.ofKind(group, kind), OriginRendered, r.lookups.carried.controller)
 	}
 	for i, s := range r.opts.Sources {
-		objs, err := r.sourceList(i, s, apiVersion, kind, namespace, cacheKey)
+		objs, err := r.cache.sourceList(i, s, apiVersion, kind, namespace, cacheKey)
 		switch {
 		case errors.Is(err, cluster.ErrNotServed):
 		case err != nil:
@@ -248,7 +248,7 @@ func (r *run) existingOr(apiVersion, kind, namespace string, failed func(origin 
 		}
 	}
 	manifest.Sort(l.out)
-	r.existingCache[cacheKey] = l.out
+	r.lookups.existingCache[cacheKey] = l.out
 	maps := make([]map[string]any, len(l.out))
 	for i, o := range l.out {
 		maps[i] = o.Map
@@ -319,7 +319,7 @@ func (r *run) clusterObject(ref manifest.Ref, about *manifest.Object, field stri
 	if len(r.opts.Sources) == 0 {
 		return nil
 	}
-	c := r.sourceRead(ref.APIVersion, ref.Kind, ref.Namespace, ref.Name)
+	c := r.cache.sourceRead(ref.APIVersion, ref.Kind, ref.Namespace, ref.Name)
 	if c.err != nil {
 		if !errors.Is(c.err, cluster.ErrNotServed) {
 			r.warnOnce(onceKey{topic: "exists", kind: ref.Key().GroupKind()}, diag.Warnf(about, field, "cannot tell whether %s already exists (%s objects of this kind are rendered as if absent): %v", ref, ref.Kind, c.err))
@@ -330,7 +330,7 @@ func (r *run) clusterObject(ref manifest.Ref, about *manifest.Object, field stri
 		return nil
 	}
 	o := manifest.New(c.obj)
-	r.originOf[o] = c.origin
+	r.lookups.originOf[o] = c.origin
 	return o
 }
 
@@ -341,8 +341,8 @@ func (r *run) staleReads(final *carried) []string {
 	// the round as the next one reads it: what it emitted stands for everything the render
 	// wrote; inputs, bundles and sources are the same
 	view := *r
-	view.lookups = lookups{carried: final, existingCache: map[listKey][]*manifest.Object{}, originOf: r.originOf}
-	view.made = nil
+	view.lookups = lookups{carried: final, existingCache: map[listKey][]*manifest.Object{}, originOf: r.lookups.originOf}
+	view.operators.made = nil
 	view.pass = &operandPass{results: r.pass.results, warned: r.pass.warned, replaced: r.pass.replaced, rendered: map[manifest.Key]*manifest.Object{}}
 	defer func() { r.pass.results = view.pass.results }()
 	return view.staleAnswers(reads)

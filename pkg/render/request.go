@@ -56,7 +56,7 @@ func (in *roundInputs) loadRequests() {
 			req.failed = true
 			continue
 		}
-		if len(decoded.Requests) == 0 && !in.r.fedFromCarried(o) {
+		if len(decoded.Requests) == 0 && !in.r.lookups.fedFromCarried(o) {
 			in.noteEmptyRequest(o)
 		}
 		for bi, block := range decoded.Requests {
@@ -109,7 +109,7 @@ func (in *roundInputs) loadBlock(req *operandRequest, bi int, block api.Request)
 		}
 		e, ok := reg.byName[op.Name]
 		if !ok {
-			in.add(diag.Errorf(o, w.field("name"), "operator %q is not in OperandRegistry %s%s%s", op.Name, reg.key, in.r.fromCluster(reg.obj), suggest.DidYouMean(op.Name, reg.names())))
+			in.add(diag.Errorf(o, w.field("name"), "operator %q is not in OperandRegistry %s%s%s", op.Name, reg.key, in.r.lookups.fromCluster(reg.obj), suggest.DidYouMean(op.Name, reg.names())))
 			req.failed = true
 			continue
 		}

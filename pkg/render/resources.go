@@ -31,7 +31,7 @@ func (rs *resourcesStep) renderResource(cfg *operandConfig, res *api.ConfigResou
 		rs.r.add(diag.Infof(cfg.obj, field+".ownerReferences", "not rendered: an owner reference needs the owner's uid, which exists only in a cluster; GitOps tools track ownership themselves"))
 	}
 	if existing, exists := rs.r.inputs.byRef[in.ref.Key()]; exists {
-		rs.r.markSecret(rs.updateResource(configResource{cfg, res, field}, existing, in), in.marks)
+		rs.r.cache.markSecret(rs.updateResource(configResource{cfg, res, field}, existing, in), in.marks)
 		return
 	}
 	rs.r.operands.replaceRequestCR(in.ref, schemaAnchor{about: cfg.obj, field: field, data: true}) // samename.go
@@ -53,7 +53,7 @@ func (rs *resourcesStep) renderResource(cfg *operandConfig, res *api.ConfigResou
 	facts := rs.r.facts.of(obj)
 	facts.producer = &producer{config: cfg.obj, field: field, data: true}
 	facts.anchor = &schemaAnchor{about: cfg.obj, field: field, data: true}
-	rs.r.markSecret(obj, in.marks)
+	rs.r.cache.markSecret(obj, in.marks)
 	rs.r.emit(obj)
 }
 
@@ -92,7 +92,7 @@ func (rs *resourcesStep) prepare(cfg *operandConfig, res *api.ConfigResource, fi
 	}
 	templated := in.data != nil && containsTemplate(in.data)
 	// data's fields are the object's: marks in data mark the same paths of the object
-	in.marks = rs.r.secretFieldsUnder(cfg.obj, field+".data")
+	in.marks = rs.r.cache.secretFieldsUnder(cfg.obj, field+".data")
 	if templated {
 		resolved, m, ok := rs.r.templates.resolve(site{config: cfg, field: field + ".data", what: in.ref.String(), outputs: []manifest.Ref{in.ref}, secretsAllowed: secret.IsKind(res.APIVersion, res.Kind)}, in.data)
 		if !ok {
@@ -117,10 +117,10 @@ func (rs *resourcesStep) leftAlone(cfg *operandConfig, res *api.ConfigResource, 
 	_, odlm := o.Labels()[naming.ControlLabel]
 	switch {
 	case !odlm && res.Labels[naming.ControlLabel] != "true":
-		rs.r.add(diag.Infof(cfg.obj, field, "%s exists in the %s without ODLM's label: ODLM leaves it unchanged, so it is not rendered", ref, rs.r.originOf[o]))
+		rs.r.add(diag.Infof(cfg.obj, field, "%s exists in the %s without ODLM's label: ODLM leaves it unchanged, so it is not rendered", ref, rs.r.lookups.originOf[o]))
 		return true
 	case !odlm && res.Force != nil && !*res.Force:
-		rs.r.add(diag.Infof(cfg.obj, field+".force", "%s exists in the %s and force is false: ODLM leaves it unchanged, so it is not rendered", ref, rs.r.originOf[o]))
+		rs.r.add(diag.Infof(cfg.obj, field+".force", "%s exists in the %s and force is false: ODLM leaves it unchanged, so it is not rendered", ref, rs.r.lookups.originOf[o]))
 		return true
 	}
 	return false

@@ -114,8 +114,8 @@ func (r *run) finish(meta *metaRun, out Output) Output {
 	out.Installs = r.installList()
 	out.CatalogSources = r.knownCatalogSourceList()
 	out = r.finishMeta(meta, out)
-	out.SecretFields = r.secretFieldsOfOutput(out.Objects)
-	out.Results = redactSecrets(out.Results, r.secretTexts)
+	out.SecretFields = r.cache.secretFieldsOfOutput(out.Objects)
+	out.Results = redactSecrets(out.Results, r.cache.secretTexts)
 	return out
 }
 
@@ -124,7 +124,7 @@ func (r *run) finish(meta *metaRun, out Output) Output {
 func (r *run) renderRound() {
 	r.inputs.readInputs()
 	inst := r.installer()
-	r.subscriptions = inst.plan()
+	r.operators.subscriptions = inst.plan()
 	inst.build()
 	r.pass = r.operands.settle(r.pass)
 	r.pass.results = append(r.pass.results, r.bind.renderBindInfos()...)
@@ -132,8 +132,8 @@ func (r *run) renderRound() {
 	r.templates.markReferenced()
 	labelEmittedODLM(r.pass.renderedList)
 	r.pass.results = append(r.pass.results, r.inputs.inputResults...)
-	if r.carried != nil {
-		r.pass.results = placeResultsOfCarried(r.pass.results, r.carried.producers)
+	if r.lookups.carried != nil {
+		r.pass.results = placeResultsOfCarried(r.pass.results, r.lookups.carried.producers)
 	}
 }
 

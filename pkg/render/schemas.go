@@ -112,7 +112,7 @@ func (sk *servedIndex) noteInstalledBundles() {
 	sk.subscribed, sk.unknownInstalls = nil, nil
 	sk.bundleState = map[manifest.Key]*manifest.Object{}
 	if sk.r.opts.ODLMNoOLM {
-		for _, t := range sk.r.subscriptions {
+		for _, t := range sk.r.operators.subscriptions {
 			if len(t.contributions) > 0 {
 				pkg := t.contributions[0].entry.PackageName
 				sk.unknownInstalls = append(sk.unknownInstalls, unknownInstall{name: "package " + pkg + " (installed without OLM)", plan: t,
@@ -134,7 +134,7 @@ func (sk *servedIndex) noteInstalledBundles() {
 			sk.addBundleState(sub.Namespace(), b)
 		}
 	}
-	for _, p := range sk.r.subscriptions {
+	for _, p := range sk.r.operators.subscriptions {
 		if p.obj != nil {
 			install(p, p.obj)
 		} else {
@@ -144,7 +144,7 @@ func (sk *servedIndex) noteInstalledBundles() {
 	for _, sub := range sk.allSubscriptions() {
 		install(nil, sub)
 	}
-	for _, origin := range sk.r.subscriptionListsFailed {
+	for _, origin := range sk.r.operators.subscriptionListsFailed {
 		sk.unknownInstalls = append(sk.unknownInstalls, unknownInstall{name: "the Subscriptions in the " + string(origin)})
 	}
 	sk.noteUserManaged()
@@ -190,8 +190,8 @@ func (sk *servedIndex) knownBundle(sourceNS, source, pkgName, channel, what stri
 // and the first answer is kept for the round, so a failed list is remembered for the second.
 func (sk *servedIndex) allSubscriptions() []*manifest.Object {
 	return sk.r.existingOr(subscriptionAPIVersion, "Subscription", "", func(origin cluster.Origin, err error) diag.Result {
-		if !slices.Contains(sk.r.subscriptionListsFailed, origin) {
-			sk.r.subscriptionListsFailed = append(sk.r.subscriptionListsFailed, origin)
+		if !slices.Contains(sk.r.operators.subscriptionListsFailed, origin) {
+			sk.r.operators.subscriptionListsFailed = append(sk.r.operators.subscriptionListsFailed, origin)
 		}
 		return diag.Warnf(nil, "", "listing the Subscriptions in all namespaces (%s) failed, so the CRDs the operators already installed bring, and the CatalogSource ODLM was installed from, are not known: objects of kinds nothing else serves are not validated: %v", origin, err)
 	})
@@ -308,7 +308,7 @@ func (sk *servedIndex) indexServedKinds() {
 			continue
 		}
 		for i := range c.CRDs {
-			def, err := sk.r.parseBundleCRD(ib.bundle, i)
+			def, err := sk.r.cache.parseBundleCRD(ib.bundle, i)
 			if err != nil {
 				sk.r.warnOnce(onceKey{topic: "bundle-crd-parse", name: ib.bundle.Name, detail: c.CRDName(i)}, diag.Warnf(nil, "", "bundle %s: CRD %s cannot be read, so objects of its kind are not validated: %v", ib.bundle.Name, c.CRDName(i), err))
 				continue
@@ -326,9 +326,9 @@ func (sk *servedIndex) indexServedKinds() {
 		return diag.Warnf(nil, "", "listing the CustomResourceDefinitions (%s) failed, so the kinds only that cluster serves are not known: objects of kinds nothing else serves are not validated: %v", origin, err)
 	}
 	for _, o := range sk.r.existingOr(crdAPIVersion, "CustomResourceDefinition", "", crdsFailed) {
-		def, err := sk.r.parseObjectCRD(o.Map)
+		def, err := sk.r.cache.parseObjectCRD(o.Map)
 		origin := cluster.OriginInputs
-		if other, ok := sk.r.originOf[o]; ok {
+		if other, ok := sk.r.lookups.originOf[o]; ok {
 			origin = other
 		}
 		if err != nil {
@@ -346,7 +346,7 @@ func (sk *servedIndex) indexServedKinds() {
 
 // anchorOf is the object a result about o is anchored to: o when it is an input, else none.
 func (sk *servedIndex) anchorOf(o *manifest.Object) *manifest.Object {
-	if sk.r.isInput(o) {
+	if sk.r.lookups.isInput(o) {
 		return o
 	}
 	return nil

@@ -86,11 +86,11 @@ func (c *renderCache) secretFieldsUnder(o *manifest.Object, field string) secret
 // (Subscriptions, OperatorGroups, trackers, CatalogSources, bind-info copies) is then marked
 // whole, as the render does not follow their fields one by one.
 func (r *run) odlmCarriesSecrets() bool {
-	if r.carried == nil {
+	if r.lookups.carried == nil {
 		return false
 	}
-	for _, o := range r.carried.odlm {
-		if o.Kind() != api.KindOperandConfig && !r.secretFieldsOf(o).Empty() {
+	for _, o := range r.lookups.carried.odlm {
+		if o.Kind() != api.KindOperandConfig && !r.cache.secretFieldsOf(o).Empty() {
 			return true
 		}
 	}

@@ -27,7 +27,7 @@ func markedRun(t *testing.T, opts Options) (*run, *operandConfig) {
 	r.pass.rendered[cm.Ref().Key()] = cm
 	var f secret.Fields
 	f.Add(manifest.SplitPath("data.size"))
-	r.markSecret(cm, f)
+	r.cache.markSecret(cm, f)
 	cfg := manifest.New(map[string]any{
 		"apiVersion": "operator.ibm.com/v1alpha1", "kind": "OperandConfig",
 		"metadata": map[string]any{"name": "common-service", "namespace": "cs"},
@@ -83,7 +83,7 @@ func TestConfigMarksFollowItsFieldsIntoTheSite(t *testing.T) {
 	r, cfg := markedRun(t, Options{})
 	var f secret.Fields
 	f.Add(manifest.SplitPath("spec.services[0].resources[1].data.data.literal"))
-	r.markSecret(cfg.obj, f)
+	r.cache.markSecret(cfg.obj, f)
 	value := map[string]any{"data": map[string]any{"literal": "copied", "other": "x"}}
 	_, marks, ok := r.templates.resolve(site{config: cfg, field: "spec.services[0].resources[1].data"}, value)
 	require.True(t, ok)
@@ -98,11 +98,11 @@ func TestValuesResolvedFromSecretsAreRedactedFromResults(t *testing.T) {
 	r, cfg := markedRun(t, Options{})
 	_, _, ok := r.templates.resolve(site{config: cfg, field: "spec.services[0].resources[1].data"}, readOf("size"))
 	require.True(t, ok)
-	assert.Equal(t, map[string]bool{plantedValue: true}, r.secretTexts)
+	assert.Equal(t, map[string]bool{plantedValue: true}, r.cache.secretTexts)
 	rs := redactSecrets(diag.Results{
 		diag.Errorf(nil, "", "channel %q of %s", plantedValue, "x-"+plantedValue+"-y"),
 		{Message: "named", Object: &manifest.Ref{Kind: "ConfigMap", Namespace: "cs", Name: plantedValue}},
-	}, r.secretTexts)
+	}, r.cache.secretTexts)
 	assert.Equal(t, `channel "<a value from a Secret>" of x-<a value from a Secret>-y`, rs[0].Message)
 	assert.Equal(t, "<a value from a Secret>", rs[1].Object.Name)
 }
@@ -127,7 +127,7 @@ func TestRedactionReplacesWholeWordsOnly(t *testing.T) {
 func TestShortValuesAreNotRedacted(t *testing.T) {
 	t.Parallel()
 	r := newRun(Inputs{}, Options{}, newRenderCache(nil), nil)
-	r.noteSecretValue(map[string]any{"a": "ok", "b": []any{"yes", true}}, manifest.SplitPath("b"))
-	r.noteSecretValue(map[string]any{"a": "ok"}, manifest.SplitPath("a"))
-	assert.Equal(t, map[string]bool{"yes": true, "true": true}, r.secretTexts)
+	r.cache.noteSecretValue(map[string]any{"a": "ok", "b": []any{"yes", true}}, manifest.SplitPath("b"))
+	r.cache.noteSecretValue(map[string]any{"a": "ok"}, manifest.SplitPath("a"))
+	assert.Equal(t, map[string]bool{"yes": true, "true": true}, r.cache.secretTexts)
 }

@@ -56,12 +56,15 @@ func newRenderCache(sources cluster.Chain) *renderCache {
 type run struct {
 	opts     Options
 	catalogs catalog.Set
-	*renderCache
+	// cache is the render's: what stays true for all its rounds
+	cache *renderCache
 	// inputs are the inputs step's values: the inputs classified, registries, configs, requests
 	inputs *roundInputs
-	lookups
-	operatorObjects
-	kinds *servedIndex
+	// lookups are the look-up layers of the round (reader.go)
+	lookups lookups
+	// operators are what installs the operators: Subscriptions (or trackers), OperatorGroups
+	operators operatorObjects
+	kinds     *servedIndex
 	// pass is the operand pass being written (the last one once settled)
 	pass *operandPass
 	// facts are what the round knows of each object it emits
@@ -306,9 +309,9 @@ func newRoundState(in Inputs, opts Options, cache *renderCache, prev *carried) *
 		manifest.Sort(objs)
 	}
 	return &run{
-		opts:        opts,
-		catalogs:    in.Catalogs(),
-		renderCache: cache,
+		opts:     opts,
+		catalogs: in.Catalogs(),
+		cache:    cache,
 		inputs: &roundInputs{
 			objects:    objs,
 			consumed:   make(map[*manifest.Object]bool, len(objs)),
@@ -321,7 +324,7 @@ func newRoundState(in Inputs, opts Options, cache *renderCache, prev *carried) *
 			existingCache: map[listKey][]*manifest.Object{},
 			originOf:      map[*manifest.Object]cluster.Origin{},
 		},
-		operatorObjects: operatorObjects{
+		operators: operatorObjects{
 			made: map[manifest.Key]*manifest.Object{},
 		},
 		pass: &operandPass{

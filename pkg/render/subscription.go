@@ -277,7 +277,7 @@ func (oi *olmInstall) resolveChannel(w *want, forCreate bool) bool {
 
 // buildSubscriptions writes every planned Subscription.
 func (oi *olmInstall) buildSubscriptions() {
-	for _, p := range oi.r.subscriptions {
+	for _, p := range oi.r.operators.subscriptions {
 		switch {
 		case p.existing == nil:
 			oi.createSubscription(p)
@@ -285,7 +285,7 @@ func (oi *olmInstall) buildSubscriptions() {
 			oi.updateSubscription(p)
 		default:
 			where := ""
-			if o, ok := oi.r.originOf[p.existing]; ok {
+			if o, ok := oi.r.lookups.originOf[p.existing]; ok {
 				where = " (found in the " + string(o) + ")"
 			}
 			oi.r.add(diag.Infof(p.existing, "metadata.labels", "Subscription%s was not created by ODLM (no %s label): ODLM leaves it unchanged and creates no other for package %q", where, naming.ControlLabel, p.existing.String("spec", "name")))
@@ -519,7 +519,7 @@ func (oi *olmInstall) buildOperatorGroups() {
 	oi.keepOwnOperatorGroups(byNamespace)
 	for _, ns := range order {
 		if og := oi.operatorGroup(ns, byNamespace[ns]); og != nil {
-			oi.r.operatorGroups = append(oi.r.operatorGroups, oi.r.madeAsController(og))
+			oi.r.operators.operatorGroups = append(oi.r.operators.operatorGroups, oi.r.madeAsController(og))
 		}
 	}
 }
@@ -529,7 +529,7 @@ func (oi *olmInstall) buildOperatorGroups() {
 func (oi *olmInstall) operatorGroupsWanted() (map[string][]*entry, []string) {
 	byNamespace := map[string][]*entry{}
 	var order []string
-	for _, p := range oi.r.subscriptions {
+	for _, p := range oi.r.operators.subscriptions {
 		if p.existing != nil || p.obj == nil {
 			continue
 		}
@@ -557,7 +557,7 @@ func (oi *olmInstall) operatorGroupThere(ns string) bool {
 		if o.Namespace() != ns {
 			continue
 		}
-		if !oi.r.isInput(o) && oi.r.originOf[o] != OriginRendered && o.Name() == naming.OperatorGroupName && o.Labels()[naming.ControlLabel] == "true" {
+		if !oi.r.lookups.isInput(o) && oi.r.lookups.originOf[o] != OriginRendered && o.Name() == naming.OperatorGroupName && o.Labels()[naming.ControlLabel] == "true" {
 			continue
 		}
 		return true
@@ -620,7 +620,7 @@ func (r *run) subscriptionFor(w *want) *subscriptionPlan {
 	// out-of-scope wants: ODLM still finds a Subscription some other request made, or one
 	// that already exists (5.1: scope is not re-checked for operands)
 	e := w.entry
-	for _, p := range r.subscriptions {
+	for _, p := range r.operators.subscriptions {
 		if p.obj == nil && p.existing == nil {
 			continue
 		}
@@ -653,8 +653,8 @@ func (r *run) subscriptionFor(w *want) *subscriptionPlan {
 // render creates a Subscription get a freshly built group instead (byNamespace).
 func (oi *olmInstall) keepOwnOperatorGroups(creating map[string][]*entry) {
 	done := map[string]bool{}
-	for _, p := range oi.r.subscriptions {
-		if p.existing == nil || p.obj == nil || oi.r.isInput(p.existing) || oi.r.originOf[p.existing] == OriginRendered || !p.labelled() {
+	for _, p := range oi.r.operators.subscriptions {
+		if p.existing == nil || p.obj == nil || oi.r.lookups.isInput(p.existing) || oi.r.lookups.originOf[p.existing] == OriginRendered || !p.labelled() {
 			continue
 		}
 		ns := p.namespace
@@ -663,8 +663,8 @@ func (oi *olmInstall) keepOwnOperatorGroups(creating map[string][]*entry) {
 		}
 		done[ns] = true
 		for _, og := range oi.r.existing(operatorGroupAPIVersion, "OperatorGroup", ns) {
-			if og.Namespace() == ns && !oi.r.isInput(og) && oi.r.originOf[og] != OriginRendered && og.Name() == naming.OperatorGroupName && og.Labels()[naming.ControlLabel] == "true" {
-				oi.r.operatorGroups = append(oi.r.operatorGroups, oi.r.madeAsController(oi.r.updatedCopy(og)))
+			if og.Namespace() == ns && !oi.r.lookups.isInput(og) && oi.r.lookups.originOf[og] != OriginRendered && og.Name() == naming.OperatorGroupName && og.Labels()[naming.ControlLabel] == "true" {
+				oi.r.operators.operatorGroups = append(oi.r.operators.operatorGroups, oi.r.madeAsController(oi.r.updatedCopy(og)))
 			}
 		}
 	}

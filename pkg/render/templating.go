@@ -61,7 +61,7 @@ func (tr *templateReader) Get(apiVersion, kind, namespace, name string) (templat
 		return template.Read{}, err
 	}
 	tr.origins[sourceKey(apiVersion, kind, namespace, name)] = origin
-	return template.Read{Object: obj, Secret: tr.r.secretFieldsOf(manifest.New(obj))}, nil
+	return template.Read{Object: obj, Secret: tr.r.cache.secretFieldsOf(manifest.New(obj))}, nil
 }
 
 func sourceKey(apiVersion, kind, namespace, name string) manifest.Key {
@@ -81,7 +81,7 @@ type cachedRead struct {
 // resolved from one, and the fields the config itself carries marked (an OperandConfig the
 // previous round emitted).
 func (tp *templating) resolve(s site, value any) (out any, marks secret.Fields, ok bool) {
-	marks = tp.r.secretFieldsUnder(s.config.obj, s.field)
+	marks = tp.r.cache.secretFieldsUnder(s.config.obj, s.field)
 	if !containsTemplate(value) {
 		return value, marks, true
 	}
@@ -96,7 +96,7 @@ func (tp *templating) resolve(s site, value any) (out any, marks secret.Fields, 
 		tp.noteReferences(s.config, u)
 		if u.Secret {
 			marks.Add(u.Steps)
-			tp.r.noteSecretValue(out, u.Steps)
+			tp.r.cache.noteSecretValue(out, u.Steps)
 		}
 		field := joinField(s.field, u.Path)
 		if u.Secret && tp.r.opts.Secrets == SecretsForbid && !s.secretsAllowed {
@@ -333,7 +333,7 @@ func (tp *templating) markReferenced() {
 	for _, k := range keys {
 		o, ok := tp.r.pass.rendered[k]
 		if !ok {
-			o, ok = tp.r.made[k]
+			o, ok = tp.r.operators.made[k]
 		}
 		if ok {
 			markReference(o, tp.r.pass.references[k])
@@ -344,10 +344,10 @@ func (tp *templating) markReferenced() {
 // markCarriedReference marks an object as it is emitted when the previous round's templates
 // read it, so that this round's reads already see the mark (round.go).
 func (tp *templating) markCarriedReference(o *manifest.Object) {
-	if tp.r.carried == nil || len(tp.r.carried.references) == 0 {
+	if tp.r.lookups.carried == nil || len(tp.r.lookups.carried.references) == 0 {
 		return
 	}
-	if by, ok := tp.r.carried.references[o.Ref().Key()]; ok {
+	if by, ok := tp.r.lookups.carried.references[o.Ref().Key()]; ok {
 		markReference(o, by)
 	}
 }
