@@ -15,10 +15,17 @@ import (
 // trackerInstaller is the installer of ODLM's no-OLM controller: a tracking ConfigMap per
 // operator instead of a Subscription, and the operator Deployment as the source of
 // alm-examples (docs/semantics.md, The no-OLM variant).
-type trackerInstaller struct{ r *run }
+type trackerInstaller struct {
+	r *run
+	// planned are the tracking ConfigMaps plan chose, which build writes
+	planned []*subscriptionPlan
+}
 
 // plan plans a tracking ConfigMap per operator the requests use.
-func (tk *trackerInstaller) plan() []*subscriptionPlan { return tk.planTrackers() }
+func (tk *trackerInstaller) plan() []*subscriptionPlan {
+	tk.planned = planTrackers(tk.r.inputs.allWants(), tk.findTracker)
+	return tk.planned
+}
 
 // build writes the planned tracking ConfigMaps.
 func (tk *trackerInstaller) build() { tk.buildTrackers() }
@@ -52,15 +59,16 @@ func (tk *trackerInstaller) findTracker(w *want) (*manifest.Object, bool) {
 }
 
 // planTrackers is planSubscriptions for the no-OLM mode: one tracking ConfigMap per package
-// and install namespace, for every in-scope want that is not no-op or userManaged.
-func (tk *trackerInstaller) planTrackers() []*subscriptionPlan {
+// and install namespace, for every in-scope want that is not no-op or userManaged; find is
+// ODLM's search for an existing one (false when the search fails the request).
+func planTrackers(wants []*want, find func(*want) (*manifest.Object, bool)) []*subscriptionPlan {
 	plans := &subscriptionPlans{byKey: map[key]*subscriptionPlan{}}
-	for _, w := range tk.r.inputs.allWants() {
+	for _, w := range wants {
 		if !w.inScope || w.entry == nil || w.entry.UserManaged || w.entry.InstallMode == api.InstallModeNoOp {
 			continue
 		}
 		w.channel = w.entry.Channel
-		existing, ok := tk.findTracker(w)
+		existing, ok := find(w)
 		if !ok {
 			continue
 		}
@@ -76,7 +84,7 @@ func (tk *trackerInstaller) planTrackers() []*subscriptionPlan {
 // buildTrackers writes the tracking ConfigMaps: ODLM's labels, the Subscription-like
 // annotations of every request (the registry channel, no channel logic), and the package.
 func (tk *trackerInstaller) buildTrackers() {
-	for _, p := range tk.r.operators.subscriptions {
+	for _, p := range tk.planned {
 		var obj *manifest.Object
 		if p.existing != nil {
 			obj = tk.r.updatedCopy(p.existing)
