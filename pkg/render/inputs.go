@@ -244,7 +244,8 @@ type hashes struct{ data, route string }
 
 // cachedResourceHashes is resourceHashes, computed once per render for the untemplated
 // resources of input OperandConfigs.
-func (r *run) cachedResourceHashes(cfg *operandConfig, res *api.ConfigResource, data map[string]any, field string, templated bool) (string, string, bool) {
+func (rs *resourceRender) cachedResourceHashes(cfg *operandConfig, res *api.ConfigResource, data map[string]any, field string, templated bool) (string, string, bool) {
+	r := rs.r
 	cacheable := !templated && r.cache.hashCache != nil && r.lookups.isInput(cfg.obj) && !r.lookups.fedFromCarried(cfg.obj)
 	k := hashKey{cfg.obj, field}
 	if cacheable {
@@ -252,7 +253,7 @@ func (r *run) cachedResourceHashes(cfg *operandConfig, res *api.ConfigResource, 
 			return h.data, h.route, true
 		}
 	}
-	hash, route, ok := r.resources.resourceHashes(cfg, res, data, field)
+	hash, route, ok := rs.resourceHashes(cfg, res, data, field)
 	if ok && cacheable {
 		r.cache.hashCache[k] = hashes{hash, route}
 	}

@@ -120,7 +120,7 @@ func (ops *operandsStep) renderWant(w *want, doneServices map[string]bool) {
 		ops.r.add(diag.Errorf(cfg.obj, specField, "operator %q is userManaged: ODLM requires its OperandConfig spec to be empty and renders nothing for it", e.Name))
 		return
 	}
-	ops.r.resources.renderResources(cfg, svc, si)
+	ops.r.pass.results = append(ops.r.pass.results, renderResources(ops.r, cfg, svc, si)...)
 	if e.UserManaged || len(svc.Spec) == 0 {
 		return
 	}

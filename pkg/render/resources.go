@@ -10,25 +10,35 @@ import (
 	"github.com/odlm-render/odlm-render/internal/template/secret"
 )
 
-// resourcesStep renders an OperandConfig service's resources (docs/semantics.md, OperandConfig
-// resources): created, or updated when ODLM labels an existing one, with their templates
-// resolved and optional fields applied.
-type resourcesStep struct{ r *run }
+// resourceRender renders one OperandConfig service's resources (docs/semantics.md,
+// OperandConfig resources): created, or updated when ODLM labels an existing one, with their
+// templates resolved and optional fields applied. It is made for one service, and holds what
+// it found.
+type resourceRender struct {
+	r     *run
+	found diag.Results
+}
 
-// renderResources renders the `resources` of one OperandConfig service (docs/semantics.md, OperandConfig resources).
-func (rs *resourcesStep) renderResources(cfg *operandConfig, svc *api.ConfigService, si int) {
+// renderResources renders the `resources` of one OperandConfig service in r's operand pass,
+// and returns what it found.
+func renderResources(r *run, cfg *operandConfig, svc *api.ConfigService, si int) diag.Results {
+	rs := &resourceRender{r: r}
 	for ri := range svc.Resources {
 		rs.renderResource(cfg, &svc.Resources[ri], manifest.Field("spec.services", si, "resources", ri))
 	}
+	return rs.found
 }
 
-func (rs *resourcesStep) renderResource(cfg *operandConfig, res *api.ConfigResource, field string) {
+// add notes a result of the service's resources.
+func (rs *resourceRender) add(res diag.Result) { rs.found = append(rs.found, res) }
+
+func (rs *resourceRender) renderResource(cfg *operandConfig, res *api.ConfigResource, field string) {
 	in, ok := rs.prepare(cfg, res, field)
 	if !ok {
 		return
 	}
 	if len(res.OwnerReferences) > 0 {
-		rs.r.add(diag.Infof(cfg.obj, field+".ownerReferences", "not rendered: an owner reference needs the owner's uid, which exists only in a cluster; GitOps tools track ownership themselves"))
+		rs.add(diag.Infof(cfg.obj, field+".ownerReferences", "not rendered: an owner reference needs the owner's uid, which exists only in a cluster; GitOps tools track ownership themselves"))
 	}
 	if existing, exists := rs.r.inputs.byRef[in.ref.Key()]; exists {
 		rs.r.cache.markSecret(rs.updateResource(configResource{cfg, res, field}, existing, in), in.marks)
@@ -36,7 +46,7 @@ func (rs *resourcesStep) renderResource(cfg *operandConfig, res *api.ConfigResou
 	}
 	rs.r.operands.replaceRequestCR(in.ref, schemaAnchor{about: cfg.obj, field: field, data: true}) // samename.go
 	if _, dup := rs.r.pass.rendered[in.ref.Key()]; dup {
-		rs.r.add(diag.Warnf(cfg.obj, field, "%s is already rendered from another OperandConfig resource; the first one wins", in.ref))
+		rs.add(diag.Warnf(cfg.obj, field, "%s is already rendered from another OperandConfig resource; the first one wins", in.ref))
 		return
 	}
 	if rs.leftAlone(cfg, res, field, in.ref) {
@@ -69,7 +79,7 @@ type resourceInput struct {
 
 // prepare reads a resource's data and resolves its templates; false when the resource is not
 // rendered (reported).
-func (rs *resourcesStep) prepare(cfg *operandConfig, res *api.ConfigResource, field string) (resourceInput, bool) {
+func (rs *resourceRender) prepare(cfg *operandConfig, res *api.ConfigResource, field string) (resourceInput, bool) {
 	var in resourceInput
 	if res.Name == "" || res.Kind == "" || res.APIVersion == "" {
 		return in, false // reported while loading
@@ -81,7 +91,7 @@ func (rs *resourcesStep) prepare(cfg *operandConfig, res *api.ConfigResource, fi
 	if !res.Data.IsNull() {
 		m, ok := res.Data.Value.(map[string]any)
 		if !ok {
-			rs.r.add(diag.Errorf(cfg.obj, field+".data", "must be a mapping of the object's top-level fields"))
+			rs.add(diag.Errorf(cfg.obj, field+".data", "must be a mapping of the object's top-level fields"))
 			return in, false
 		}
 		in.data = m
@@ -102,14 +112,14 @@ func (rs *resourcesStep) prepare(cfg *operandConfig, res *api.ConfigResource, fi
 		in.marks = m
 	}
 	var ok bool
-	in.hash, in.routeHash, ok = rs.r.cachedResourceHashes(cfg, res, in.data, field, templated || in.data == nil)
+	in.hash, in.routeHash, ok = rs.cachedResourceHashes(cfg, res, in.data, field, templated || in.data == nil)
 	return in, ok
 }
 
 // leftAlone reports a resource whose object exists in the cluster and that ODLM leaves
 // unchanged: it updates an existing object only with force and its label (or the resource's
 // labels adopting it); one with the label is what this render emitted before.
-func (rs *resourcesStep) leftAlone(cfg *operandConfig, res *api.ConfigResource, field string, ref manifest.Ref) bool {
+func (rs *resourceRender) leftAlone(cfg *operandConfig, res *api.ConfigResource, field string, ref manifest.Ref) bool {
 	o := rs.r.clusterObject(ref, cfg.obj, field)
 	if o == nil {
 		return false
@@ -117,10 +127,10 @@ func (rs *resourcesStep) leftAlone(cfg *operandConfig, res *api.ConfigResource, 
 	_, odlm := o.Labels()[naming.ControlLabel]
 	switch {
 	case !odlm && res.Labels[naming.ControlLabel] != "true":
-		rs.r.add(diag.Infof(cfg.obj, field, "%s exists in the %s without ODLM's label: ODLM leaves it unchanged, so it is not rendered", ref, rs.r.lookups.originOf[o]))
+		rs.add(diag.Infof(cfg.obj, field, "%s exists in the %s without ODLM's label: ODLM leaves it unchanged, so it is not rendered", ref, rs.r.lookups.originOf[o]))
 		return true
 	case !odlm && res.Force != nil && !*res.Force:
-		rs.r.add(diag.Infof(cfg.obj, field+".force", "%s exists in the %s and force is false: ODLM leaves it unchanged, so it is not rendered", ref, rs.r.lookups.originOf[o]))
+		rs.add(diag.Infof(cfg.obj, field+".force", "%s exists in the %s and force is false: ODLM leaves it unchanged, so it is not rendered", ref, rs.r.lookups.originOf[o]))
 		return true
 	}
 	return false
@@ -128,7 +138,7 @@ func (rs *resourcesStep) leftAlone(cfg *operandConfig, res *api.ConfigResource, 
 
 // newObject is the object a resource creates: its data's fields under the resource's
 // apiVersion, kind, name and namespace (data.metadata replaces the metadata).
-func (rs *resourcesStep) newObject(cfg *operandConfig, res *api.ConfigResource, field string, in resourceInput) (*manifest.Object, bool) {
+func (rs *resourceRender) newObject(cfg *operandConfig, res *api.ConfigResource, field string, in resourceInput) (*manifest.Object, bool) {
 	obj := manifest.New(map[string]any{
 		"apiVersion": res.APIVersion,
 		"kind":       res.Kind,
@@ -143,11 +153,11 @@ func (rs *resourcesStep) newObject(cfg *operandConfig, res *api.ConfigResource, 
 		obj.Map[k] = v
 	}
 	if _, ok := obj.Map["metadata"].(map[string]any); !ok {
-		rs.r.add(diag.Errorf(cfg.obj, field+".data.metadata", "must be a mapping"))
+		rs.add(diag.Errorf(cfg.obj, field+".data.metadata", "must be a mapping"))
 		return nil, false
 	}
 	if obj.Name() == "" {
-		rs.r.add(diag.Errorf(cfg.obj, field+".data.metadata", "replaces the object's metadata but has no name"))
+		rs.add(diag.Errorf(cfg.obj, field+".data.metadata", "replaces the object's metadata but has no name"))
 		return nil, false
 	}
 	if rs.r.kinds.clusterScoped(obj.APIVersion(), obj.Kind()) {
@@ -158,10 +168,10 @@ func (rs *resourcesStep) newObject(cfg *operandConfig, res *api.ConfigResource, 
 
 // applicable rejects an object the API server would refuse (docs/semantics.md, Decided deviations: nothing invalid, nothing silent): no name (optionalFields
 // may remove .metadata), or no kind or apiVersion left.
-func (rs *resourcesStep) applicable(cfg *operandConfig, field string, obj *manifest.Object) bool {
+func (rs *resourceRender) applicable(cfg *operandConfig, field string, obj *manifest.Object) bool {
 	for _, f := range []struct{ name, value string }{{"apiVersion", obj.APIVersion()}, {"kind", obj.Kind()}, {"metadata.name", obj.Name()}} {
 		if f.value == "" {
-			rs.r.add(diag.Errorf(cfg.obj, field, "renders an object without %s (data or optionalFields removed it): the API server refuses it, and so does ODLM", f.name))
+			rs.add(diag.Errorf(cfg.obj, field, "renders an object without %s (data or optionalFields removed it): the API server refuses it, and so does ODLM", f.name))
 			return false
 		}
 	}
@@ -169,20 +179,20 @@ func (rs *resourcesStep) applicable(cfg *operandConfig, field string, obj *manif
 }
 
 // resourceHashes computes the hash annotations ODLM writes (before optional fields apply).
-func (rs *resourcesStep) resourceHashes(cfg *operandConfig, res *api.ConfigResource, data map[string]any, field string) (string, string, bool) {
+func (rs *resourceRender) resourceHashes(cfg *operandConfig, res *api.ConfigResource, data map[string]any, field string) (string, string, bool) {
 	if data == nil {
 		return "", "", true
 	}
 	hash, err := naming.DataHash(data)
 	if err != nil {
-		rs.r.add(diag.Errorf(cfg.obj, field+".data", "%v", err))
+		rs.add(diag.Errorf(cfg.obj, field+".data", "%v", err))
 		return "", "", false
 	}
 	routeHash := ""
 	if res.Kind == "Route" {
 		spec, ok := data["spec"].(map[string]any)
 		if !ok {
-			rs.r.add(diag.Errorf(cfg.obj, field+".data.spec", "a Route resource needs a spec mapping (the controller crashes without one)"))
+			rs.add(diag.Errorf(cfg.obj, field+".data.spec", "a Route resource needs a spec mapping (the controller crashes without one)"))
 			return "", "", false
 		}
 		if host, ok := spec["host"].(string); ok {
@@ -202,7 +212,7 @@ type configResource struct {
 // finishResource applies optional fields, labels, annotations (steps 4 and 5 of the
 // create path; the update path shares it without re-adding ODLM's label), and the hash
 // annotations of in.
-func (rs *resourcesStep) finishResource(cr configResource, obj *manifest.Object, in resourceInput, create bool) {
+func (rs *resourceRender) finishResource(cr configResource, obj *manifest.Object, in resourceInput, create bool) {
 	cfg, res, field := cr.cfg, cr.res, cr.field
 	hash, routeHash := in.hash, in.routeHash
 	rs.applyOptionalFields(cfg, res, field, obj)
@@ -218,9 +228,9 @@ func (rs *resourcesStep) finishResource(cr configResource, obj *manifest.Object,
 		if v := manifest.Get(obj.Map, "metadata", f.name); v != nil {
 			if _, ok := v.(map[string]any); !ok {
 				if f.replaced {
-					rs.r.add(diag.Warnf(cfg.obj, field, "%s: metadata.%s is not a mapping: it is replaced by ODLM's %s", obj.Ref(), f.name, f.name))
+					rs.add(diag.Warnf(cfg.obj, field, "%s: metadata.%s is not a mapping: it is replaced by ODLM's %s", obj.Ref(), f.name, f.name))
 				} else {
-					rs.r.add(diag.Errorf(cfg.obj, field, "%s: metadata.%s is not a mapping: the API server refuses the object", obj.Ref(), f.name))
+					rs.add(diag.Errorf(cfg.obj, field, "%s: metadata.%s is not a mapping: the API server refuses the object", obj.Ref(), f.name))
 				}
 			}
 		}
@@ -245,16 +255,16 @@ func (rs *resourcesStep) finishResource(cr configResource, obj *manifest.Object,
 // updateResource is what ODLM does to a resource that already exists (here: among the
 // inputs), with the resource's data and hashes (resource). It returns the updated object,
 // nil when ODLM leaves the input unchanged.
-func (rs *resourcesStep) updateResource(cr configResource, in *manifest.Object, resource resourceInput) *manifest.Object {
+func (rs *resourceRender) updateResource(cr configResource, in *manifest.Object, resource resourceInput) *manifest.Object {
 	cfg, res, field := cr.cfg, cr.res, cr.field
 	data, hash := resource.data, resource.hash
 	if res.Force != nil && !*res.Force {
-		rs.r.add(diag.Infof(cfg.obj, field+".force", "%s exists among the inputs and force is false: ODLM leaves it unchanged", in.Ref()))
+		rs.add(diag.Infof(cfg.obj, field+".force", "%s exists among the inputs and force is false: ODLM leaves it unchanged", in.Ref()))
 		return nil
 	}
 	_, odlm := in.Labels()[naming.ControlLabel]
 	if !odlm && res.Labels[naming.ControlLabel] != "true" {
-		rs.r.add(diag.Infof(cfg.obj, field, "%s exists among the inputs without ODLM's label: ODLM leaves it unchanged", in.Ref()))
+		rs.add(diag.Infof(cfg.obj, field, "%s exists among the inputs without ODLM's label: ODLM leaves it unchanged", in.Ref()))
 		return nil
 	}
 	obj := manifest.New(merge.DeepCopy(in.Map).(map[string]any))
@@ -267,7 +277,7 @@ func (rs *resourcesStep) updateResource(cr configResource, in *manifest.Object, 
 		} else {
 			merged, err := merge.Merge(obj.Map, data)
 			if err != nil {
-				rs.r.add(diag.Errorf(cfg.obj, field+".data", "%v", err))
+				rs.add(diag.Errorf(cfg.obj, field+".data", "%v", err))
 				return nil
 			}
 			obj.Map = merged.(map[string]any)
@@ -285,12 +295,12 @@ func (rs *resourcesStep) updateResource(cr configResource, in *manifest.Object, 
 
 // applyOptionalFields runs optionalFields with operation remove (the only one ODLM
 // implements), gated by matchExpressions read through the one look-up order (docs/semantics.md, Decided deviations: one look-up order).
-func (rs *resourcesStep) applyOptionalFields(cfg *operandConfig, res *api.ConfigResource, field string, obj *manifest.Object) {
+func (rs *resourceRender) applyOptionalFields(cfg *operandConfig, res *api.ConfigResource, field string, obj *manifest.Object) {
 	for i, of := range res.OptionalFields {
 		ofField := manifest.Field(field+".optionalFields", i)
 		value, err := objpath.Evaluate(of.Path, obj.Map)
 		if err != nil {
-			rs.r.add(diag.Warnf(cfg.obj, ofField+".path", "%q cannot be evaluated on %s, so this optional field is skipped (as in ODLM): %v", of.Path, obj.Ref(), err))
+			rs.add(diag.Warnf(cfg.obj, ofField+".path", "%q cannot be evaluated on %s, so this optional field is skipped (as in ODLM): %v", of.Path, obj.Ref(), err))
 			continue
 		}
 		if value == "" {
@@ -303,29 +313,29 @@ func (rs *resourcesStep) applyOptionalFields(cfg *operandConfig, res *api.Config
 		case "remove":
 			objpath.Remove(obj.Map, of.Path)
 		default:
-			rs.r.add(diag.Warnf(cfg.obj, ofField+".operation", "operation %q is not implemented by ODLM (only remove): no effect", of.Operation))
+			rs.add(diag.Warnf(cfg.obj, ofField+".operation", "operation %q is not implemented by ODLM (only remove): no effect", of.Operation))
 		}
 	}
 }
 
 // matchExpressions is ODLM's findMatchExpressions: order-dependent, skipping invalid
 // expressions and objects that cannot be found.
-func (rs *resourcesStep) matchExpressions(cfg *operandConfig, field string, exprs []api.MatchExpression) bool {
+func (rs *resourceRender) matchExpressions(cfg *operandConfig, field string, exprs []api.MatchExpression) bool {
 	matched := false
 	for j, ex := range exprs {
 		exField := manifest.Field(field+".matchExpressions", j)
 		if ex.Key == "" || ex.Operator == "" || ex.ObjectRef == nil {
-			rs.r.add(diag.Warnf(cfg.obj, exField, "needs key, operator and objectRef: ODLM skips this expression"))
+			rs.add(diag.Warnf(cfg.obj, exField, "needs key, operator and objectRef: ODLM skips this expression"))
 			continue
 		}
 		ref := ex.ObjectRef
 		if err := secret.CheckAPIVersion(ref.APIVersion); err != nil {
-			rs.r.add(diag.Warnf(cfg.obj, exField+".objectRef.apiVersion", "%v: reading %s fails, so this expression is skipped (as ODLM skips objects it cannot get)", err, manifest.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}))
+			rs.add(diag.Warnf(cfg.obj, exField+".objectRef.apiVersion", "%v: reading %s fails, so this expression is skipped (as ODLM skips objects it cannot get)", err, manifest.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}))
 			continue
 		}
 		obj, _, found, err := rs.r.lookup(ref.APIVersion, ref.Kind, ref.Namespace, ref.Name)
 		if err != nil {
-			rs.r.add(diag.Warnf(cfg.obj, exField+".objectRef", "reading %s failed, so this expression is skipped (as ODLM skips objects it cannot get): %v", manifest.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}, err))
+			rs.add(diag.Warnf(cfg.obj, exField+".objectRef", "reading %s failed, so this expression is skipped (as ODLM skips objects it cannot get): %v", manifest.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}, err))
 			continue
 		}
 		if !found {
@@ -333,7 +343,7 @@ func (rs *resourcesStep) matchExpressions(cfg *operandConfig, field string, expr
 		}
 		value, err := objpath.Evaluate(ex.Key, obj)
 		if err != nil {
-			rs.r.add(diag.Warnf(cfg.obj, exField+".key", "%q cannot be evaluated on %s, so it reads as empty (as in ODLM): %v", ex.Key, manifest.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}, err))
+			rs.add(diag.Warnf(cfg.obj, exField+".key", "%q cannot be evaluated on %s, so it reads as empty (as in ODLM): %v", ex.Key, manifest.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}, err))
 			value = ""
 		}
 		switch ex.Operator {
@@ -360,7 +370,7 @@ func (rs *resourcesStep) matchExpressions(cfg *operandConfig, field string, expr
 			}
 			matched = true
 		default:
-			rs.r.add(diag.Warnf(cfg.obj, exField+".operator", "unknown operator %q (In, NotIn, Exists, DoesNotExist): ODLM ignores this expression", ex.Operator))
+			rs.add(diag.Warnf(cfg.obj, exField+".operator", "unknown operator %q (In, NotIn, Exists, DoesNotExist): ODLM ignores this expression", ex.Operator))
 		}
 	}
 	return matched

@@ -73,7 +73,6 @@ type run struct {
 	olm       *olmInstall
 	trackers  *trackerInstaller
 	operands  *operandsStep
-	resources *resourcesStep
 	templates *templating
 	bind      *bindInfoStep
 }
@@ -297,7 +296,6 @@ func newRun(in Inputs, opts Options, cache *renderCache, prev *carried) *run {
 	inputs.r = r
 	r.kinds = &servedIndex{r: r}
 	r.operands = &operandsStep{r: r}
-	r.resources = &resourcesStep{r: r}
 	r.templates = &templating{r: r}
 	r.bind = &bindInfoStep{r: r}
 	return r
