@@ -13,6 +13,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/odlm-render/odlm-render/internal/bundleinstall"
+	"github.com/odlm-render/odlm-render/internal/fbc"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
@@ -22,7 +23,7 @@ import (
 // reference folder, t skips without it), with the install modes its CSV gives.
 func realBundle(t *testing.T, dir string) bundleinstall.Bundle {
 	t.Helper()
-	c, err := catalog.ContentsFromFolder(refdata.Testdata(t, "bundles/"+dir+"/manifests"))
+	c, err := fbc.ContentsFromFolder(refdata.Testdata(t, "bundles/"+dir+"/manifests"))
 	require.NoError(t, err)
 	require.NotNil(t, c.Install)
 	modes := map[string][]v1alpha1.InstallModeType{

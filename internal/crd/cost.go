@@ -3,6 +3,7 @@ package crd
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -196,7 +197,7 @@ func (w *costWalk) visit(s *celScope, path *field.Path) {
 			return &celTypes{structural: p.structural.AdditionalProperties.Structural, decl: p.decl.ElemType}
 		}), path.Child("additionalProperties"))
 	}
-	for _, name := range sortedKeys(s.schema.Properties) {
+	for _, name := range slices.Sorted(maps.Keys(s.schema.Properties)) {
 		prop := s.schema.Properties[name]
 		w.visit(s.child(&prop, func(p *celTypes) *celTypes {
 			if p.structural.Properties == nil {
@@ -317,13 +318,4 @@ func costMessage(what string, cost, limit uint64) string {
 		by = fmt.Sprintf("%.1fx", factor)
 	}
 	return fmt.Sprintf("%s exceeds budget by factor of %s (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)", what, by)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

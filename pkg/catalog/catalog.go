@@ -77,8 +77,3 @@ func Load(paths ...string) (*Catalog, error) { return fbc.Load(paths...) }
 func LoadWith(opts LoadOptions, paths ...string) (*Catalog, error) {
 	return fbc.LoadWith(opts, paths...)
 }
-
-// ContentsFromFolder reads a bundle's manifests folder on disk (registry+v1: the
-// `manifests/` of an unpacked bundle image or of an operator repository's bundle): what it
-// installs, as Bundle.Contents holds it.
-func ContentsFromFolder(dir string) (*Contents, error) { return fbc.ContentsFromFolder(dir) }

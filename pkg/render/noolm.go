@@ -15,20 +15,15 @@ import (
 // trackerInstaller is the installer of ODLM's no-OLM controller: a tracking ConfigMap per
 // operator instead of a Subscription, and the operator Deployment as the source of
 // alm-examples (docs/semantics.md, The no-OLM variant).
-type trackerInstaller struct {
-	r *run
-	// planned are the tracking ConfigMaps plan chose, which build writes
-	planned []*subscriptionPlan
-}
+type trackerInstaller struct{ r *run }
 
 // plan plans a tracking ConfigMap per operator the requests use.
 func (tk *trackerInstaller) plan() []*subscriptionPlan {
-	tk.planned = planTrackers(tk.r.inputs.allWants(), tk.findTracker)
-	return tk.planned
+	return planTrackers(tk.r.inputs.allWants(), tk.findTracker)
 }
 
 // build writes the planned tracking ConfigMaps.
-func (tk *trackerInstaller) build() { tk.buildTrackers() }
+func (tk *trackerInstaller) build(plans []*subscriptionPlan) { tk.buildTrackers(plans) }
 
 func (*trackerInstaller) afterOperands() {}
 
@@ -83,8 +78,8 @@ func planTrackers(wants []*want, find func(*want) (*manifest.Object, bool)) []*s
 
 // buildTrackers writes the tracking ConfigMaps: ODLM's labels, the Subscription-like
 // annotations of every request (the registry channel, no channel logic), and the package.
-func (tk *trackerInstaller) buildTrackers() {
-	for _, p := range tk.planned {
+func (tk *trackerInstaller) buildTrackers(plans []*subscriptionPlan) {
+	for _, p := range plans {
 		var obj *manifest.Object
 		if p.existing != nil {
 			obj = tk.r.updatedCopy(p.existing)

@@ -111,8 +111,7 @@ func (ir *installerRules) manageObjects(bundle string, c *catalog.Contents, reso
 		byResource[k] = append(byResource[k], o.Name)
 		scope[k] = namespaced
 	}
-	keys := slices.Collect(maps.Keys(byResource))
-	slices.SortFunc(keys, func(a, b groupResource) int {
+	keys := slices.SortedFunc(maps.Keys(byResource), func(a, b groupResource) int {
 		return cmp.Or(strings.Compare(a.group, b.group), strings.Compare(a.resource, b.resource))
 	})
 	for _, k := range keys {

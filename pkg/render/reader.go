@@ -351,9 +351,7 @@ func (r *run) staleReads(final *carried) []string {
 // staleAnswers describes the reads whose answer is not the one recorded.
 func (r *run) staleAnswers(reads map[readKey]readRecord) []string {
 	var stale []string
-	keys := slices.Collect(maps.Keys(reads))
-	slices.SortFunc(keys, readKey.compare)
-	for _, k := range keys {
+	for _, k := range slices.SortedFunc(maps.Keys(reads), readKey.compare) {
 		rr := reads[k]
 		var now string
 		switch rr.op {

@@ -125,7 +125,7 @@ func (r *run) renderRound() {
 	r.inputs.readInputs()
 	inst := r.installer()
 	r.operators.subscriptions = inst.plan()
-	inst.build()
+	inst.build(r.operators.subscriptions)
 	r.pass = r.operands.settle(r.pass)
 	r.pass.results = append(r.pass.results, r.bind.renderBindInfos()...)
 	inst.afterOperands()
@@ -144,7 +144,7 @@ type installer interface {
 	// Subscription, a tracking ConfigMap), before the operands, which wait for them
 	plan() []*subscriptionPlan
 	// build writes the planned objects, and what goes with them
-	build()
+	build(plans []*subscriptionPlan)
 	// afterOperands writes what depends on the operands' output
 	afterOperands()
 }
@@ -317,9 +317,7 @@ func describeUnsettled(seen map[manifest.Key]map[string]bool, last *carried, sta
 	var parts []string
 	var about *manifest.Object
 	var field string
-	keys := slices.Collect(maps.Keys(seen))
-	slices.SortFunc(keys, manifest.Key.Compare)
-	for _, k := range keys {
+	for _, k := range slices.SortedFunc(maps.Keys(seen), manifest.Key.Compare) {
 		if len(seen[k]) < 2 {
 			continue
 		}

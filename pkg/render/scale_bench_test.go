@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/odlm-render/odlm-render/internal/fbc"
 	"github.com/odlm-render/odlm-render/internal/manifest"
 	"github.com/odlm-render/odlm-render/internal/refdata"
 	"github.com/odlm-render/odlm-render/pkg/catalog"
@@ -57,7 +58,7 @@ func BenchmarkRenderScale(b *testing.B) {
 func withContents(tb testing.TB, cat *catalog.Catalog) {
 	tb.Helper()
 	for pkg, dir := range map[string]string{"kube-green": "kube-green-0.7.1", "nfs-provisioner-operator": "nfs-provisioner-operator-0.0.9"} {
-		c, err := catalog.ContentsFromFolder(refdata.Testdata(tb, "bundles/"+dir+"/manifests"))
+		c, err := fbc.ContentsFromFolder(refdata.Testdata(tb, "bundles/"+dir+"/manifests"))
 		require.NoError(tb, err)
 		p, ok := cat.Package(pkg)
 		require.True(tb, ok, pkg)

@@ -40,8 +40,8 @@ func (oi *olmInstall) plan() []*subscriptionPlan { return oi.planSubscriptions()
 
 // build writes the planned Subscriptions and their OperatorGroups, and checks them against
 // the catalogs.
-func (oi *olmInstall) build() {
-	oi.buildSubscriptions()
+func (oi *olmInstall) build(plans []*subscriptionPlan) {
+	oi.buildSubscriptions(plans)
 	oi.buildOperatorGroups()
 	oi.catalogChecks()
 	oi.checkSharedManualApproval()
@@ -276,8 +276,8 @@ func (oi *olmInstall) resolveChannel(w *want, forCreate bool) bool {
 }
 
 // buildSubscriptions writes every planned Subscription.
-func (oi *olmInstall) buildSubscriptions() {
-	for _, p := range oi.r.operators.subscriptions {
+func (oi *olmInstall) buildSubscriptions(plans []*subscriptionPlan) {
+	for _, p := range plans {
 		switch {
 		case p.existing == nil:
 			oi.createSubscription(p)

@@ -328,9 +328,7 @@ func (tp *templating) noteReferences(cfg *operandConfig, u template.Use) {
 
 // markReferenced writes ODLM's marks on the emitted ConfigMaps and Secrets templates read.
 func (tp *templating) markReferenced() {
-	keys := slices.Collect(maps.Keys(tp.r.pass.references))
-	slices.SortFunc(keys, manifest.Key.Compare)
-	for _, k := range keys {
+	for _, k := range slices.SortedFunc(maps.Keys(tp.r.pass.references), manifest.Key.Compare) {
 		o, ok := tp.r.pass.rendered[k]
 		if !ok {
 			o, ok = tp.r.operators.made[k]
